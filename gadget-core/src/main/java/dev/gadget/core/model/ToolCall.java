@@ -1,0 +1,24 @@
+package dev.gadget.core.model;
+
+import java.util.Objects;
+
+/**
+ * A tool the model called, with its result (seed 003, {@code IChatToolCall}).
+ *
+ * @param callId the id the model gave the call
+ * @param name the tool's name
+ * @param parameters the arguments as a JSON text
+ * @param response the tool's result as text, or {@code null} while it has not run
+ */
+public record ToolCall(String callId, String name, String parameters, String response) {
+  public ToolCall {
+    Objects.requireNonNull(callId, "callId");
+    Objects.requireNonNull(name, "name");
+    parameters = parameters == null ? "{}" : parameters;
+  }
+
+  /** This call with its result. */
+  public ToolCall withResponse(String response) {
+    return new ToolCall(callId, name, parameters, response);
+  }
+}

@@ -1,0 +1,91 @@
+package dev.gadget.core.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything a drone needs to run one chat turn (seed 002, {@code IWorkOrder}): the project, the
+ * LLM provider, the chat session with its context, and the turn with the user's prompt.
+ *
+ * <p>The provider's API key travels to the drone in memory only: {@link #toString()} redacts it
+ * and {@link #withoutSecrets()} is what a drone writes to {@code .gadget/work-order.json}.
+ *
+ * @param id this work order's id (a retry of the same turn gets a new one)
+ * @param project the project to work in
+ * @param provider the LLM to call
+ * @param chatSession the session and its earlier messages
+ * @param chatTurn the turn to run
+ */
+public record WorkOrder(
+    @JsonProperty("_id") String id,
+    ProjectRef project,
+    ProviderConfig provider,
+    SessionRef chatSession,
+    TurnRef chatTurn) {
+  public WorkOrder {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(project, "project");
+    Objects.requireNonNull(provider, "provider");
+    Objects.requireNonNull(chatSession, "chatSession");
+    Objects.requireNonNull(chatTurn, "chatTurn");
+  }
+
+  /** This work order with the provider's API key removed. */
+  public WorkOrder withoutSecrets() {
+    return new WorkOrder(id, project, provider.withoutApiKey(), chatSession, chatTurn);
+  }
+
+  /**
+   * The project part of a work order.
+   *
+   * @param id the project's id
+   * @param name its name
+   * @param slug its directory name in the workspace
+   * @param gitUrl where to clone it from
+   */
+  public record ProjectRef(@JsonProperty("_id") String id, String name, String slug, String gitUrl) {
+    public ProjectRef {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(slug, "slug");
+      Objects.requireNonNull(gitUrl, "gitUrl");
+    }
+
+    /** The reference to {@code project}. */
+    public static ProjectRef of(Project project) {
+      return new ProjectRef(project.id(), project.name(), project.slug(), project.gitUrl());
+    }
+  }
+
+  /**
+   * The chat session part of a work order.
+   *
+   * @param id the session's id
+   * @param name its name
+   * @param context the earlier messages, oldest first
+   */
+  public record SessionRef(
+      @JsonProperty("_id") String id, String name, List<ChatMessage> context) {
+    public SessionRef {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(name, "name");
+      context = context == null ? List.of() : List.copyOf(context);
+    }
+  }
+
+  /**
+   * The chat turn part of a work order.
+   *
+   * @param id the turn's id
+   * @param mode the agent mode
+   * @param prompt the user's prompt
+   */
+  public record TurnRef(@JsonProperty("_id") String id, String mode, String prompt) {
+    public TurnRef {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(prompt, "prompt");
+      mode = mode == null ? "build" : mode;
+    }
+  }
+}

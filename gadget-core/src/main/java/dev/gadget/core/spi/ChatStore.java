@@ -1,0 +1,122 @@
+package dev.gadget.core.spi;
+
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneRegistration;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.StoredToken;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.User;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where Gadget keeps users, tokens, projects, chat sessions, turns and drone registrations.
+ *
+ * <p><b>Contract.</b> Implementations are thread-safe. Callers assign ids (see
+ * {@link dev.gadget.core.Ids}). Every method either completes or throws {@link StoreException};
+ * an unreachable database is {@link StoreException.Reason#UNAVAILABLE}, never a hang without
+ * bound and never a driver exception. Lists come back in a defined order that never depends on
+ * timestamp ties. A turn's blocks are written one {@link #appendBlock} at a time as they finish
+ * and its end is one {@link #finalizeTurn}: an implementation must not rewrite the turn or the
+ * session's history for either. {@code ChatStoreContract} in the gadget-core test-jar checks all
+ * of this; every implementation extends it.
+ *
+ * <p>Tokens are stored as hashes only ({@link StoredToken}); see {@link dev.gadget.core.store.Tokens}
+ * for issuing and checking them.
+ */
+public interface ChatStore extends AutoCloseable {
+
+  /** Adds a user. {@link StoreException.Reason#DUPLICATE} if the id or username is taken. */
+  void createUser(User user);
+
+  /** The user with {@code id}. */
+  Optional<User> findUser(String id);
+
+  /** The user with {@code username}. */
+  Optional<User> findUserByName(String username);
+
+  /** Adds a token hash. {@link StoreException.Reason#NOT_FOUND} if its user does not exist. */
+  void saveToken(StoredToken token);
+
+  /** The token whose hash is {@code hash}. */
+  Optional<StoredToken> findTokenByHash(String hash);
+
+  /** Removes a token; returns whether it existed. */
+  boolean deleteToken(String tokenId);
+
+  /** Adds a project. */
+  void createProject(Project project);
+
+  /** The project with {@code id}. */
+  Optional<Project> findProject(String id);
+
+  /** The user's projects, oldest first (by id). */
+  List<Project> listProjects(String userId);
+
+  /** Adds a chat session. */
+  void createSession(ChatSession session);
+
+  /** The chat session with {@code id}. */
+  Optional<ChatSession> findSession(String id);
+
+  /** The user's chat sessions about {@code projectId} ({@code null}: all), oldest first (by id). */
+  List<ChatSession> listSessions(String userId, String projectId);
+
+  /** Records which workspace last ran the session. */
+  void setSessionWorkspace(String sessionId, String workspaceId);
+
+  /** Adds a turn, normally with no blocks yet. One write. */
+  void createTurn(ChatTurn turn);
+
+  /** The turn with {@code id}, its blocks in {@code seq} order. */
+  Optional<ChatTurn> findTurn(String id);
+
+  /** The session's turns in {@code seq} order, each with its blocks. */
+  List<ChatTurn> listTurns(String sessionId);
+
+  /** Every turn, of any user, whose status is {@link TurnStatus#PROCESSING}. */
+  List<ChatTurn> listUnfinishedTurns();
+
+  /**
+   * Appends one finished block to a turn, in one write. A tool block also adds its call to the
+   * turn's tool calls. A block whose {@code seq} the turn already has is ignored, so a replay
+   * after a crash is harmless. {@link StoreException.Reason#NOT_FOUND} if the turn does not exist.
+   */
+  void appendBlock(String turnId, TurnBlock block);
+
+  /** Records which drone runs a turn. */
+  void setTurnDrone(String turnId, String droneId);
+
+  /**
+   * Ends a turn in one atomic write, only if it is still {@link TurnStatus#PROCESSING}.
+   *
+   * @param status a terminal status
+   * @return whether this call ended it ({@code false}: it had already ended, or does not exist)
+   */
+  boolean finalizeTurn(
+      String turnId, TurnStatus status, TurnStats stats, String error, Instant finishedAt);
+
+  /** Adds or replaces a drone registration (by id). */
+  void saveDrone(DroneRegistration drone);
+
+  /** The drone with {@code id}. */
+  Optional<DroneRegistration> findDrone(String id);
+
+  /** The user's drone registered for {@code workspaceId}. */
+  Optional<DroneRegistration> findDroneByWorkspace(String userId, String workspaceId);
+
+  /** The user's drones, oldest first (by id). */
+  List<DroneRegistration> listDrones(String userId);
+
+  /** Sets a drone's status and last-seen time. */
+  void updateDroneStatus(String droneId, DroneStatus status, Instant at);
+
+  /** Releases the store's resources. The default does nothing. */
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,46 @@
+package dev.gadget.core.spi;
+
+import java.util.Objects;
+
+/**
+ * A {@link ChatStore} could not do what it was asked. {@link #reason()} tells the caller what
+ * to do: {@link Reason#UNAVAILABLE} is worth retrying later, the others are not.
+ */
+public class StoreException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  /** Why a store operation failed. */
+  public enum Reason {
+    /** The entity named does not exist. */
+    NOT_FOUND,
+    /** A unique key (an id, a username) is taken. */
+    DUPLICATE,
+    /** The database cannot be reached or timed out: retry later. */
+    UNAVAILABLE,
+    /** Any other failure. */
+    FAILED
+  }
+
+  private final Reason reason;
+
+  /** A failure for {@code reason}. */
+  public StoreException(Reason reason, String message) {
+    this(reason, message, null);
+  }
+
+  /** A failure for {@code reason}, caused by {@code cause}. */
+  public StoreException(Reason reason, String message, Throwable cause) {
+    super(message, cause);
+    this.reason = Objects.requireNonNull(reason, "reason");
+  }
+
+  /** Why it failed. */
+  public Reason reason() {
+    return reason;
+  }
+
+  /** Whether the same call may succeed later. */
+  public boolean isRetryable() {
+    return reason == Reason.UNAVAILABLE;
+  }
+}

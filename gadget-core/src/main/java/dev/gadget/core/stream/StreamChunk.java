@@ -1,0 +1,55 @@
+package dev.gadget.core.stream;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import dev.gadget.core.model.ToolCall;
+import java.util.Objects;
+
+/**
+ * One piece of a streaming turn (seed 003, {@code IAiStreamChunk}): a closed union of
+ * {@link Thinking} and {@link Response} tokens and finished {@link ToolCallChunk tool calls}.
+ *
+ * <p>JSON: {@code {"type":"thinking","data":"..."}}, {@code {"type":"response","data":"..."}},
+ * {@code {"type":"toolCall","call":{"callId":...,"name":...,"parameters":...,"response":...}}}.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
+@JsonSubTypes({
+  @JsonSubTypes.Type(value = StreamChunk.Thinking.class, name = "thinking"),
+  @JsonSubTypes.Type(value = StreamChunk.Response.class, name = "response"),
+  @JsonSubTypes.Type(value = StreamChunk.ToolCallChunk.class, name = "toolCall")
+})
+public sealed interface StreamChunk {
+
+  /**
+   * Reasoning tokens.
+   *
+   * @param data the text
+   */
+  record Thinking(String data) implements StreamChunk {
+    public Thinking {
+      Objects.requireNonNull(data, "data");
+    }
+  }
+
+  /**
+   * Reply tokens.
+   *
+   * @param data the text
+   */
+  record Response(String data) implements StreamChunk {
+    public Response {
+      Objects.requireNonNull(data, "data");
+    }
+  }
+
+  /**
+   * A tool call, normally with its result once the tool has run.
+   *
+   * @param call the call
+   */
+  record ToolCallChunk(ToolCall call) implements StreamChunk {
+    public ToolCallChunk {
+      Objects.requireNonNull(call, "call");
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * Gadget core: the domain model, stream chunks and block aggregation, the agent loop, and the
+ * SPIs (ChatStore, LlmClient, Transport) that adapters implement. Internal packages are not
+ * exported.
+ */
+module dev.gadget.core {
+  requires transitive com.fasterxml.jackson.databind;
+  requires transitive org.slf4j;
+  requires java.net.http;
+
+  exports dev.gadget.core;
+  exports dev.gadget.core.model;
+  exports dev.gadget.core.stream;
+  exports dev.gadget.core.spi;
+  exports dev.gadget.core.store;
+
+  opens dev.gadget.core.model to com.fasterxml.jackson.databind;
+  opens dev.gadget.core.stream to com.fasterxml.jackson.databind;
+}

@@ -1,0 +1,297 @@
+package dev.gadget.core.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gadget.core.Ids;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneRegistration;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.StoredToken;
+import dev.gadget.core.model.TokenKind;
+import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.User;
+import dev.gadget.core.store.Tokens;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The compatibility kit every {@link ChatStore} passes. Extend it, return a fresh, empty store
+ * from {@link #newStore()}, and every {@code @Nested} group runs against it. Published in the
+ * gadget-core test-jar.
+ */
+public abstract class ChatStoreContract {
+  /** Instants with millisecond precision: what every store must keep exactly. */
+  protected static final Instant T0 = Instant.parse("2026-04-29T19:30:00.123Z");
+
+  protected ChatStore store;
+
+  /** A new, empty store. Called before every test. */
+  protected abstract ChatStore newStore();
+
+  @BeforeEach
+  void openStore() {
+    store = newStore();
+  }
+
+  @AfterEach
+  void closeStore() throws Exception {
+    store.close();
+  }
+
+  protected User user(String name) {
+    User u = new User(Ids.next(), name, name.toUpperCase(), T0);
+    store.createUser(u);
+    return u;
+  }
+
+  protected Project project(User owner, String slug) {
+    Project p = new Project(Ids.next(), owner.id(), slug, slug, "/repos/" + slug + ".git", T0);
+    store.createProject(p);
+    return p;
+  }
+
+  protected ChatSession session(User owner, Project project) {
+    ChatSession s = new ChatSession(Ids.next(), owner.id(), project.id(), "s", null, T0);
+    store.createSession(s);
+    return s;
+  }
+
+  protected ChatTurn turn(ChatSession s, long seq) {
+    ChatTurn t = ChatTurn.start(Ids.next(), s.id(), s.userId(), seq, "prompt " + seq, "build", T0);
+    store.createTurn(t);
+    return t;
+  }
+
+  @Nested
+  class Users {
+    @Test
+    void createsAndFindsById() {
+      User u = user("ada");
+      assertThat(store.findUser(u.id())).contains(u);
+      assertThat(store.findUserByName("ada")).contains(u);
+      assertThat(store.findUser("nobody")).isEmpty();
+      assertThat(store.findUserByName("nobody")).isEmpty();
+    }
+
+    @Test
+    void refusesADuplicateUsername() {
+      user("ada");
+      assertThatThrownBy(() -> user("ada"))
+          .isInstanceOfSatisfying(StoreException.class,
+              e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.DUPLICATE));
+    }
+  }
+
+  @Nested
+  class TokensGroup {
+    @Test
+    void storesOnlyTheHashAndAuthenticatesByKind() {
+      User u = user("ada");
+      Tokens tokens = new Tokens(store);
+      Tokens.Issued issued = tokens.issue(u.id(), TokenKind.DRONE, "laptop");
+      assertThat(issued.stored().hash()).isEqualTo(Tokens.hash(issued.token()))
+          .doesNotContain(issued.token());
+      assertThat(issued.toString()).doesNotContain(issued.token());
+      assertThat(store.findTokenByHash(issued.stored().hash())).contains(issued.stored());
+      assertThat(tokens.authenticate(issued.token(), TokenKind.DRONE))
+          .get().extracting(StoredToken::userId).isEqualTo(u.id());
+      assertThat(tokens.authenticate(issued.token(), TokenKind.USER)).isEmpty();
+      assertThat(tokens.authenticate(issued.token() + "x", TokenKind.DRONE)).isEmpty();
+      assertThat(tokens.authenticate(null, TokenKind.DRONE)).isEmpty();
+      assertThat(store.deleteToken(issued.stored().id())).isTrue();
+      assertThat(tokens.authenticate(issued.token(), TokenKind.DRONE)).isEmpty();
+      assertThat(store.deleteToken(issued.stored().id())).isFalse();
+    }
+
+    @Test
+    void refusesATokenForAnUnknownUser() {
+      StoredToken t = new StoredToken(Ids.next(), "ghost", TokenKind.USER, "", "0".repeat(64), T0);
+      assertThatThrownBy(() -> store.saveToken(t))
+          .isInstanceOfSatisfying(StoreException.class,
+              e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NOT_FOUND));
+    }
+  }
+
+  @Nested
+  class ProjectsAndSessions {
+    @Test
+    void listsOnlyTheOwnersInCreationOrder() {
+      User ada = user("ada");
+      User bob = user("bob");
+      Project p1 = project(ada, "one");
+      Project p2 = project(ada, "two");
+      Project pb = project(bob, "bobs");
+      assertThat(store.listProjects(ada.id())).containsExactly(p1, p2);
+      assertThat(store.listProjects(bob.id())).containsExactly(pb);
+      assertThat(store.findProject(p2.id())).contains(p2);
+
+      ChatSession s1 = session(ada, p1);
+      ChatSession s2 = session(ada, p2);
+      session(bob, pb);
+      assertThat(store.listSessions(ada.id(), null)).containsExactly(s1, s2);
+      assertThat(store.listSessions(ada.id(), p2.id())).containsExactly(s2);
+      assertThat(store.findSession(s1.id())).contains(s1);
+    }
+
+    @Test
+    void recordsTheSessionsWorkspace() {
+      User ada = user("ada");
+      ChatSession s = session(ada, project(ada, "one"));
+      store.setSessionWorkspace(s.id(), "ws-1");
+      assertThat(store.findSession(s.id())).get()
+          .extracting(ChatSession::workspaceId).isEqualTo("ws-1");
+      assertThatThrownBy(() -> store.setSessionWorkspace("missing", "ws"))
+          .isInstanceOf(StoreException.class);
+    }
+
+    @Test
+    void refusesADuplicateId() {
+      User ada = user("ada");
+      Project p = project(ada, "one");
+      assertThatThrownBy(() -> store.createProject(p)).isInstanceOf(StoreException.class);
+    }
+  }
+
+  @Nested
+  class Turns {
+    @Test
+    void appendsBlocksInOrderAndCollectsToolCalls() {
+      User ada = user("ada");
+      ChatSession s = session(ada, project(ada, "one"));
+      ChatTurn t = turn(s, 0);
+      ToolCall call = new ToolCall("c1", "read_file", "{\"path\":\"a\"}", "text");
+      store.appendBlock(t.id(), new TurnBlock.Thinking(0, T0, "hmm"));
+      store.appendBlock(t.id(), new TurnBlock.Responding(1, T0, "Sure"));
+      store.appendBlock(t.id(), new TurnBlock.Tool(2, T0, call));
+      store.appendBlock(t.id(), new TurnBlock.Responding(3, T0, " done"));
+
+      ChatTurn back = store.findTurn(t.id()).orElseThrow();
+      assertThat(back.blocks()).extracting(TurnBlock::seq).containsExactly(0, 1, 2, 3);
+      assertThat(back.blocks().get(0)).isEqualTo(new TurnBlock.Thinking(0, T0, "hmm"));
+      assertThat(back.blocks().get(2)).isEqualTo(new TurnBlock.Tool(2, T0, call));
+      assertThat(back.toolCalls()).containsExactly(call);
+      assertThat(back.status()).isEqualTo(TurnStatus.PROCESSING);
+    }
+
+    @Test
+    void ignoresABlockWhoseSeqIsAlreadyStored() {
+      User ada = user("ada");
+      ChatTurn t = turn(session(ada, project(ada, "one")), 0);
+      store.appendBlock(t.id(), new TurnBlock.Responding(0, T0, "first"));
+      store.appendBlock(t.id(), new TurnBlock.Responding(0, T0, "replayed"));
+      assertThat(store.findTurn(t.id()).orElseThrow().blocks())
+          .containsExactly(new TurnBlock.Responding(0, T0, "first"));
+    }
+
+    @Test
+    void appendingToAMissingTurnIsNotFound() {
+      assertThatThrownBy(() -> store.appendBlock("missing", new TurnBlock.Responding(0, T0, "x")))
+          .isInstanceOfSatisfying(StoreException.class,
+              e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NOT_FOUND));
+    }
+
+    @Test
+    void finalizesOnceAtomically() {
+      User ada = user("ada");
+      ChatTurn t = turn(session(ada, project(ada, "one")), 0);
+      TurnStats stats = new TurnStats(1, 2, 3, 4, 5, 6);
+      Instant end = T0.plus(5, ChronoUnit.SECONDS);
+      assertThat(store.finalizeTurn(t.id(), TurnStatus.FINISHED, stats, null, end)).isTrue();
+      assertThat(store.finalizeTurn(t.id(), TurnStatus.ERROR, TurnStats.EMPTY, "late", end))
+          .isFalse();
+      ChatTurn back = store.findTurn(t.id()).orElseThrow();
+      assertThat(back.status()).isEqualTo(TurnStatus.FINISHED);
+      assertThat(back.stats()).isEqualTo(stats);
+      assertThat(back.finishedAt()).isEqualTo(end);
+      assertThat(back.error()).isNull();
+      assertThat(store.finalizeTurn("missing", TurnStatus.ERROR, null, "x", end)).isFalse();
+      assertThatThrownBy(
+          () -> store.finalizeTurn(t.id(), TurnStatus.PROCESSING, null, null, end))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void concurrentFinalizersHaveExactlyOneWinner() throws Exception {
+      User ada = user("ada");
+      ChatTurn t = turn(session(ada, project(ada, "one")), 0);
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      try {
+        List<Future<Boolean>> results = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+          TurnStatus status = i % 2 == 0 ? TurnStatus.CANCELLED : TurnStatus.INTERRUPTED;
+          results.add(pool.submit(() -> store.finalizeTurn(t.id(), status, null, "x", T0)));
+        }
+        int winners = 0;
+        for (Future<Boolean> f : results) {
+          winners += f.get() ? 1 : 0;
+        }
+        assertThat(winners).isEqualTo(1);
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+
+    @Test
+    void listsASessionsTurnsBySeqAndTheUnfinishedOnes() {
+      User ada = user("ada");
+      ChatSession s = session(ada, project(ada, "one"));
+      ChatTurn second = turn(s, 1);
+      ChatTurn first = turn(s, 0);
+      ChatTurn third = turn(s, 2);
+      store.setTurnDrone(third.id(), "drone-1");
+      store.finalizeTurn(first.id(), TurnStatus.FINISHED, null, null, T0);
+      assertThat(store.listTurns(s.id())).extracting(ChatTurn::id)
+          .containsExactly(first.id(), second.id(), third.id());
+      assertThat(store.listUnfinishedTurns()).extracting(ChatTurn::id)
+          .containsExactlyInAnyOrder(second.id(), third.id());
+      assertThat(store.findTurn(third.id()).orElseThrow().droneId()).isEqualTo("drone-1");
+      assertThat(store.listTurns("other")).isEmpty();
+    }
+  }
+
+  @Nested
+  class Drones {
+    @Test
+    void savesFindsAndUpdatesStatus() {
+      User ada = user("ada");
+      User bob = user("bob");
+      DroneRegistration d = new DroneRegistration(Ids.next(), ada.id(), "ws-1", "host", "/w",
+          DroneStatus.STARTING, T0, T0);
+      store.saveDrone(d);
+      store.saveDrone(new DroneRegistration(Ids.next(), bob.id(), "ws-2", "h", "/x",
+          DroneStatus.AVAILABLE, T0, T0));
+      assertThat(store.findDrone(d.id())).contains(d);
+      assertThat(store.findDroneByWorkspace(ada.id(), "ws-1")).contains(d);
+      assertThat(store.findDroneByWorkspace(bob.id(), "ws-1")).isEmpty();
+      assertThat(store.listDrones(ada.id())).containsExactly(d);
+
+      Instant later = T0.plusSeconds(60);
+      store.updateDroneStatus(d.id(), DroneStatus.BUSY, later);
+      DroneRegistration back = store.findDrone(d.id()).orElseThrow();
+      assertThat(back.status()).isEqualTo(DroneStatus.BUSY);
+      assertThat(back.lastSeenAt()).isEqualTo(later);
+      assertThat(back.registeredAt()).isEqualTo(T0);
+
+      store.saveDrone(back.withStatus(DroneStatus.OFFLINE, later));
+      assertThat(store.listDrones(ada.id())).singleElement()
+          .extracting(DroneRegistration::status).isEqualTo(DroneStatus.OFFLINE);
+      assertThatThrownBy(() -> store.updateDroneStatus("missing", DroneStatus.BUSY, later))
+          .isInstanceOf(StoreException.class);
+    }
+  }
+}
