@@ -13,6 +13,8 @@ module dev.gadget.core {
   exports dev.gadget.core.stream;
   exports dev.gadget.core.spi;
   exports dev.gadget.core.store;
+  exports dev.gadget.core.llm;
+  exports dev.gadget.core.transport;
 
   opens dev.gadget.core.model to com.fasterxml.jackson.databind;
   opens dev.gadget.core.stream to com.fasterxml.jackson.databind;

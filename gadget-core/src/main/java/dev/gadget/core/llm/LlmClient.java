@@ -1,0 +1,24 @@
+package dev.gadget.core.llm;
+
+/**
+ * A streaming chat-completion client: the SPI the agent loop calls and that every LLM adapter
+ * implements (Ollama, OpenAI-compatible, {@link ScriptedLlmClient}).
+ *
+ * <p><b>Contract.</b> {@link #stream} returns at once; the reply is delivered to the listener
+ * as it arrives, then exactly one terminal callback: {@link LlmListener#onComplete} or
+ * {@link LlmListener#onError}. No callback follows the terminal one. Callbacks for one call
+ * never run concurrently with each other, but may run on any thread. {@link LlmCall#cancel()}
+ * ends the call with an {@link LlmException} whose kind is {@link LlmException.Kind#CANCELLED}
+ * (unless it had already ended) and releases the connection. One client serves any number of
+ * concurrent calls. A listener that throws is logged and does not break the call.
+ */
+public interface LlmClient {
+  /**
+   * Starts one streaming call.
+   *
+   * @param request what to send
+   * @param listener receives the stream and one terminal event
+   * @return a handle to cancel the call or wait for it
+   */
+  LlmCall stream(LlmRequest request, LlmListener listener);
+}

@@ -1,0 +1,27 @@
+package dev.gadget.core.llm;
+
+/**
+ * Receives one streaming call. Every method has a no-op default. Exactly one of
+ * {@link #onComplete} and {@link #onError} is called, last; callbacks never overlap.
+ */
+public interface LlmListener {
+  /** Reasoning text as it arrives. */
+  default void onThinking(String text) {}
+
+  /** Reply text as it arrives. */
+  default void onText(String text) {}
+
+  /** A tool call, once its name and arguments are complete. */
+  default void onToolCall(LlmToolCall call) {}
+
+  /** The call succeeded. Terminal. */
+  default void onComplete(LlmCompletion completion) {}
+
+  /**
+   * The call failed or was cancelled. Terminal.
+   *
+   * @param error what went wrong
+   * @param partial what had arrived before the failure (text, thinking, complete tool calls)
+   */
+  default void onError(LlmException error, LlmCompletion partial) {}
+}

@@ -1,0 +1,38 @@
+package dev.gadget.core.transport;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.function.Supplier;
+
+/**
+ * The client side of a transport. A client connection reconnects by itself after it drops,
+ * with backoff, asking {@code auth} again each time (so a rotated token is picked up); handlers
+ * registered with {@link Connection#on} stay registered across reconnects, and emits made while
+ * disconnected are buffered (bounded) and sent once connected again.
+ */
+public interface TransportClient extends AutoCloseable {
+  /**
+   * Opens a connection to {@code namespace}. Returns at once; {@code listener} hears when it is
+   * connected, refused or dropped.
+   */
+  Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener);
+
+  /** Closes every connection this client opened. Idempotent. */
+  @Override
+  void close();
+
+  /** What happens to a client connection. Every method has a no-op default. */
+  interface ClientListener {
+    /** Connected (again): the server accepted the auth payload. */
+    default void onConnect(Connection connection) {}
+
+    /** The server refused the connection; it will not be retried. */
+    default void onConnectError(Connection connection, TransportException error) {}
+
+    /**
+     * The connection dropped.
+     *
+     * @param willReconnect whether the client will try again
+     */
+    default void onDisconnect(Connection connection, String reason, boolean willReconnect) {}
+  }
+}
