@@ -1,0 +1,263 @@
+package dev.gadget.transport.ws.internal;
+
+import dev.gadget.core.transport.ConnectionAcceptor;
+import dev.gadget.core.transport.TransportException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.NetworkChannel;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.java_websocket.WebSocket;
+import org.java_websocket.WebSocketImpl;
+import org.java_websocket.drafts.Draft;
+import org.java_websocket.drafts.Draft_6455;
+import org.java_websocket.exceptions.InvalidDataException;
+import org.java_websocket.framing.CloseFrame;
+import org.java_websocket.handshake.ClientHandshake;
+import org.java_websocket.handshake.ServerHandshakeBuilder;
+import org.java_websocket.server.WebSocketServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Java-WebSocket server under {@code WebSocketTransportServer}: checks the handshake path and
+ * query, and routes each WebSocket's frames to its {@link ServerSession}. permessage-deflate is
+ * never negotiated (the draft has no deflate extension), frames over {@code maxPayload} close the
+ * connection with 1009, Java-WebSocket's own lost-connection pings are off (the Engine.IO
+ * heartbeat governs), and accepted sockets have TCP_NODELAY.
+ */
+public final class ServerEndpoint extends WebSocketServer {
+  private static final Logger log = LoggerFactory.getLogger(ServerEndpoint.class);
+
+  private final ServerOptions options;
+  private final ConnectionAcceptor acceptor;
+  private final ExecutorService pool = Threads.handlerPool("gadget-ws-server");
+  private final ScheduledThreadPoolExecutor timer = Threads.timer("gadget-ws-server");
+  private final CompletableFuture<Void> started = new CompletableFuture<>();
+  private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean protocolErrorLogged = new AtomicBoolean();
+  private final AtomicBoolean stopped = new AtomicBoolean();
+
+  public ServerEndpoint(ServerOptions options, ConnectionAcceptor acceptor) {
+    super(new InetSocketAddress(options.host(), options.port()),
+        List.<Draft>of(new Draft_6455(Collections.emptyList(), options.maxPayload())));
+    this.options = options;
+    this.acceptor = acceptor;
+    setTcpNoDelay(true);
+    setReuseAddr(true);
+    setConnectionLostTimeout(0);
+    setDaemon(true);
+  }
+
+  /** Binds and starts; throws {@link TransportException} if it cannot within {@code timeout}. */
+  public void startAndAwait(Duration timeout) {
+    start();
+    try {
+      started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      shutdownPools();
+      throw new TransportException("cannot listen on " + options.host() + ":" + options.port()
+          + ": " + e.getCause().getMessage(), null, e.getCause());
+    } catch (TimeoutException e) {
+      shutdown();
+      throw new TransportException("server did not start within " + timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      shutdown();
+      throw new TransportException("interrupted while starting", null, e);
+    }
+  }
+
+  ServerOptions options() {
+    return options;
+  }
+
+  ConnectionAcceptor acceptor() {
+    return acceptor;
+  }
+
+  ExecutorService pool() {
+    return pool;
+  }
+
+  ScheduledExecutorService timer() {
+    return timer;
+  }
+
+  /** The open sessions' TCP_NODELAY flags, for tests. */
+  public List<Boolean> sessionTcpNoDelay() {
+    return sessions.stream().map(s -> s.tcpNoDelay).toList();
+  }
+
+  /** How many Engine.IO sessions are open. */
+  public int sessionCount() {
+    return sessions.size();
+  }
+
+  void sessionClosed(ServerSession session) {
+    sessions.remove(session);
+  }
+
+  void logProtocolError(String sid, ProtocolException e) {
+    if (protocolErrorLogged.compareAndSet(false, true)) {
+      log.warn("Closing session {} on an invalid packet: {} (later ones are logged at DEBUG)",
+          sid, e.getMessage());
+    } else {
+      log.debug("Closing session {} on an invalid packet: {}", sid, e.getMessage());
+    }
+  }
+
+  @Override
+  public ServerHandshakeBuilder onWebsocketHandshakeReceivedAsServer(
+      WebSocket conn, Draft draft, ClientHandshake request) throws InvalidDataException {
+    String descriptor = request.getResourceDescriptor();
+    String problem = checkResource(descriptor, options.path());
+    if (problem != null) {
+      log.debug("Refused a WebSocket handshake for {}: {}", descriptor, problem);
+      throw new InvalidDataException(CloseFrame.POLICY_VALIDATION, problem);
+    }
+    return super.onWebsocketHandshakeReceivedAsServer(conn, draft, request);
+  }
+
+  /** Null when {@code descriptor} is {@code <path>?EIO=4&transport=websocket}, else why not. */
+  static String checkResource(String descriptor, String path) {
+    if (descriptor == null) {
+      return "no request path";
+    }
+    int q = descriptor.indexOf('?');
+    String p = q < 0 ? descriptor : descriptor.substring(0, q);
+    if (!stripSlash(p).equals(stripSlash(path))) {
+      return "unknown path";
+    }
+    Map<String, String> query = new HashMap<>();
+    if (q >= 0) {
+      for (String pair : descriptor.substring(q + 1).split("&")) {
+        int eq = pair.indexOf('=');
+        if (eq > 0) {
+          query.put(pair.substring(0, eq), pair.substring(eq + 1));
+        }
+      }
+    }
+    if (!"4".equals(query.get("EIO"))) {
+      return "unsupported protocol version (EIO=4 required)";
+    }
+    if (!"websocket".equals(query.get("transport"))) {
+      return "transport unknown (only websocket is supported)";
+    }
+    if (query.containsKey("sid")) {
+      return "session id unknown (no polling sessions to upgrade)";
+    }
+    return null;
+  }
+
+  private static String stripSlash(String s) {
+    return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  @Override
+  public void onStart() {
+    started.complete(null);
+  }
+
+  @Override
+  public void onOpen(WebSocket conn, ClientHandshake handshake) {
+    if (stopped.get()) {
+      conn.close(CloseFrame.GOING_AWAY, "server shutting down");
+      return;
+    }
+    ServerSession session = new ServerSession(conn, this, tcpNoDelayOf(conn));
+    conn.setAttachment(session);
+    sessions.add(session);
+    session.open();
+  }
+
+  private static boolean tcpNoDelayOf(WebSocket conn) {
+    if (conn instanceof WebSocketImpl && ((WebSocketImpl) conn).getChannel() instanceof NetworkChannel) {
+      try {
+        return ((NetworkChannel) ((WebSocketImpl) conn).getChannel())
+            .getOption(StandardSocketOptions.TCP_NODELAY);
+      } catch (IOException | UnsupportedOperationException e) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void onMessage(WebSocket conn, String message) {
+    ServerSession session = conn.getAttachment();
+    if (session != null) {
+      session.onText(message);
+    }
+  }
+
+  @Override
+  public void onMessage(WebSocket conn, ByteBuffer message) {
+    ServerSession session = conn.getAttachment();
+    if (session != null) {
+      session.onBinary(message);
+    }
+  }
+
+  @Override
+  public void onClose(WebSocket conn, int code, String reason, boolean remote) {
+    ServerSession session = conn.getAttachment();
+    if (session != null) {
+      session.transportClosed(code);
+    }
+  }
+
+  @Override
+  public void onError(WebSocket conn, Exception ex) {
+    if (conn == null) {
+      if (!started.completeExceptionally(ex)) {
+        log.error("WebSocket server failed", ex);
+      }
+      return;
+    }
+    log.debug("WebSocket error on {}", conn.getRemoteSocketAddress(), ex);
+  }
+
+  /** Closes every session ("server shutting down") and stops. Idempotent. */
+  public void shutdown() {
+    if (!stopped.compareAndSet(false, true)) {
+      return;
+    }
+    for (ServerSession session : List.copyOf(sessions)) {
+      session.terminate("server shutting down", CloseFrame.GOING_AWAY);
+    }
+    try {
+      stop(1000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    shutdownPools();
+  }
+
+  private void shutdownPools() {
+    timer.shutdownNow();
+    pool.shutdown();
+    try {
+      if (!pool.awaitTermination(5, TimeUnit.SECONDS)) {
+        log.warn("Handlers still running 5 s after the server closed");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,322 @@
+package dev.gadget.transport.ws.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.transport.ConnectionAcceptor;
+import dev.gadget.core.transport.ConnectionRefusedException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.java_websocket.WebSocket;
+import org.java_websocket.exceptions.WebsocketNotConnectedException;
+import org.java_websocket.framing.CloseFrame;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Engine.IO connection on the server: the OPEN handshake, the heartbeat, the connect
+ * timeout, and the Socket.IO sockets (one per namespace) multiplexed over it. Frames arrive on
+ * one Java-WebSocket worker thread per connection, so the decoder needs no lock.
+ */
+final class ServerSession {
+  private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
+
+  final String sid = Sids.next();
+  private final WebSocket ws;
+  private final ServerEndpoint endpoint;
+  private final ServerOptions options;
+  private final SocketCodec.Decoder decoder;
+  private final Map<String, ServerSocket> sockets = new ConcurrentHashMap<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicBoolean awaitingPong = new AtomicBoolean();
+  private final Object sendLock = new Object();
+  private volatile boolean joined;
+  private volatile ScheduledFuture<?> pingTask;
+  private volatile ScheduledFuture<?> pongTimeout;
+  private volatile ScheduledFuture<?> connectTimeout;
+  private volatile String closeReason;
+  final boolean tcpNoDelay;
+
+  ServerSession(WebSocket ws, ServerEndpoint endpoint, boolean tcpNoDelay) {
+    this.ws = ws;
+    this.endpoint = endpoint;
+    this.options = endpoint.options();
+    this.decoder = new SocketCodec.Decoder(options.maxAttachments());
+    this.tcpNoDelay = tcpNoDelay;
+  }
+
+  void open() {
+    OpenHandshake handshake = new OpenHandshake(sid, List.of(),
+        options.pingInterval().toMillis(), options.pingTimeout().toMillis(), options.maxPayload());
+    sendEngine(new EnginePacket(EnginePacket.Type.OPEN, handshake.toJson()));
+    schedulePing();
+    connectTimeout = schedule(() -> {
+      if (!joined) {
+        log.debug("Session {} joined no namespace within {}; closing", sid, options.connectTimeout());
+        terminate("connect timeout", CloseFrame.POLICY_VALIDATION);
+      }
+    }, options.connectTimeout().toMillis());
+  }
+
+  boolean isOpen() {
+    return !closed.get() && ws.isOpen();
+  }
+
+  String closeReason() {
+    return closeReason;
+  }
+
+  // ---- heartbeat -------------------------------------------------------------------------
+
+  private void schedulePing() {
+    pingTask = schedule(() -> {
+      if (closed.get()) {
+        return;
+      }
+      awaitingPong.set(true);
+      sendEngine(EnginePacket.PING);
+      pongTimeout = schedule(() -> {
+        if (awaitingPong.get()) {
+          terminate("ping timeout", CloseFrame.NORMAL);
+        }
+      }, options.pingTimeout().toMillis());
+    }, options.pingInterval().toMillis());
+  }
+
+  private void onPong() {
+    if (awaitingPong.compareAndSet(true, false)) {
+      cancel(pongTimeout);
+      schedulePing();
+    }
+  }
+
+  // ---- incoming --------------------------------------------------------------------------
+
+  void onText(String frame) {
+    if (closed.get()) {
+      return;
+    }
+    try {
+      EnginePacket packet = EnginePacket.decode(frame);
+      switch (packet.type()) {
+        case PONG:
+          onPong();
+          break;
+        case PING:
+          sendEngine(new EnginePacket(EnginePacket.Type.PONG, packet.data()));
+          break;
+        case MESSAGE:
+          SocketPacket decoded = decoder.text(packet.data());
+          if (decoded != null) {
+            onPacket(decoded);
+          }
+          break;
+        case CLOSE:
+          terminate("transport close", CloseFrame.NORMAL);
+          break;
+        case NOOP:
+          break;
+        default:
+          throw new ProtocolException("unexpected Engine.IO " + packet.type() + " packet from a client");
+      }
+    } catch (ProtocolException e) {
+      protocolError(e);
+    }
+  }
+
+  void onBinary(ByteBuffer buffer) {
+    if (closed.get()) {
+      return;
+    }
+    byte[] bytes = new byte[buffer.remaining()];
+    buffer.get(bytes);
+    try {
+      SocketPacket decoded = decoder.binary(bytes);
+      if (decoded != null) {
+        onPacket(decoded);
+      }
+    } catch (ProtocolException e) {
+      protocolError(e);
+    }
+  }
+
+  private void onPacket(SocketPacket packet) throws ProtocolException {
+    String ns = packet.namespace();
+    switch (packet.type()) {
+      case CONNECT:
+        onConnect(packet);
+        break;
+      case DISCONNECT: {
+        ServerSocket socket = sockets.remove(ns);
+        if (socket != null) {
+          socket.closed("client namespace disconnect");
+        }
+        break;
+      }
+      case EVENT: {
+        ServerSocket socket = sockets.get(ns);
+        if (socket == null) {
+          log.debug("Session {}: event for {}, which it has not joined; ignored", sid, ns);
+        } else {
+          socket.onEvent(packet);
+        }
+        break;
+      }
+      case ACK: {
+        ServerSocket socket = sockets.get(ns);
+        if (socket != null) {
+          socket.onAck(packet);
+        }
+        break;
+      }
+      default:
+        throw new ProtocolException("unexpected Socket.IO " + packet.type() + " packet from a client");
+    }
+  }
+
+  private void onConnect(SocketPacket packet) {
+    String ns = packet.namespace();
+    ConnectionAcceptor acceptor = endpoint.acceptor();
+    ServerSocket socket = new ServerSocket(ns, this, acceptor, endpoint.pool(), endpoint.timer());
+    if (sockets.putIfAbsent(ns, socket) != null) {
+      log.debug("Session {}: second CONNECT to {} ignored", sid, ns);
+      return;
+    }
+    JsonNode auth = packet.data() == null ? NullNode.getInstance() : packet.data();
+    socket.serial.execute(() -> {
+      if (closed.get()) {
+        socket.abandon();
+        return;
+      }
+      Object principal;
+      try {
+        principal = acceptor.authenticate(ns, auth);
+      } catch (ConnectionRefusedException e) {
+        refuse(socket, e.getMessage(), e.data());
+        return;
+      } catch (RuntimeException e) {
+        log.warn("ConnectionAcceptor.authenticate threw for namespace {}; refusing", ns, e);
+        refuse(socket, "Internal server error", null);
+        return;
+      }
+      if (!socket.accept(Sids.next(), principal)) {
+        return;
+      }
+      joined = true;
+      cancel(connectTimeout);
+      ObjectNode reply = JsonNodeFactory.instance.objectNode().put("sid", socket.id());
+      send(new SocketPacket(SocketPacket.Type.CONNECT, ns, null, reply));
+      try {
+        acceptor.onConnect(socket, principal);
+      } catch (RuntimeException e) {
+        log.warn("ConnectionAcceptor.onConnect threw for namespace {}; the connection goes on", ns, e);
+      }
+    });
+  }
+
+  private void refuse(ServerSocket socket, String message, JsonNode data) {
+    socket.abandon();
+    sockets.remove(socket.namespace(), socket);
+    ObjectNode error = JsonNodeFactory.instance.objectNode();
+    error.put("message", message == null ? "Connection refused" : message);
+    if (data != null && !data.isNull()) {
+      error.set("data", data);
+    }
+    send(new SocketPacket(SocketPacket.Type.CONNECT_ERROR, socket.namespace(), null, error));
+  }
+
+  void remove(ServerSocket socket) {
+    sockets.remove(socket.namespace(), socket);
+  }
+
+  private void protocolError(ProtocolException e) {
+    endpoint.logProtocolError(sid, e);
+    terminate("parse error", CloseFrame.PROTOCOL_ERROR);
+  }
+
+  // ---- outgoing --------------------------------------------------------------------------
+
+  /** Sends a Socket.IO packet (and its attachments, back to back). False when closed. */
+  boolean send(SocketPacket packet) {
+    SocketCodec.Encoded encoded = SocketCodec.encode(packet);
+    synchronized (sendLock) {
+      if (closed.get()) {
+        return false;
+      }
+      try {
+        ws.send(EnginePacket.message(encoded.text()).encode());
+        for (byte[] attachment : encoded.attachments()) {
+          ws.send(attachment);
+        }
+        return true;
+      } catch (WebsocketNotConnectedException e) {
+        return false;
+      }
+    }
+  }
+
+  private void sendEngine(EnginePacket packet) {
+    synchronized (sendLock) {
+      try {
+        ws.send(packet.encode());
+      } catch (WebsocketNotConnectedException e) {
+        log.debug("Session {}: {} not sent, socket closed", sid, packet.type());
+      }
+    }
+  }
+
+  // ---- closing ---------------------------------------------------------------------------
+
+  /** Ends the session: every socket hears {@code reason}, then the WebSocket closes. */
+  void terminate(String reason, int code) {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    closeReason = reason;
+    cancel(pingTask);
+    cancel(pongTimeout);
+    cancel(connectTimeout);
+    for (ServerSocket socket : sockets.values()) {
+      socket.closed(reason);
+    }
+    sockets.clear();
+    endpoint.sessionClosed(this);
+    if (!ws.isClosed()) {
+      byte[] utf8 = reason.getBytes(StandardCharsets.UTF_8);
+      ws.close(code, utf8.length <= 120 ? reason : "closed");
+      // A dead peer never answers the close frame: drop the TCP connection after a grace period.
+      schedule(() -> {
+        if (!ws.isClosed()) {
+          ws.closeConnection(CloseFrame.ABNORMAL_CLOSE, reason);
+        }
+      }, 2000);
+    }
+  }
+
+  /** The WebSocket closed underneath us. */
+  void transportClosed(int code) {
+    terminate(code == CloseFrame.TOOBIG ? "transport error" : "transport close", CloseFrame.NORMAL);
+  }
+
+  private ScheduledFuture<?> schedule(Runnable task, long millis) {
+    try {
+      return endpoint.timer().schedule(task, millis, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      return null;
+    }
+  }
+
+  private static void cancel(ScheduledFuture<?> f) {
+    if (f != null) {
+      f.cancel(false);
+    }
+  }
+}
