@@ -15,6 +15,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.java_websocket.WebSocket;
 import org.java_websocket.exceptions.WebsocketNotConnectedException;
 import org.java_websocket.framing.CloseFrame;
@@ -36,7 +37,8 @@ final class ServerSession {
   private final SocketCodec.Decoder decoder;
   private final Map<String, ServerSocket> sockets = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final AtomicBoolean awaitingPong = new AtomicBoolean();
+  private final AtomicLong pingSeq = new AtomicLong();
+  private volatile long pongSeq;
   private final Object sendLock = new Object();
   private volatile boolean joined;
   private volatile ScheduledFuture<?> pingTask;
@@ -81,18 +83,22 @@ final class ServerSession {
       if (closed.get()) {
         return;
       }
-      awaitingPong.set(true);
-      sendEngine(EnginePacket.PING);
+      long seq = pingSeq.incrementAndGet();
+      // Armed before the ping goes out: on loopback the pong can beat the next line.
       pongTimeout = schedule(() -> {
-        if (awaitingPong.get()) {
+        if (pongSeq < seq) {
           terminate("ping timeout", CloseFrame.NORMAL);
         }
       }, options.pingTimeout().toMillis());
+      sendEngine(EnginePacket.PING);
     }, options.pingInterval().toMillis());
   }
 
+  /** A pong (on this session's worker thread): answers the latest ping at most once. */
   private void onPong() {
-    if (awaitingPong.compareAndSet(true, false)) {
+    long seq = pingSeq.get();
+    if (pongSeq < seq) {
+      pongSeq = seq;
       cancel(pongTimeout);
       schedulePing();
     }
