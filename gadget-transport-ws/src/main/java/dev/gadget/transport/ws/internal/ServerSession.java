@@ -117,8 +117,8 @@ final class ServerSession {
           onPong();
           break;
         case PING:
-          sendEngine(new EnginePacket(EnginePacket.Type.PONG, packet.data()));
-          break;
+          // Engine.IO v4: only the server pings (the stock server closes on this too).
+          throw new ProtocolException("invalid heartbeat direction: PING from a client");
         case MESSAGE:
           SocketPacket decoded = decoder.text(packet.data());
           if (decoded != null) {
