@@ -49,9 +49,13 @@ class ArchitectureTest {
     }
     assertThat(descriptor.name()).isEqualTo("dev.gadget.core");
     List<String> exported = descriptor.exports().stream()
+        .filter(e -> !e.isQualified())
         .map(ModuleDescriptor.Exports::source).collect(Collectors.toList());
     assertThat(exported).contains("dev.gadget.core", "dev.gadget.core.spi", "dev.gadget.core.model");
     assertThat(exported).noneMatch(p -> p.contains(".internal"));
+    // internal packages may be exported only to Gadget's own adapter modules
+    assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified)
+        .allSatisfy(e -> assertThat(e.targets()).allMatch(t -> t.startsWith("dev.gadget.")));
     assertThat(descriptor.requires()).extracting(ModuleDescriptor.Requires::name)
         .doesNotContain("org.java_websocket", "org.mongodb.driver.sync.client");
   }

@@ -1,0 +1,105 @@
+package dev.gadget.core.drone;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs {@code git} to clone a project into a workspace or fetch it again. Never prompts for
+ * credentials ({@code GIT_TERMINAL_PROMPT=0}), never runs a remote helper that executes commands
+ * ({@code protocol.ext.allow=never}), passes URLs after {@code --}, and gives up after a timeout.
+ */
+public final class Git {
+  private static final Logger log = LoggerFactory.getLogger(Git.class);
+
+  private final Duration timeout;
+
+  /** Git with a timeout for each command. */
+  public Git(Duration timeout) {
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
+  }
+
+  /**
+   * Makes sure {@code gitUrl} is checked out in {@code dir}: clones it when {@code dir} has no
+   * repository, otherwise fetches (a failed fetch is logged; the existing checkout is used).
+   *
+   * @return whether it cloned
+   * @throws WorkspaceException if the clone fails
+   */
+  public boolean cloneOrFetch(String gitUrl, Path dir) {
+    if (Files.isDirectory(dir.resolve(".git"))) {
+      try {
+        run(dir, "fetch", "--quiet", "--all", "--prune");
+      } catch (WorkspaceException e) {
+        log.warn("git fetch in {} failed, working on the existing checkout: {}", dir,
+            e.getMessage());
+      }
+      return false;
+    }
+    if (Files.exists(dir)) {
+      try (var entries = Files.list(dir)) {
+        if (entries.findAny().isPresent()) {
+          throw new WorkspaceException(dir + " exists, is not empty and is not a git repository");
+        }
+      } catch (IOException e) {
+        throw new WorkspaceException("cannot read " + dir + ": " + e.getMessage(), e);
+      }
+    }
+    run(dir.getParent(), "clone", "--quiet", "--", gitUrl, dir.getFileName().toString());
+    return true;
+  }
+
+  private void run(Path cwd, String... args) {
+    List<String> cmd = new ArrayList<>(List.of("git", "-c", "protocol.ext.allow=never"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true);
+    pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+    pb.environment().put("GIT_ASKPASS", "true");
+    Path log;
+    Process p;
+    try {
+      log = Files.createTempFile("gadget-git", ".log");
+      pb.redirectOutput(log.toFile());
+      p = pb.start();
+    } catch (IOException e) {
+      throw new WorkspaceException("cannot run git: " + e.getMessage(), e);
+    }
+    try {
+      p.getOutputStream().close();
+      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+        throw new WorkspaceException("git " + args[0] + " timed out after " + timeout);
+      }
+      byte[] out;
+      try (InputStream in = Files.newInputStream(log)) {
+        out = in.readNBytes(16_384);
+      }
+      if (p.exitValue() != 0) {
+        throw new WorkspaceException("git " + args[0] + " failed (exit " + p.exitValue() + "): "
+            + new String(out, StandardCharsets.UTF_8).strip());
+      }
+    } catch (IOException e) {
+      throw new WorkspaceException("git " + args[0] + " failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new WorkspaceException("interrupted while running git " + args[0], e);
+    } finally {
+      try {
+        Files.deleteIfExists(log);
+      } catch (IOException e) {
+        // a leftover temporary file is harmless
+      }
+    }
+  }
+}

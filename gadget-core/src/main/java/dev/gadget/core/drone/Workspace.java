@@ -1,0 +1,161 @@
+package dev.gadget.core.drone;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.gadget.core.GadgetJson;
+import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+
+/**
+ * A drone's workspace directory and its {@code .gadget/} files (seed 001, section 7):
+ * {@code workspace.json}, the workspace's persistent identity, and {@code work-order.json}, the
+ * cache of the work order in progress. Writes are atomic (a temporary file moved into place), so
+ * a crash never leaves half a file. Thread-safe.
+ */
+public final class Workspace {
+  private static final ObjectMapper JSON =
+      GadgetJson.newMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private final Path dir;
+  private final Path gadgetDir;
+  private final Path workspaceFile;
+  private final Path workOrderFile;
+  private WorkspaceData data;
+
+  private Workspace(Path dir, WorkspaceData data) {
+    this.dir = dir;
+    this.gadgetDir = dir.resolve(".gadget");
+    this.workspaceFile = gadgetDir.resolve("workspace.json");
+    this.workOrderFile = gadgetDir.resolve("work-order.json");
+    this.data = data;
+  }
+
+  /**
+   * Opens the workspace in {@code dir}, creating the directory and {@code .gadget/workspace.json}
+   * if they are missing, and validating the file if it exists.
+   *
+   * @throws WorkspaceException if the file exists but is not a valid workspace file
+   */
+  public static Workspace open(Path dir, String hostname, Clock clock) {
+    Path abs = dir.toAbsolutePath().normalize();
+    Path file = abs.resolve(".gadget").resolve("workspace.json");
+    try {
+      Files.createDirectories(file.getParent());
+    } catch (IOException e) {
+      throw new WorkspaceException("cannot create " + file.getParent() + ": " + e.getMessage(), e);
+    }
+    WorkspaceData data;
+    if (Files.exists(file)) {
+      try {
+        data = JSON.readValue(file.toFile(), WorkspaceData.class);
+        UUID.fromString(data.workspaceId());
+      } catch (IOException | RuntimeException e) {
+        throw new WorkspaceException(file + " is not a valid workspace file (" + e.getMessage()
+            + "); fix it or move it away to start a new workspace", e);
+      }
+      data = data.withHost(hostname, abs.toString());
+    } else {
+      data = new WorkspaceData(UUID.randomUUID().toString(), clock.instant(), hostname,
+          abs.toString(), null, null, null, null);
+    }
+    Workspace w = new Workspace(abs, data);
+    w.write(file, data);
+    return w;
+  }
+
+  /** The workspace directory. */
+  public Path dir() {
+    return dir;
+  }
+
+  /** The workspace's persistent id. */
+  public String id() {
+    return data().workspaceId();
+  }
+
+  /** What {@code workspace.json} holds now. */
+  public synchronized WorkspaceData data() {
+    return data;
+  }
+
+  /** Changes {@code workspace.json} and writes it. */
+  public synchronized WorkspaceData update(UnaryOperator<WorkspaceData> change) {
+    WorkspaceData next = change.apply(data);
+    write(workspaceFile, next);
+    data = next;
+    return next;
+  }
+
+  /** The directory project {@code slug} is checked out in. */
+  public Path projectDir(String slug) {
+    if (slug == null || !slug.matches("[A-Za-z0-9._-]+") || slug.equals(".")
+        || slug.equals("..")) {
+      throw new WorkspaceException("refusing project directory name " + slug);
+    }
+    return dir.resolve(slug);
+  }
+
+  /** Writes {@code .gadget/work-order.json}. */
+  public void writeWorkOrder(WorkOrderCache cache) {
+    write(workOrderFile, cache);
+  }
+
+  /**
+   * Reads {@code .gadget/work-order.json}, if present.
+   *
+   * @throws WorkspaceException if it is present but unreadable
+   */
+  public Optional<WorkOrderCache> readWorkOrder() {
+    if (!Files.exists(workOrderFile)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(JSON.readValue(workOrderFile.toFile(), WorkOrderCache.class));
+    } catch (IOException | RuntimeException e) {
+      throw new WorkspaceException(workOrderFile + " is not a valid work order cache: "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** Removes {@code .gadget/work-order.json}. */
+  public void deleteWorkOrder() {
+    try {
+      Files.deleteIfExists(workOrderFile);
+    } catch (IOException e) {
+      throw new WorkspaceException("cannot remove " + workOrderFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Moves an unreadable work order cache aside, keeping it for a person to look at. */
+  public Path quarantineWorkOrder() {
+    Path aside = gadgetDir.resolve("work-order.json.corrupt");
+    try {
+      Files.move(workOrderFile, aside, StandardCopyOption.REPLACE_EXISTING);
+      return aside;
+    } catch (IOException e) {
+      throw new WorkspaceException("cannot move " + workOrderFile + " aside: " + e.getMessage(), e);
+    }
+  }
+
+  private void write(Path file, Object value) {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try {
+      JSON.writeValue(tmp.toFile(), value);
+      try {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING,
+            StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      throw new WorkspaceException("cannot write " + file + ": " + e.getMessage(), e);
+    }
+  }
+}

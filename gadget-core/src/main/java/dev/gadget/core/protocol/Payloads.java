@@ -1,0 +1,170 @@
+package dev.gadget.core.protocol;
+
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.model.WorkspaceMode;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The typed payloads of {@link Protocol}'s events. Each event carries one of these as its single
+ * JSON object argument. Field names are part of the protocol ({@code docs/PROTOCOL.md}).
+ */
+public final class Payloads {
+  private Payloads() {}
+
+  /** An error reply in an ack: {@code {"error": "..."}}. */
+  public record ErrorReply(String error) {}
+
+  /** {@code createProject}. */
+  public record CreateProject(String name, String slug, String gitUrl) {}
+
+  /** {@code listSessions}; {@code projectId} {@code null} lists all. */
+  public record ListSessions(String projectId) {}
+
+  /** {@code createSession}. */
+  public record CreateSession(String projectId, String name) {}
+
+  /** {@code watchSession} and {@code unwatchSession}. */
+  public record WatchSession(String sessionId) {}
+
+  /**
+   * The ack of {@code watchSession}: the stored turns, and for each turn still running what the
+   * server has not stored yet. Apply live events whose {@code seq} is greater than
+   * {@code lastSeq}; no token is missing or repeated.
+   */
+  public record SessionSnapshot(String sessionId, List<ChatTurn> turns, List<LiveTurn> live) {
+    public SessionSnapshot {
+      turns = turns == null ? List.of() : List.copyOf(turns);
+      live = live == null ? List.of() : List.copyOf(live);
+    }
+  }
+
+  /**
+   * A running turn's state beyond its stored blocks.
+   *
+   * @param turnId the turn
+   * @param lastSeq the last stream event already reflected in the snapshot (-1: none)
+   * @param openBlock the block being written, not yet stored, or {@code null}
+   */
+  public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {}
+
+  /** {@code submitPrompt}. */
+  public record SubmitPrompt(String sessionId, String prompt, String mode) {}
+
+  /** The ack of {@code submitPrompt}: the turn's id, or an error. */
+  public record SubmitReply(String turnId, String error) {}
+
+  /** {@code cancelTurn}. */
+  public record CancelTurn(String turnId) {}
+
+  /** A plain ack: {@code ok}, or an {@code error}. */
+  public record OkReply(boolean ok, String error) {
+    /** Success. */
+    public static OkReply success() {
+      return new OkReply(true, null);
+    }
+
+    /** Failure with a message. */
+    public static OkReply failure(String error) {
+      return new OkReply(false, error);
+    }
+  }
+
+  /** {@code requestSessionLock}: lock a session to a drone ({@code droneId} {@code null}: any). */
+  public record SessionLock(String sessionId, String droneId, String sessionName,
+      WorkOrder.ProjectRef project) {}
+
+  /** {@code requestWorkspaceMode}: the drone is named by id (page side) or implied (drone side). */
+  public record WorkspaceModeRequest(String droneId, WorkspaceMode mode) {
+    public WorkspaceModeRequest {
+      Objects.requireNonNull(mode, "mode");
+    }
+  }
+
+  /**
+   * {@code processWorkOrder}.
+   *
+   * @param workOrder the work order, API key included (in memory only)
+   * @param firstSeq the {@code seq} of the first stream event the drone sends (0 for a new turn)
+   * @param resume whether to resume after the tool rounds the drone journaled in
+   *     {@code .gadget/work-order.json} instead of starting the turn over
+   */
+  public record ProcessWorkOrder(WorkOrder workOrder, long firstSeq, boolean resume) {
+    public ProcessWorkOrder {
+      Objects.requireNonNull(workOrder, "workOrder");
+    }
+  }
+
+  /** The ack of {@code processWorkOrder}. */
+  public record WorkOrderAck(boolean accepted, String reason) {}
+
+  /** {@code cancelWorkOrder}. */
+  public record CancelWorkOrder(String turnId) {}
+
+  /** {@code thinking} and {@code response}: tokens of a turn. */
+  public record TextEvent(String turnId, long seq, String data) {
+    public TextEvent {
+      Objects.requireNonNull(turnId, "turnId");
+      Objects.requireNonNull(data, "data");
+    }
+  }
+
+  /** {@code toolCall}: a tool call with its result. */
+  public record ToolCallEvent(String turnId, long seq, ToolCall call) {
+    public ToolCallEvent {
+      Objects.requireNonNull(turnId, "turnId");
+      Objects.requireNonNull(call, "call");
+    }
+  }
+
+  /** {@code workOrderComplete}: the turn ended. */
+  public record WorkOrderComplete(
+      String turnId, long seq, TurnStatus status, TurnStats stats, String error) {
+    public WorkOrderComplete {
+      Objects.requireNonNull(turnId, "turnId");
+      Objects.requireNonNull(status, "status");
+    }
+  }
+
+  /** {@code heartbeat}: the drone is alive and running {@code turnId}. */
+  public record Heartbeat(String turnId, long seq) {}
+
+  /**
+   * {@code requestCrashRecovery}: a drone restarted and found {@code .gadget/work-order.json}.
+   *
+   * @param workspaceId the drone's workspace
+   * @param turnId the turn it was running
+   * @param chatSessionId that turn's session
+   * @param workOrderId the work order's id
+   * @param journaledMessages how many messages of completed tool rounds it journaled
+   */
+  public record CrashRecoveryRequest(String workspaceId, String turnId, String chatSessionId,
+      String workOrderId, int journaledMessages) {}
+
+  /**
+   * {@code crashRecoveryResponse}.
+   *
+   * @param turnId the turn
+   * @param action {@code "discard"} or {@code "retry"}
+   * @param retry for a retry, the work order to run again (with its API key), its first
+   *     {@code seq}, and whether to resume after the journal
+   */
+  public record CrashRecoveryResponse(String turnId, String action, ProcessWorkOrder retry) {
+    /** Discard the cached work order. */
+    public static final String DISCARD = "discard";
+    /** Run it again. */
+    public static final String RETRY = "retry";
+  }
+
+  /** {@code droneStatus}. */
+  public record DroneStatusEvent(String droneId, DroneStatus status, String turnId) {}
+
+  /** {@code turnStarted} (server to page). */
+  public record TurnStarted(ChatTurn turn) {}
+}

@@ -1,0 +1,55 @@
+package dev.gadget.core.transport.internal;
+
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs tasks one at a time, in submission order, on a shared executor: per-connection ordering
+ * without a thread per connection. A task that throws is logged and the next one runs.
+ * Used by the transports (exported to Gadget's own adapter modules only).
+ */
+public final class SerialExecutor implements Executor {
+  private static final Logger log = LoggerFactory.getLogger(SerialExecutor.class);
+
+  private final Executor delegate;
+  private final Queue<Runnable> tasks = new ArrayDeque<>();
+  private boolean running;
+
+  /** Serializes tasks onto {@code delegate}. */
+  public SerialExecutor(Executor delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    synchronized (tasks) {
+      tasks.add(task);
+      if (running) {
+        return;
+      }
+      running = true;
+    }
+    delegate.execute(this::drain);
+  }
+
+  private void drain() {
+    while (true) {
+      Runnable next;
+      synchronized (tasks) {
+        next = tasks.poll();
+        if (next == null) {
+          running = false;
+          return;
+        }
+      }
+      try {
+        next.run();
+      } catch (RuntimeException | Error e) {
+        log.warn("event handler failed; the connection goes on", e);
+      }
+    }
+  }
+}
