@@ -41,6 +41,7 @@ import java.util.Objects;
 public final class WebSocketTransportServer implements TransportServer {
   private final ServerOptions options;
   private ServerEndpoint endpoint;
+  private int boundPort = -1;
   private boolean closed;
 
   private WebSocketTransportServer(ServerOptions options) {
@@ -67,18 +68,19 @@ public final class WebSocketTransportServer implements TransportServer {
     ServerEndpoint e = new ServerEndpoint(options, acceptor);
     e.startAndAwait(Duration.ofSeconds(10));
     endpoint = e;
+    boundPort = e.getPort();
   }
 
   /**
-   * The bound port (useful after {@code port(0)}).
+   * The bound port (useful after {@code port(0)}); still answers after {@link #close()}.
    *
    * @throws IllegalStateException before {@link #start}
    */
   public synchronized int port() {
-    if (endpoint == null) {
+    if (boundPort < 0) {
       throw new IllegalStateException("not started");
     }
-    return endpoint.getPort();
+    return boundPort;
   }
 
   /** The host this server binds to. */
@@ -116,6 +118,11 @@ public final class WebSocketTransportServer implements TransportServer {
   /** For tests in this package: the accepted sockets' TCP_NODELAY flags. */
   List<Boolean> sessionTcpNoDelay() {
     return endpoint.sessionTcpNoDelay();
+  }
+
+  /** For tests in this package: drops every TCP connection as a network failure would. */
+  void severAll() {
+    endpoint.severAll();
   }
 
   /** For tests in this package: how many Engine.IO connections are open. */

@@ -109,6 +109,13 @@ public final class ServerEndpoint extends WebSocketServer {
     return sessions.size();
   }
 
+  /** Drops every TCP connection without a close frame, as a network failure would (tests). */
+  public void severAll() {
+    for (WebSocket conn : getConnections()) {
+      conn.closeConnection(CloseFrame.ABNORMAL_CLOSE, "severed");
+    }
+  }
+
   void sessionClosed(ServerSession session) {
     sessions.remove(session);
   }
