@@ -149,10 +149,18 @@ public final class ClientManager {
   }
 
   void onEngineClosed(EngineClient e, int code, String reason) {
-    dropped(e, code == CloseFrame.TOOBIG ? "transport error" : "transport close", CloseFrame.NORMAL);
+    String why;
+    if (code == CloseFrame.NEVER_CONNECTED) {
+      Exception error = e.lastError;
+      why = "connect error" + (error == null ? "" : ": " + error.getMessage());
+    } else {
+      why = code == CloseFrame.TOOBIG ? "transport error" : "transport close";
+    }
+    dropped(e, why, CloseFrame.NORMAL);
   }
 
   void onEngineError(EngineClient e, Exception ex) {
+    e.lastError = ex;
     log.debug("WebSocket error talking to {}: {}", options.uri(), ex.toString());
   }
 

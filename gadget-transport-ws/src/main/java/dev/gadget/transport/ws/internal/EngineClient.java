@@ -16,6 +16,7 @@ final class EngineClient extends WebSocketClient {
   private final ClientManager manager;
   final SocketCodec.Decoder decoder;
   final Object sendLock = new Object();
+  volatile Exception lastError;
 
   EngineClient(URI uri, ClientManager manager, ClientOptions options) {
     super(uri, new Draft_6455(Collections.emptyList(), options.maxPayload()));
