@@ -27,6 +27,17 @@ final class EngineClient extends WebSocketClient {
     setDaemon(true);
   }
 
+  /**
+   * Always false, so that Java-WebSocket's read loop keeps reading after we start a close until
+   * the server answers it (or the connection ends). Its loop stops, and drops the TCP
+   * connection, as soon as the state is CLOSING; when a close starts while that thread is between
+   * two reads, frames we queued just before (such as DISCONNECT packets) can be cut off.
+   */
+  @Override
+  public boolean isClosing() {
+    return false;
+  }
+
   @Override
   public void onOpen(ServerHandshake handshake) {
     // The Engine.IO OPEN packet follows; nothing to do until then.

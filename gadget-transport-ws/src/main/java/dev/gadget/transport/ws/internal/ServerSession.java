@@ -156,6 +156,7 @@ final class ServerSession {
 
   private void onPacket(SocketPacket packet) throws ProtocolException {
     String ns = packet.namespace();
+    log.trace("Session {} received {}", sid, packet);
     switch (packet.type()) {
       case CONNECT:
         onConnect(packet);
@@ -309,6 +310,7 @@ final class ServerSession {
 
   /** The WebSocket closed underneath us. */
   void transportClosed(int code) {
+    log.trace("Session {}: WebSocket closed with {}", sid, code);
     terminate(code == CloseFrame.TOOBIG ? "transport error" : "transport close", CloseFrame.NORMAL);
   }
 
