@@ -223,7 +223,7 @@ class StockServerInteropTest {
 
   @Test
   void answersPingsSoTheStockServerKeepsTheConnection() throws Exception {
-    start("200", "300");
+    start("200", "1000");
     RecordingListener listener = new RecordingListener();
     Connection c = client.connect("/", token("good"), listener);
     listener.expect("connect");
@@ -237,7 +237,7 @@ class StockServerInteropTest {
 
   @Test
   void dropsOnPingTimeoutWhenTheServerGoesSilentAndReconnects() throws Exception {
-    start("200", "300");
+    start("200", "1000");
     RecordingListener listener = new RecordingListener();
     Connection c = client.connect("/", token("good"), listener);
     listener.expect("connect");
