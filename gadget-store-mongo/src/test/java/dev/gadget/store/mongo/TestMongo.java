@@ -95,6 +95,7 @@ final class TestMongo implements AutoCloseable {
         }
       }
       left.forEach(this::drop);
+      log.info("Dropped {} test database(s) of run {}", left.size(), run);
     } finally {
       client.close();
       if (server != null) {
