@@ -58,11 +58,6 @@ final class TestMongo implements AutoCloseable {
     return instance;
   }
 
-  /** Whether the tests run against a real MongoDB ({@code MONGODB_URI}). */
-  boolean real() {
-    return server == null;
-  }
-
   /** A connection string for the server, for stores that create their own client. */
   String connectionString() {
     return connectionString;
