@@ -375,13 +375,22 @@ public final class MongoChatStore implements ChatStore {
     }
   }
 
-  private void ensureIndexes() {
+  private void ensureIndexes(String operation) {
     if (indexesReady) {
       return;
     }
     // No lock: createIndexes is idempotent, and a lock would queue callers behind one timeout.
-    for (String name : Schema.COLLECTIONS) {
-      db.getCollection(name).createIndexes(Schema.INDEXES.get(name));
+    try {
+      for (String name : Schema.COLLECTIONS) {
+        db.getCollection(name).createIndexes(Schema.INDEXES.get(name));
+      }
+    } catch (RuntimeException e) {
+      if (Errors.isUnavailable(e)) {
+        throw errors.translate(operation, "indexes", e);
+      }
+      // Not DUPLICATE even for error 11000: existing documents break a unique index.
+      throw new StoreException(StoreException.Reason.FAILED, "cannot create the indexes in "
+          + where + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", e);
     }
     indexesReady = true;
     log.debug("Indexes ready in {}", where);
@@ -392,7 +401,7 @@ public final class MongoChatStore implements ChatStore {
       throw new IllegalStateException("MongoChatStore is closed");
     }
     try {
-      ensureIndexes();
+      ensureIndexes(operation);
       T result = body.get();
       errors.reached();
       return result;

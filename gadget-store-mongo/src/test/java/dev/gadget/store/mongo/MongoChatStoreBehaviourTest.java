@@ -18,6 +18,7 @@ import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.StoreException;
+import dev.gadget.store.mongo.internal.Codecs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -240,6 +241,24 @@ class MongoChatStoreBehaviourTest {
     store.close();
     assertThatThrownBy(() -> store.findUser("x"))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+  }
+
+  @Test
+  void documentsThatBreakAUniqueIndexFailTheBuildClearly() {
+    String other = mongo.newDatabase();
+    try {
+      var rawUsers = mongo.client().getDatabase(other).getCollection("users");
+      rawUsers.insertOne(Codecs.user(new User("u1", "twin", null, T0)));
+      rawUsers.insertOne(Codecs.user(new User("u2", "twin", null, T0)));
+      assertThatThrownBy(() -> MongoChatStore.builder().connectionString(mongo.connectionString())
+          .database(other).build())
+          .isInstanceOfSatisfying(StoreException.class, e -> {
+            assertThat(e.reason()).isEqualTo(StoreException.Reason.FAILED);
+            assertThat(e.getMessage()).contains("cannot create the indexes in").contains(other);
+          });
+    } finally {
+      mongo.drop(other);
+    }
   }
 
   @Test
