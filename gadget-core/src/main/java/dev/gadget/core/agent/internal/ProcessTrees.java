@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * Starts shell commands so that their whole process tree can be killed, and kills it.
  *
  * <p>On Unix a command runs as {@code setsid /bin/sh -c command} when {@code setsid} exists: the
- * shell leads a new process group (its id is the shell's pid), so {@code kill -KILL -- -pgid}
- * reaches every process it started, even those orphaned when their parent died. The descendants
+ * shell leads a new process group (its id is the shell's pid), so killing the group
+ * (in the form {@code kill -KILL -pgid}, which every POSIX shell's built-in takes) reaches every
+ * process it started, even those orphaned when their parent died. The descendants
  * found through {@link ProcessHandle#descendants()} are killed as well, which is all there is
  * without {@code setsid} (and on Windows). A process that moved itself to another session or
  * group on purpose (a daemon) escapes both.
@@ -71,7 +72,7 @@ public final class ProcessTrees {
 
   private static void killGroup(long pgid) {
     try {
-      Process kill = new ProcessBuilder("/bin/sh", "-c", "kill -KILL -- -" + pgid + " 2>/dev/null")
+      Process kill = new ProcessBuilder("/bin/sh", "-c", "kill -KILL -" + pgid + " 2>/dev/null")
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.DISCARD)
           .start();
