@@ -2,54 +2,54 @@ package dev.gadget.core.agent.tools;
 
 import dev.gadget.core.agent.ToolContext;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BiPredicate;
 
 /**
- * Walks the files under a directory for glob and grep: symbolic links are not followed into
- * directories, {@code .git} is skipped, and the walk stops when the run is cancelled.
+ * Walks the files under a directory for glob and grep, depth first in name order: symbolic links
+ * are never followed into directories, {@code .git} is skipped, unreadable directories are passed
+ * over, and the walk stops when the run is cancelled.
  */
 final class TreeWalk {
   private TreeWalk() {}
 
   /**
-   * Visits every file under {@code base} in name order until {@code visitor} returns
-   * {@code false}.
+   * Visits every file under {@code base} until {@code visitor} returns {@code false}.
    *
    * @param visitor gets the file and its path relative to {@code base} ({@code /}-separated)
    */
   static void files(Path base, ToolContext context, BiPredicate<Path, String> visitor)
       throws IOException {
-    Files.walkFileTree(base, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-        if (context.isCancelled()) {
-          return FileVisitResult.TERMINATE;
-        }
-        if (!dir.equals(base) && dir.getFileName().toString().equals(".git")) {
-          return FileVisitResult.SKIP_SUBTREE;
-        }
-        return FileVisitResult.CONTINUE;
-      }
+    walk(base, base, context, visitor);
+  }
 
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-        if (context.isCancelled()) {
-          return FileVisitResult.TERMINATE;
+  private static boolean walk(Path base, Path dir, ToolContext context,
+      BiPredicate<Path, String> visitor) {
+    List<Path> entries = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+      stream.forEach(entries::add);
+    } catch (IOException e) {
+      return true;
+    }
+    entries.sort(null);
+    for (Path p : entries) {
+      if (context.isCancelled()) {
+        return false;
+      }
+      if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+        if (!p.getFileName().toString().equals(".git") && !walk(base, p, context, visitor)) {
+          return false;
         }
-        String rel = base.relativize(file).toString().replace('\\', '/');
-        return visitor.test(file, rel) ? FileVisitResult.CONTINUE : FileVisitResult.TERMINATE;
+      } else if (!visitor.test(p, base.relativize(p).toString().replace('\\', '/'))) {
+        return false;
       }
-
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException exc) {
-        return FileVisitResult.CONTINUE;
-      }
-    });
+    }
+    return true;
   }
 
   /** Whether reading {@code file} stays inside the project (a symbolic link may lead out). */
