@@ -8,7 +8,6 @@ import dev.gadget.core.model.Role;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -237,12 +236,11 @@ public final class ContextPruner {
     }
     ObjectNode args = ((ObjectNode) call.arguments()).deepCopy();
     boolean changed = false;
-    for (Iterator<Map.Entry<String, JsonNode>> it = args.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> field = it.next();
+    for (Map.Entry<String, JsonNode> field : ((ObjectNode) call.arguments()).properties()) {
       String text = field.getValue().isTextual() ? field.getValue().asText() : null;
       if (!field.getKey().equals("path") && text != null
           && text.length() > MIN_ELIDED_ARGUMENT_CHARS) {
-        field.setValue(args.textNode("[" + text.length() + " chars " + why + "]"));
+        args.put(field.getKey(), "[" + text.length() + " chars " + why + "]");
         changed = true;
       }
     }

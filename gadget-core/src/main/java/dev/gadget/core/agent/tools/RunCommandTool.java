@@ -32,7 +32,7 @@ public final class RunCommandTool implements Tool {
   private final Duration maxTimeout;
   private final int maxOutputChars;
 
-  /** A tool with a 2-minute default timeout, 10 minutes at most, and 30,000 chars of output. */
+  /** A tool with a 2-minute default timeout, 10 minutes at most, and 30,000 bytes of output. */
   public RunCommandTool() {
     this(Duration.ofMinutes(2), Duration.ofMinutes(10), 30_000);
   }
@@ -42,7 +42,8 @@ public final class RunCommandTool implements Tool {
    *
    * @param defaultTimeout the timeout when the model gives none
    * @param maxTimeout the longest timeout the model may ask for
-   * @param maxOutputChars the most output returned: half from the head, half from the tail
+   * @param maxOutputChars the most output returned, in bytes: half from the head, half from the
+   *     tail
    */
   public RunCommandTool(Duration defaultTimeout, Duration maxTimeout, int maxOutputChars) {
     if (defaultTimeout.isNegative() || defaultTimeout.isZero()
@@ -116,11 +117,14 @@ public final class RunCommandTool implements Tool {
 
     boolean exited;
     boolean interrupted = false;
-    try (ToolContext.Registration r = context.onCancel(() -> ProcessTrees.killTree(handle))) {
+    ToolContext.Registration onCancel = context.onCancel(() -> ProcessTrees.killTree(handle));
+    try {
       exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       exited = false;
       interrupted = true;
+    } finally {
+      onCancel.close();
     }
     // Always: the command's background children must not outlive it (nor hold its output open).
     ProcessTrees.killTree(handle);
