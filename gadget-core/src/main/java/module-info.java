@@ -14,6 +14,8 @@ module dev.gadget.core {
   exports dev.gadget.core.spi;
   exports dev.gadget.core.store;
   exports dev.gadget.core.llm;
+  exports dev.gadget.core.agent;
+  exports dev.gadget.core.agent.tools;
   exports dev.gadget.core.transport;
   exports dev.gadget.core.protocol;
   exports dev.gadget.core.server;
