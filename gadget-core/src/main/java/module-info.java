@@ -19,9 +19,11 @@ module dev.gadget.core {
   exports dev.gadget.core.transport;
   exports dev.gadget.core.protocol;
   exports dev.gadget.core.server;
+  exports dev.gadget.core.drone;
   exports dev.gadget.core.transport.internal to dev.gadget.transport.ws;
 
   opens dev.gadget.core.model to com.fasterxml.jackson.databind;
   opens dev.gadget.core.stream to com.fasterxml.jackson.databind;
   opens dev.gadget.core.protocol to com.fasterxml.jackson.databind;
+  opens dev.gadget.core.drone to com.fasterxml.jackson.databind;
 }

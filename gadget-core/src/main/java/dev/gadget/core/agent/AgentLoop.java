@@ -292,6 +292,7 @@ public final class AgentLoop {
       messages.addAll(sessionContext(request.context()));
       messages.add(LlmMessage.user(request.prompt()));
       chatMessages.add(new ChatMessage(clock.instant(), Role.USER, request.prompt()));
+      messages.addAll(request.resume());
 
       LlmToolCall previous = null;
       int repeats = 0;

@@ -1,5 +1,6 @@
 package dev.gadget.core.agent;
 
+import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ModelParams;
 import dev.gadget.core.model.WorkOrder;
@@ -20,6 +21,9 @@ import java.util.Objects;
  * @param context the session's earlier messages, oldest first (system messages are skipped)
  * @param prompt the user's prompt
  * @param mode the agent mode (free text, such as {@code "build"}), for the system prompt
+ * @param resume messages of this turn already exchanged before an interruption (each assistant
+ *     reply with its tool calls, then the tools' results), appended after the prompt so that the
+ *     run resumes after the last completed tool call instead of starting over; usually empty
  */
 public record AgentRequest(
     Path projectDir,
@@ -29,7 +33,8 @@ public record AgentRequest(
     Boolean think,
     List<ChatMessage> context,
     String prompt,
-    String mode) {
+    String mode,
+    List<LlmMessage> resume) {
   public AgentRequest {
     Objects.requireNonNull(projectDir, "projectDir");
     Objects.requireNonNull(model, "model");
@@ -38,6 +43,7 @@ public record AgentRequest(
     params = params == null ? ModelParams.DEFAULTS : params;
     context = context == null ? List.of() : List.copyOf(context);
     mode = mode == null ? "build" : mode;
+    resume = resume == null ? List.of() : List.copyOf(resume);
   }
 
   /** The request for {@code order}, whose project is checked out in {@code projectDir}. */
@@ -65,6 +71,7 @@ public record AgentRequest(
     private Boolean think;
     private List<ChatMessage> context = List.of();
     private String mode;
+    private List<LlmMessage> resume = List.of();
 
     private Builder(Path projectDir, String model, String prompt) {
       this.projectDir = Objects.requireNonNull(projectDir, "projectDir");
@@ -102,9 +109,16 @@ public record AgentRequest(
       return this;
     }
 
+    /** Messages of this turn from before an interruption, to resume after (default none). */
+    public Builder resume(List<LlmMessage> resume) {
+      this.resume = Objects.requireNonNull(resume, "resume");
+      return this;
+    }
+
     /** The request. */
     public AgentRequest build() {
-      return new AgentRequest(projectDir, projectName, model, params, think, context, prompt, mode);
+      return new AgentRequest(
+          projectDir, projectName, model, params, think, context, prompt, mode, resume);
     }
   }
 }
