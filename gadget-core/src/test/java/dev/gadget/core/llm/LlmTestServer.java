@@ -79,6 +79,7 @@ public final class LlmTestServer implements AutoCloseable {
     boolean stallBeforeHeaders;
     List<String> endlessLines;
     long seed = 42;
+    long paceNanos;
     /** Completes with the exception a write got once the client went away. */
     public final CompletableFuture<Throwable> writeFailed = new CompletableFuture<>();
     /** Completes when the handler is done with this reply. */
@@ -87,6 +88,11 @@ public final class LlmTestServer implements AutoCloseable {
     Reply(int status, byte[] body) {
       this.status = status;
       this.body = body;
+    }
+
+    /** A reply with a body of raw bytes (which need not be valid UTF-8). */
+    public static Reply bytes(int status, byte[] body) {
+      return new Reply(status, body.clone());
     }
 
     /** Sets a response header. */
@@ -104,6 +110,12 @@ public final class LlmTestServer implements AutoCloseable {
     /** The seed for {@link Delivery#RANDOM_SPLITS}. */
     public Reply seed(long seed) {
       this.seed = seed;
+      return this;
+    }
+
+    /** Pauses this long after every write: a slow but steady server. */
+    public Reply pace(java.time.Duration pause) {
+      this.paceNanos = pause.toNanos();
       return this;
     }
 
@@ -267,6 +279,9 @@ public final class LlmTestServer implements AutoCloseable {
       out.write(body, pos, n);
       out.flush();
       pos += n;
+      if (reply.paceNanos > 0) {
+        LockSupport.parkNanos(reply.paceNanos);
+      }
     }
     if (reply.stallAfter >= 0) {
       awaitRelease();

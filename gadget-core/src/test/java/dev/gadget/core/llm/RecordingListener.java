@@ -71,8 +71,11 @@ public final class RecordingListener implements LlmListener {
     enter("thinking:" + text);
     thinkingDeltas.add(text);
     firstEvent.complete(null);
-    onEachEvent.accept("thinking");
-    exit();
+    try {
+      onEachEvent.accept("thinking");
+    } finally {
+      exit();
+    }
   }
 
   @Override
@@ -80,8 +83,11 @@ public final class RecordingListener implements LlmListener {
     enter("text:" + text);
     textDeltas.add(text);
     firstEvent.complete(null);
-    onEachEvent.accept("text");
-    exit();
+    try {
+      onEachEvent.accept("text");
+    } finally {
+      exit();
+    }
   }
 
   @Override
@@ -89,8 +95,11 @@ public final class RecordingListener implements LlmListener {
     enter("tool:" + call.name());
     toolCalls.add(call);
     firstEvent.complete(null);
-    onEachEvent.accept("tool");
-    exit();
+    try {
+      onEachEvent.accept("tool");
+    } finally {
+      exit();
+    }
   }
 
   @Override

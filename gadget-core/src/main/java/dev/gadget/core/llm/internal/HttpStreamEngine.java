@@ -345,8 +345,8 @@ public final class HttpStreamEngine {
         CompletableFuture<HttpResponse<Void>> cf = http.sendAsync(call.request, this);
         sent = cf;
         cf.whenComplete((r, e) -> {
-          if (e != null) {
-            call.runner.execute(() -> sendFailed(e));
+          if (e != null) { // may run on a JDK-internal thread: hand on to the executor
+            call.handOff(() -> sendFailed(e));
           }
         });
       } catch (RuntimeException e) {
@@ -433,7 +433,11 @@ public final class HttpStreamEngine {
         try {
           for (ByteBuffer b : buffers) {
             if (b.hasRemaining()) {
-              bodyStarted = true;
+              if (!bodyStarted) {
+                bodyStarted = true;
+                cancelTimer(); // from now on the idle timeout applies
+                arm(lastActivity + idleTimeout.toNanos());
+              }
               parser.feed(b);
             }
           }
