@@ -246,13 +246,16 @@ class HttpLlmClientBehaviourTest {
   }
 
   @Test
-  void cancelBeforeTheResponseArrives() {
-    server.enqueue(OPENAI_OK).stallBeforeHeaders();
+  void cancelBeforeTheResponseArrivesAlsoClosesTheConnection() {
+    Reply reply = server.enqueue(OPENAI_FIRST_CHUNKS).delayHeaders(Duration.ofMillis(300))
+        .thenEndlessly(List.of(OPENAI_MORE));
     RecordingListener l = new RecordingListener();
     LlmCall call = openAi().stream(OpenAiClientTest.HI, l);
     server.takeRequest();
     call.cancel();
     assertThat(l.assertContract().failed().kind()).isEqualTo(LlmException.Kind.CANCELLED);
+    assertThat(l.events).containsExactly("error:CANCELLED");
+    assertThat(reply.writeFailed).succeedsWithin(10, TimeUnit.SECONDS);
   }
 
   @Test

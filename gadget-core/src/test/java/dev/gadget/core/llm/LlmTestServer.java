@@ -80,6 +80,7 @@ public final class LlmTestServer implements AutoCloseable {
     List<String> endlessLines;
     long seed = 42;
     long paceNanos;
+    long headerDelayNanos;
     /** Completes with the exception a write got once the client went away. */
     public final CompletableFuture<Throwable> writeFailed = new CompletableFuture<>();
     /** Completes when the handler is done with this reply. */
@@ -110,6 +111,12 @@ public final class LlmTestServer implements AutoCloseable {
     /** The seed for {@link Delivery#RANDOM_SPLITS}. */
     public Reply seed(long seed) {
       this.seed = seed;
+      return this;
+    }
+
+    /** Waits this long before sending the headers. */
+    public Reply delayHeaders(java.time.Duration delay) {
+      this.headerDelayNanos = delay.toNanos();
       return this;
     }
 
@@ -253,6 +260,9 @@ public final class LlmTestServer implements AutoCloseable {
     if (reply.stallBeforeHeaders) {
       awaitRelease();
       return;
+    }
+    if (reply.headerDelayNanos > 0) {
+      LockSupport.parkNanos(reply.headerDelayNanos);
     }
     reply.headers.forEach((k, v) -> ex.getResponseHeaders().add(k, v));
     byte[] body = reply.body;

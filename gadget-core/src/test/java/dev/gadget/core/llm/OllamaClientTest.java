@@ -158,10 +158,11 @@ class OllamaClientTest {
     assertThat(keyed.toString()).doesNotContain("secret-key");
   }
 
-  @Test
-  void anHttpErrorBeforeTheStreamCarriesOllamasMessage() throws Exception {
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void anHttpErrorBeforeTheStreamCarriesOllamasMessage(Delivery delivery) {
     server.enqueue(404, "{\"error\":\"model \\\"llama9\\\" not found, try pulling it first\"}")
-        .header("Content-Type", "application/json");
+        .header("Content-Type", "application/json").delivery(delivery);
     RecordingListener l = new RecordingListener();
     LlmCall call = client.stream(HI, l);
     LlmException e = l.assertContract().failed();

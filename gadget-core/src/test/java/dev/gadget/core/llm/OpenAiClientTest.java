@@ -189,8 +189,11 @@ class OpenAiClientTest {
     assertThat(client.toString()).doesNotContain("sk-test-123");
   }
 
+  private Delivery errorDelivery = Delivery.WHOLE;
+
   private LlmException failWith(int status, String body) {
-    server.enqueue(status, body).header("Content-Type", "application/json");
+    server.enqueue(status, body).header("Content-Type", "application/json")
+        .delivery(errorDelivery);
     OpenAiClient noRetry = OpenAiClient.builder().baseUrl(server.v1())
         .retryPolicy(RetryPolicy.NONE).build();
     RecordingListener l = new RecordingListener();
@@ -201,8 +204,10 @@ class OpenAiClientTest {
     return e;
   }
 
-  @Test
-  void openAiErrorBodiesWithStringNumberAndNullCodes() {
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void openAiErrorBodiesWithStringNumberAndNullCodes(Delivery delivery) {
+    errorDelivery = delivery;
     LlmException stringCode = failWith(400, "{\"error\":{\"message\":\"maximum context length is "
         + "8192 tokens\",\"type\":\"invalid_request_error\",\"param\":\"messages\","
         + "\"code\":\"context_length_exceeded\"}}");
@@ -221,8 +226,10 @@ class OpenAiClientTest {
     assertThat(nullCode.providerCode()).isNull();
   }
 
-  @Test
-  void flatAndTextErrorBodies() {
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void flatAndTextErrorBodies(Delivery delivery) {
+    errorDelivery = delivery;
     LlmException flat = failWith(404, "{\"object\":\"error\",\"message\":\"The model `gpt-9` "
         + "does not exist.\",\"type\":\"NotFoundError\",\"param\":null,\"code\":404}");
     assertThat(flat.providerMessage()).isEqualTo("The model `gpt-9` does not exist.");

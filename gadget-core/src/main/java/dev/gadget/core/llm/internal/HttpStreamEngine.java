@@ -344,6 +344,9 @@ public final class HttpStreamEngine {
       try {
         CompletableFuture<HttpResponse<Void>> cf = http.sendAsync(call.request, this);
         sent = cf;
+        if (aborted) { // cancel() ran while we were sending
+          cf.cancel(true);
+        }
         cf.whenComplete((r, e) -> {
           if (e != null) { // may run on a JDK-internal thread: hand on to the executor
             call.handOff(() -> sendFailed(e));
