@@ -34,6 +34,7 @@ public class LlmException extends RuntimeException {
   private final Kind kind;
   private final int statusCode;
   private final String providerMessage;
+  private final String providerCode;
   private final boolean retryable;
   private final Duration retryAfter;
 
@@ -50,10 +51,29 @@ public class LlmException extends RuntimeException {
    */
   public LlmException(Kind kind, String message, int statusCode, String providerMessage,
       boolean retryable, Duration retryAfter, Throwable cause) {
+    this(kind, message, statusCode, providerMessage, null, retryable, retryAfter, cause);
+  }
+
+  /**
+   * A failure with the provider's error code.
+   *
+   * @param kind what kind
+   * @param message a message for people (never contains a secret)
+   * @param statusCode the HTTP status, or 0
+   * @param providerMessage the provider's error message, or {@code null}
+   * @param providerCode the provider's error code as text (such as
+   *     {@code context_length_exceeded} or {@code 429}), or {@code null}
+   * @param retryable whether the same request may succeed later
+   * @param retryAfter the server's {@code Retry-After}, or {@code null}
+   * @param cause the cause, or {@code null}
+   */
+  public LlmException(Kind kind, String message, int statusCode, String providerMessage,
+      String providerCode, boolean retryable, Duration retryAfter, Throwable cause) {
     super(message, cause);
     this.kind = Objects.requireNonNull(kind, "kind");
     this.statusCode = statusCode;
     this.providerMessage = providerMessage;
+    this.providerCode = providerCode;
     this.retryable = retryable;
     this.retryAfter = retryAfter;
   }
@@ -76,6 +96,14 @@ public class LlmException extends RuntimeException {
   /** The provider's error message, or {@code null}. */
   public String providerMessage() {
     return providerMessage;
+  }
+
+  /**
+   * The provider's error code as text (OpenAI's {@code error.code}, such as
+   * {@code context_length_exceeded}; a number as its digits), or {@code null}.
+   */
+  public String providerCode() {
+    return providerCode;
   }
 
   /** Whether the same request may succeed later. */

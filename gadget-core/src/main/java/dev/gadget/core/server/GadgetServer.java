@@ -382,7 +382,7 @@ public final class GadgetServer implements AutoCloseable {
     final ChatTurn turn;
     final WorkOrder workOrder;
     final String droneId;
-    BlockAggregator aggregator;
+    final BlockAggregator aggregator;
     long lastSeq = -1;
     Instant lastEventAt;
     boolean ended;
@@ -393,12 +393,8 @@ public final class GadgetServer implements AutoCloseable {
       this.turn = turn;
       this.workOrder = workOrder;
       this.droneId = droneId;
-      this.aggregator = newAggregator(0);
+      this.aggregator = new BlockAggregator(this::store, clock, 0);
       this.lastEventAt = clock.instant();
-    }
-
-    BlockAggregator newAggregator(int firstSeq) {
-      return new BlockAggregator(this::store, clock, firstSeq);
     }
 
     private void store(TurnBlock block) {
@@ -787,9 +783,8 @@ public final class GadgetServer implements AutoCloseable {
           t.graceTimer.cancel(false);
           t.graceTimer = null;
         }
-        // What was streamed before the crash stays: flush it and go on after it.
-        t.aggregator.complete();
-        t.aggregator = t.newAggregator(t.aggregator.nextSeq());
+        // What was streamed before the crash stays; the retry's stream goes on after it (in the
+        // same open block, as a page watching live sees it).
         firstSeq = t.lastSeq + 1;
         t.lastEventAt = clock.instant();
       }

@@ -1,0 +1,273 @@
+package dev.gadget.core.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.llm.LlmMessage;
+import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.model.Role;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Trims a conversation before it is sent to the model (seed 002's {@code pruneSessionContext}).
+ * Pure: it returns a new list and never changes its input. Immutable and thread-safe.
+ *
+ * <p><b>1. Superseded file outputs.</b> A tool call is <em>about a file</em> when its tool is a
+ * read tool ({@code read_file}) or a write tool ({@code write_file}, {@code edit_file}) and its
+ * {@code path} argument names the file. Once a newer full read, write or edit of the same file is
+ * in the context, the older call's result becomes a one-line summary, and a write's or edit's
+ * long text arguments are elided too. A read of a line range is superseded by any newer call
+ * about the file, but does not itself supersede a full read.
+ *
+ * <p><b>2. Token budget.</b> If the context is still over budget, in this order and each oldest
+ * first, until it fits: tool outputs are elided; {@code <thinking>…</thinking>} merged into
+ * earlier assistant messages is removed; long tool-call arguments are elided. Tokens are
+ * estimated, not counted: {@link #estimateTokens(LlmMessage) about four characters per token}.
+ *
+ * <p><b>Never.</b> No message is ever removed, so every tool call keeps its result and every
+ * result its call; system and user messages are never changed; an assistant message's
+ * {@code thinking} (sent back to servers that require it) is kept. If the context cannot be
+ * brought under budget this way it is returned over budget.
+ */
+public final class ContextPruner {
+  /** The tools whose {@code path} argument names a file they read. */
+  public static final Set<String> DEFAULT_READ_TOOLS = Set.of("read_file");
+  /** The tools whose {@code path} argument names a file they write. */
+  public static final Set<String> DEFAULT_WRITE_TOOLS = Set.of("write_file", "edit_file");
+
+  private static final int MIN_ELIDED_CHARS = 256;
+  private static final int MIN_ELIDED_ARGUMENT_CHARS = 120;
+  private static final Pattern THINKING =
+      Pattern.compile("<thinking>.*?</thinking>\\n?", Pattern.DOTALL);
+
+  private final int tokenBudget;
+  private final Set<String> readTools;
+  private final Set<String> writeTools;
+
+  /** A pruner with the default file tools. */
+  public ContextPruner(int tokenBudget) {
+    this(tokenBudget, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS);
+  }
+
+  /**
+   * A pruner.
+   *
+   * @param tokenBudget the estimated tokens the context may take
+   * @param readTools names of tools whose {@code path} argument is a file they read
+   * @param writeTools names of tools whose {@code path} argument is a file they write
+   */
+  public ContextPruner(int tokenBudget, Set<String> readTools, Set<String> writeTools) {
+    if (tokenBudget < 1) {
+      throw new IllegalArgumentException("tokenBudget < 1: " + tokenBudget);
+    }
+    this.tokenBudget = tokenBudget;
+    this.readTools = Set.copyOf(readTools);
+    this.writeTools = Set.copyOf(writeTools);
+  }
+
+  /** The token budget. */
+  public int tokenBudget() {
+    return tokenBudget;
+  }
+
+  /**
+   * The estimated tokens of a message: its characters (content, thinking, tool names and
+   * arguments as JSON) divided by four, rounded up, plus four for the message's framing. A rough
+   * rule of thumb for English and code with common tokenizers; it needs no tokenizer.
+   */
+  public static int estimateTokens(LlmMessage message) {
+    long chars = message.content().length();
+    if (message.thinking() != null) {
+      chars += message.thinking().length();
+    }
+    for (LlmToolCall call : message.toolCalls()) {
+      chars += call.name().length() + call.arguments().toString().length();
+    }
+    return (int) Math.min(Integer.MAX_VALUE, (chars + 3) / 4 + 4);
+  }
+
+  /** The estimated tokens of a conversation: the sum of {@link #estimateTokens(LlmMessage)}. */
+  public static int estimateTokens(List<LlmMessage> messages) {
+    long sum = 0;
+    for (LlmMessage m : messages) {
+      sum += estimateTokens(m);
+    }
+    return (int) Math.min(Integer.MAX_VALUE, sum);
+  }
+
+  /**
+   * The pruned conversation.
+   *
+   * @param messages the conversation, oldest first
+   * @return a new list of the same length, with the same roles, tool calls and call ids
+   */
+  public List<LlmMessage> prune(List<LlmMessage> messages) {
+    Objects.requireNonNull(messages, "messages");
+    List<LlmMessage> out = new ArrayList<>(messages);
+    Map<String, Integer> resultIndex = new HashMap<>();
+    for (int i = 0; i < out.size(); i++) {
+      LlmMessage m = out.get(i);
+      if (m.role() == Role.TOOL) {
+        resultIndex.put(m.toolCallId(), i);
+      }
+    }
+    Set<Integer> elided = new HashSet<>();
+    pruneSuperseded(out, resultIndex, elided);
+
+    int total = estimateTokens(out);
+    for (int i = 0; i < out.size() && total > tokenBudget; i++) {
+      LlmMessage m = out.get(i);
+      if (m.role() == Role.TOOL && !elided.contains(i)
+          && m.content().length() > MIN_ELIDED_CHARS) {
+        String text = "[" + toolName(m) + " output elided to fit the context budget ("
+            + m.content().length() + " chars)]";
+        total += replace(out, i, withContent(m, text));
+        elided.add(i);
+      }
+    }
+    for (int i = 0; i < out.size() && total > tokenBudget; i++) {
+      LlmMessage m = out.get(i);
+      if (m.role() == Role.ASSISTANT && m.content().contains("<thinking>")) {
+        String text = THINKING.matcher(m.content()).replaceAll("");
+        total += replace(out, i, withContent(m, text));
+      }
+    }
+    for (int i = 0; i < out.size() && total > tokenBudget; i++) {
+      LlmMessage m = out.get(i);
+      if (m.role() == Role.ASSISTANT && !m.toolCalls().isEmpty()) {
+        List<LlmToolCall> calls = new ArrayList<>();
+        for (LlmToolCall call : m.toolCalls()) {
+          calls.add(elideArguments(call, "elided to fit the context budget"));
+        }
+        total += replace(out, i, withCalls(m, calls));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  private void pruneSuperseded(
+      List<LlmMessage> out, Map<String, Integer> resultIndex, Set<Integer> elided) {
+    List<FileCall> calls = new ArrayList<>();
+    for (int i = 0; i < out.size(); i++) {
+      LlmMessage m = out.get(i);
+      if (m.role() != Role.ASSISTANT) {
+        continue;
+      }
+      for (int j = 0; j < m.toolCalls().size(); j++) {
+        FileCall fc = fileCall(i, j, m.toolCalls().get(j));
+        if (fc != null) {
+          calls.add(fc);
+        }
+      }
+    }
+    Map<Integer, List<LlmToolCall>> rewrittenCalls = new HashMap<>();
+    for (int a = 0; a < calls.size(); a++) {
+      FileCall older = calls.get(a);
+      FileCall newer = null;
+      for (int b = a + 1; b < calls.size() && newer == null; b++) {
+        FileCall candidate = calls.get(b);
+        if (candidate.file.equals(older.file)
+            && (candidate.kind != Kind.PARTIAL_READ || older.kind == Kind.PARTIAL_READ)) {
+          newer = candidate;
+        }
+      }
+      if (newer == null) {
+        continue;
+      }
+      Integer r = resultIndex.get(older.call.id());
+      if (r != null && !elided.contains(r)) {
+        LlmMessage result = out.get(r);
+        String summary = "[" + older.call.name() + " output for " + older.file
+            + " elided: a later " + (newer.kind == Kind.WRITE ? "change" : "read")
+            + " of this file is further down (" + result.content().length() + " chars)]";
+        if (summary.length() < result.content().length()) {
+          out.set(r, withContent(result, summary));
+          elided.add(r);
+        }
+      }
+      if (older.kind == Kind.WRITE) {
+        List<LlmToolCall> current = rewrittenCalls.computeIfAbsent(
+            older.message, i -> new ArrayList<>(out.get(i).toolCalls()));
+        current.set(older.index, elideArguments(older.call,
+            "superseded by a later read or change of " + older.file));
+      }
+    }
+    rewrittenCalls.forEach((i, list) -> out.set(i, withCalls(out.get(i), list)));
+  }
+
+  private FileCall fileCall(int message, int index, LlmToolCall call) {
+    boolean read = readTools.contains(call.name());
+    if (!read && !writeTools.contains(call.name())) {
+      return null;
+    }
+    JsonNode path = call.arguments().get("path");
+    if (path == null || !path.isTextual()) {
+      return null;
+    }
+    String file = normalize(path.asText());
+    Kind kind = !read ? Kind.WRITE
+        : call.arguments().hasNonNull("start_line") || call.arguments().hasNonNull("end_line")
+            ? Kind.PARTIAL_READ : Kind.FULL_READ;
+    return new FileCall(message, index, call, file, kind);
+  }
+
+  /** {@code ./a//b} and {@code a/b} name the same file. */
+  static String normalize(String path) {
+    String p = path.replace('\\', '/').replaceAll("/+", "/");
+    while (p.startsWith("./")) {
+      p = p.substring(2);
+    }
+    p = p.replace("/./", "/");
+    if (p.endsWith("/")) {
+      p = p.substring(0, p.length() - 1);
+    }
+    return p;
+  }
+
+  private static LlmToolCall elideArguments(LlmToolCall call, String why) {
+    if (!call.arguments().isObject()) {
+      return call;
+    }
+    ObjectNode args = ((ObjectNode) call.arguments()).deepCopy();
+    boolean changed = false;
+    for (Map.Entry<String, JsonNode> field : ((ObjectNode) call.arguments()).properties()) {
+      String text = field.getValue().isTextual() ? field.getValue().asText() : null;
+      if (!field.getKey().equals("path") && text != null
+          && text.length() > MIN_ELIDED_ARGUMENT_CHARS) {
+        args.put(field.getKey(), "[" + text.length() + " chars " + why + "]");
+        changed = true;
+      }
+    }
+    return changed ? new LlmToolCall(call.id(), call.name(), args) : call;
+  }
+
+  private static int replace(List<LlmMessage> out, int i, LlmMessage replacement) {
+    int before = estimateTokens(out.get(i));
+    out.set(i, replacement);
+    return estimateTokens(replacement) - before;
+  }
+
+  private static String toolName(LlmMessage m) {
+    return m.toolName() == null ? "tool" : m.toolName();
+  }
+
+  private static LlmMessage withContent(LlmMessage m, String content) {
+    return new LlmMessage(m.role(), content, m.thinking(), m.toolCalls(), m.toolCallId(),
+        m.toolName());
+  }
+
+  private static LlmMessage withCalls(LlmMessage m, List<LlmToolCall> calls) {
+    return new LlmMessage(m.role(), m.content(), m.thinking(), calls, m.toolCallId(),
+        m.toolName());
+  }
+
+  private enum Kind { FULL_READ, PARTIAL_READ, WRITE }
+
+  private record FileCall(int message, int index, LlmToolCall call, String file, Kind kind) {}
+}

@@ -1,0 +1,53 @@
+package dev.gadget.core.agent;
+
+import dev.gadget.core.llm.ToolDefinition;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Writes the system prompt of a turn: the first message the model receives. Set one with
+ * {@link AgentLoop.Builder#systemPrompt}; {@link #DEFAULT} names the project, the workspace
+ * directory, the mode and the tools, and says how to work with them. Called once per run, on the
+ * run's thread.
+ */
+@FunctionalInterface
+public interface SystemPrompt {
+  /** The default prompt. */
+  SystemPrompt DEFAULT = SystemPrompt::defaultPrompt;
+
+  /**
+   * The system prompt for {@code request}.
+   *
+   * @param request the turn
+   * @param projectDir the project directory, symbolic links resolved
+   * @param tools the tools offered to the model
+   */
+  String build(AgentRequest request, Path projectDir, List<ToolDefinition> tools);
+
+  private static String defaultPrompt(
+      AgentRequest request, Path projectDir, List<ToolDefinition> tools) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("You are Gadget, a coding agent. You work for the user on the project \"")
+        .append(request.projectName()).append("\", a git working tree.\n\n");
+    sb.append("Workspace: ").append(projectDir).append("\n");
+    sb.append("Every path you give a tool is relative to this directory. Absolute paths, \"..\" "
+        + "and symbolic links that lead outside it are refused.\n\n");
+    sb.append("Mode: ").append(request.mode()).append("\n\n");
+    if (tools.isEmpty()) {
+      sb.append("You have no tools in this turn: answer from what you know.\n");
+    } else {
+      sb.append("Tools:\n");
+      for (ToolDefinition tool : tools) {
+        sb.append("- ").append(tool.name()).append(": ").append(tool.description()).append('\n');
+      }
+      sb.append("\nHow to work:\n"
+          + "- Look before you change: list, glob, grep and read the files involved.\n"
+          + "- Read a file before you edit or overwrite it. edit_file replaces one exact, unique "
+          + "piece of text: copy it from what read_file returned.\n"
+          + "- Run builds, tests and git with run_command; it runs in the workspace directory.\n"
+          + "- A tool error is a message for you: read it and try another way.\n"
+          + "- When the task is done, reply with a short summary and call no tool.\n");
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,81 @@
+package dev.gadget.core.agent.internal;
+
+import dev.gadget.core.agent.ToolContext;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The {@link ToolContext} of one run. */
+public final class RunToolContext implements ToolContext {
+  private static final Logger log = LoggerFactory.getLogger(RunToolContext.class);
+
+  private final ProjectPaths paths;
+  private final Map<Class<?>, Object> state = new ConcurrentHashMap<>();
+  private final Set<Runnable> onCancel = ConcurrentHashMap.newKeySet();
+  private volatile boolean cancelled;
+
+  /** A context confined to {@code paths}. */
+  public RunToolContext(ProjectPaths paths) {
+    this.paths = Objects.requireNonNull(paths, "paths");
+  }
+
+  @Override
+  public Path projectDir() {
+    return paths.root();
+  }
+
+  @Override
+  public Path resolve(String path) {
+    return paths.resolve(path);
+  }
+
+  @Override
+  public String display(Path file) {
+    return paths.display(file);
+  }
+
+  @Override
+  public boolean isCancelled() {
+    return cancelled;
+  }
+
+  @Override
+  public Registration onCancel(Runnable action) {
+    Objects.requireNonNull(action, "action");
+    // Wrap so the same Runnable may be registered twice and removed once per registration.
+    Runnable wrapped = action::run;
+    onCancel.add(wrapped);
+    if (cancelled && onCancel.remove(wrapped)) {
+      runQuietly(wrapped);
+    }
+    return () -> onCancel.remove(wrapped);
+  }
+
+  @Override
+  public <T> T state(Class<T> type, Supplier<? extends T> factory) {
+    return type.cast(state.computeIfAbsent(type, t -> Objects.requireNonNull(factory.get())));
+  }
+
+  /** Marks the run cancelled and runs the registered actions once. */
+  public void cancel() {
+    cancelled = true;
+    for (Runnable r : onCancel) {
+      if (onCancel.remove(r)) {
+        runQuietly(r);
+      }
+    }
+  }
+
+  private static void runQuietly(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      log.warn("a tool's cancel action threw", e);
+    }
+  }
+}

@@ -1,0 +1,219 @@
+package dev.gadget.core.llm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.llm.internal.HttpStreamEngine;
+import dev.gadget.core.llm.internal.HttpSupport;
+import dev.gadget.core.llm.internal.LlmThreads;
+import dev.gadget.core.llm.internal.RequestBodies;
+import dev.gadget.core.llm.internal.StreamParser;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * An {@link LlmClient} for Ollama's native chat API: {@code POST /api/chat} with
+ * {@code stream: true}, read as newline-delimited JSON.
+ *
+ * <p>It sends the whole conversation (assistant {@code thinking} and tool calls, tool results
+ * with {@code tool_name}), the tools as JSON schema, {@link LlmRequest#think()} as {@code think},
+ * and temperature, top_p and top_k (plus any {@link Builder#option options}) in
+ * {@code options}. It streams {@code message.thinking} and {@code message.content} as they
+ * arrive and hands on tool calls as soon as a chunk carries them; a {@code done_reason} of
+ * {@code "stop"} after tool calls becomes {@link FinishReason#TOOL_CALLS}. Usage carries
+ * {@code prompt_eval_count}, {@code eval_count} and the four durations (any may be missing).
+ * Ollama sends no tool-call ids, so ids are generated ({@code call_...}).
+ *
+ * <pre>{@code
+ * LlmClient llm = OllamaClient.builder()
+ *     .baseUrl("http://localhost:11434")
+ *     .option("num_ctx", 32768)
+ *     .build();
+ * }</pre>
+ *
+ * <p><b>Threading.</b> Immutable and thread-safe: one instance serves any number of concurrent
+ * calls. A call holds no thread while it waits: the body is read by a
+ * {@link java.util.concurrent.Flow.Subscriber} on the HTTP client's executor and timeouts run
+ * on one shared timer thread. Listener callbacks run on those threads, one at a time per call;
+ * a slow listener slows only its own call's reading. See {@link LlmClient} for the contract
+ * and {@link RetryPolicy} for retries.
+ */
+public final class OllamaClient implements LlmClient {
+  /** Where Ollama listens by default. */
+  public static final URI DEFAULT_BASE_URL = URI.create("http://localhost:11434");
+
+  private final URI baseUrl;
+  private final URI endpoint;
+  private final String apiKey;
+  private final Map<String, String> headers;
+  private final Map<String, JsonNode> options;
+  private final Map<String, JsonNode> params;
+  private final Duration firstByteTimeout;
+  private final int maxEventChars;
+  private final HttpStreamEngine engine;
+
+  private OllamaClient(Builder b) {
+    this.baseUrl = b.baseUrl;
+    this.endpoint = HttpSupport.resolve(b.baseUrl, "/api/chat");
+    this.apiKey = b.apiKey;
+    this.headers = Map.copyOf(b.headers);
+    this.options = Map.copyOf(b.options);
+    this.params = Map.copyOf(b.params);
+    this.firstByteTimeout = b.firstByteTimeout;
+    this.maxEventChars = b.maxEventChars;
+    HttpClient http = b.httpClient != null ? b.httpClient
+        : HttpSupport.newHttpClient(b.connectTimeout != null ? b.connectTimeout
+            : Duration.ofSeconds(10));
+    this.engine = new HttpStreamEngine("Ollama", http,
+        http.executor().orElse(LlmThreads.executor()), LlmThreads.scheduler(),
+        b.firstByteTimeout, b.idleTimeout, b.retryPolicy, Clock.systemUTC());
+  }
+
+  /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The base URL (without {@code /api/chat}). */
+  public URI baseUrl() {
+    return baseUrl;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Returns at once; the request is sent on the HTTP client's threads.
+   */
+  @Override
+  public LlmCall stream(LlmRequest request, LlmListener listener) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(listener, "listener");
+    byte[] body = RequestBodies.bytes(RequestBodies.ollama(request, options, params));
+    HttpRequest http = HttpSupport.post(endpoint, body, "application/x-ndjson", apiKey, headers,
+        firstByteTimeout);
+    return engine.start(http,
+        (events, info) -> StreamParser.ollama(events, HttpStreamEngine::newToolCallId,
+            maxEventChars),
+        listener);
+  }
+
+  @Override
+  public String toString() {
+    return "OllamaClient{" + baseUrl + "}";
+  }
+
+  /**
+   * Builds an {@link OllamaClient}. Defaults: {@link #DEFAULT_BASE_URL}, connect timeout 10 s,
+   * first-byte timeout 5 min (Ollama sends nothing while it loads a model and reads the
+   * prompt), idle timeout 2 min, {@link RetryPolicy#DEFAULT}. Not thread-safe.
+   */
+  public static final class Builder {
+    private URI baseUrl = DEFAULT_BASE_URL;
+    private String apiKey;
+    private final Map<String, String> headers = new LinkedHashMap<>();
+    private final Map<String, JsonNode> options = new LinkedHashMap<>();
+    private final Map<String, JsonNode> params = new LinkedHashMap<>();
+    private HttpClient httpClient;
+    private Duration connectTimeout;
+    private Duration firstByteTimeout = Duration.ofMinutes(5);
+    private Duration idleTimeout = Duration.ofMinutes(2);
+    private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+    private int maxEventChars = HttpSupport.DEFAULT_MAX_EVENT_CHARS;
+
+    private Builder() {}
+
+    /** Where Ollama listens, such as {@code http://localhost:11434}. */
+    public Builder baseUrl(String baseUrl) {
+      return baseUrl(URI.create(Objects.requireNonNull(baseUrl, "baseUrl")));
+    }
+
+    /** Where Ollama listens. */
+    public Builder baseUrl(URI baseUrl) {
+      this.baseUrl = HttpSupport.checkBaseUrl(baseUrl);
+      return this;
+    }
+
+    /** A bearer token, for an Ollama behind an authenticating proxy. Never logged. */
+    public Builder apiKey(String apiKey) {
+      this.apiKey = Objects.requireNonNull(apiKey, "apiKey");
+      return this;
+    }
+
+    /** A header sent with every request. */
+    public Builder header(String name, String value) {
+      headers.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+      return this;
+    }
+
+    /**
+     * A model option sent in {@code options} with every request, such as {@code num_ctx}
+     * (Ollama's default context is small) or {@code seed}. Overrides the request's own
+     * temperature, top_p or top_k when it has the same name.
+     */
+    public Builder option(String name, Object value) {
+      options.put(Objects.requireNonNull(name, "name"), HttpSupport.toJson(value));
+      return this;
+    }
+
+    /** A top-level request field sent with every request, such as {@code keep_alive}. */
+    public Builder param(String name, Object value) {
+      params.put(Objects.requireNonNull(name, "name"), HttpSupport.toJson(value));
+      return this;
+    }
+
+    /**
+     * The JDK HTTP client to use, shared with other code if you like. Its connect timeout,
+     * proxy and TLS settings apply; do not also set {@link #connectTimeout}.
+     */
+    public Builder httpClient(HttpClient httpClient) {
+      this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
+      return this;
+    }
+
+    /** How long connecting may take (default 10 s). */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = HttpSupport.positive(timeout, "connectTimeout");
+      return this;
+    }
+
+    /** From sending the request to the first byte of the stream (default 5 min). */
+    public Builder firstByteTimeout(Duration timeout) {
+      this.firstByteTimeout = HttpSupport.positive(timeout, "firstByteTimeout");
+      return this;
+    }
+
+    /** The longest silence between two chunks of the stream (default 2 min). */
+    public Builder idleTimeout(Duration timeout) {
+      this.idleTimeout = HttpSupport.positive(timeout, "idleTimeout");
+      return this;
+    }
+
+    /** When to retry before the stream starts (default {@link RetryPolicy#DEFAULT}). */
+    public Builder retryPolicy(RetryPolicy policy) {
+      this.retryPolicy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /** The longest line of the stream accepted, in characters (default 16 Mi). */
+    public Builder maxEventChars(int max) {
+      if (max < 1024) {
+        throw new IllegalArgumentException("maxEventChars must be at least 1024");
+      }
+      this.maxEventChars = max;
+      return this;
+    }
+
+    /** The client. */
+    public OllamaClient build() {
+      if (httpClient != null && connectTimeout != null) {
+        throw new IllegalStateException(
+            "connectTimeout applies only to the built-in HttpClient; set it on yours instead");
+      }
+      return new OllamaClient(this);
+    }
+  }
+}

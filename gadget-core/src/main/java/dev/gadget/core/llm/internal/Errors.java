@@ -1,0 +1,37 @@
+package dev.gadget.core.llm.internal;
+
+import dev.gadget.core.llm.LlmException;
+import java.time.Duration;
+
+/** Builds the {@link LlmException}s the clients raise, with consistent messages. */
+public final class Errors {
+  private Errors() {}
+
+  /** Whether an HTTP status is worth retrying: 408, 429 and 5xx. */
+  public static boolean retryableStatus(int status) {
+    return status == 408 || status == 429 || (status >= 500 && status <= 599);
+  }
+
+  /** An HTTP error status before the stream started. */
+  public static LlmException http(String api, int status, ProviderError error,
+      Duration retryAfter) {
+    String msg = api + " answered HTTP " + status
+        + (error == null ? "" : ": " + error.describe());
+    return new LlmException(LlmException.Kind.HTTP, msg, status,
+        error == null ? null : error.message(), error == null ? null : error.code(),
+        retryableStatus(status), retryAfter, null);
+  }
+
+  /** An error the server reported inside a stream that had started. */
+  public static LlmException midStream(String api, ProviderError error) {
+    int status = error.codeAsStatus();
+    return new LlmException(LlmException.Kind.STREAM,
+        api + " reported an error mid-stream: " + error.describe(), 0, error.message(),
+        error.code(), status != 0 && retryableStatus(status), null, null);
+  }
+
+  /** The stream ended or broke in a way the protocol does not allow. */
+  public static LlmException protocol(String message) {
+    return new LlmException(LlmException.Kind.PROTOCOL, message);
+  }
+}

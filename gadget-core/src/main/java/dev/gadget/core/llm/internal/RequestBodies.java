@@ -1,0 +1,164 @@
+package dev.gadget.core.llm.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.llm.LlmMessage;
+import dev.gadget.core.llm.LlmRequest;
+import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.llm.ToolDefinition;
+import dev.gadget.core.model.ModelParams;
+import java.util.Locale;
+import java.util.Map;
+
+/** Builds the JSON request bodies of the two chat APIs. Pure. */
+public final class RequestBodies {
+  private RequestBodies() {}
+
+  /**
+   * Ollama {@code POST /api/chat} with {@code stream: true}: messages (assistant
+   * {@code thinking} and {@code tool_calls} with object arguments; tool results with
+   * {@code tool_name} and {@code tool_call_id}), tools, {@code think}, and sampling parameters
+   * plus {@code extraOptions} in {@code options}; {@code extra} goes at the top level (such as
+   * {@code keep_alive}).
+   */
+  public static ObjectNode ollama(LlmRequest r, Map<String, JsonNode> extraOptions,
+      Map<String, JsonNode> extra) {
+    ObjectNode body = Json.NODES.objectNode();
+    body.put("model", r.model());
+    ArrayNode messages = body.putArray("messages");
+    for (LlmMessage m : r.messages()) {
+      ObjectNode msg = messages.addObject();
+      msg.put("role", role(m));
+      msg.put("content", m.content());
+      if (m.thinking() != null && !m.thinking().isEmpty()) {
+        msg.put("thinking", m.thinking());
+      }
+      if (!m.toolCalls().isEmpty()) {
+        ArrayNode calls = msg.putArray("tool_calls");
+        for (LlmToolCall c : m.toolCalls()) {
+          ObjectNode call = calls.addObject();
+          call.put("id", c.id());
+          ObjectNode fn = call.putObject("function");
+          fn.put("name", c.name());
+          fn.set("arguments", c.arguments().isObject() ? c.arguments() : Json.NODES.objectNode());
+        }
+      }
+      if (m.toolCallId() != null) {
+        msg.put("tool_call_id", m.toolCallId());
+      }
+      if (m.toolName() != null) {
+        msg.put("tool_name", m.toolName());
+      }
+    }
+    tools(body, r);
+    body.put("stream", true);
+    if (r.think() != null) {
+      body.put("think", r.think());
+    }
+    ModelParams p = r.params();
+    ObjectNode options = Json.NODES.objectNode();
+    if (p.temperature() != null) {
+      options.put("temperature", p.temperature());
+    }
+    if (p.topP() != null) {
+      options.put("top_p", p.topP());
+    }
+    if (p.topK() != null) {
+      options.put("top_k", p.topK());
+    }
+    extraOptions.forEach(options::set);
+    if (!options.isEmpty()) {
+      body.set("options", options);
+    }
+    extra.forEach(body::set);
+    return body;
+  }
+
+  /**
+   * OpenAI-compatible {@code POST /chat/completions} with {@code stream: true} and
+   * {@code stream_options.include_usage}: messages (assistant {@code tool_calls} with arguments
+   * as JSON text, content {@code null} when only tools were called; tool results with
+   * {@code tool_call_id}), tools, {@code temperature} and {@code top_p} ({@code top_k} is not
+   * part of the API), and {@code extra} at the top level. An assistant message's reasoning is
+   * sent back as {@code reasoning_content} on turns that called tools when
+   * {@code reasoningOnToolTurns} is set (DeepSeek requires it there).
+   */
+  public static ObjectNode openAi(LlmRequest r, boolean reasoningOnToolTurns,
+      Map<String, JsonNode> extra) {
+    ObjectNode body = Json.NODES.objectNode();
+    body.put("model", r.model());
+    ArrayNode messages = body.putArray("messages");
+    for (LlmMessage m : r.messages()) {
+      ObjectNode msg = messages.addObject();
+      msg.put("role", role(m));
+      if (m.toolCalls().isEmpty() || !m.content().isEmpty()) {
+        msg.put("content", m.content());
+      } else {
+        msg.putNull("content");
+      }
+      if (!m.toolCalls().isEmpty()) {
+        if (reasoningOnToolTurns && m.thinking() != null && !m.thinking().isEmpty()) {
+          msg.put("reasoning_content", m.thinking());
+        }
+        ArrayNode calls = msg.putArray("tool_calls");
+        for (LlmToolCall c : m.toolCalls()) {
+          ObjectNode call = calls.addObject();
+          call.put("id", c.id());
+          call.put("type", "function");
+          ObjectNode fn = call.putObject("function");
+          fn.put("name", c.name());
+          fn.put("arguments", argumentsText(c.arguments()));
+        }
+      }
+      if (m.toolCallId() != null) {
+        msg.put("tool_call_id", m.toolCallId());
+      }
+    }
+    tools(body, r);
+    body.put("stream", true);
+    body.putObject("stream_options").put("include_usage", true);
+    ModelParams p = r.params();
+    if (p.temperature() != null) {
+      body.put("temperature", p.temperature());
+    }
+    if (p.topP() != null) {
+      body.put("top_p", p.topP());
+    }
+    extra.forEach(body::set);
+    return body;
+  }
+
+  /** The body as UTF-8 JSON bytes. */
+  public static byte[] bytes(ObjectNode body) {
+    try {
+      return Json.MAPPER.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise a request body", e);
+    }
+  }
+
+  private static void tools(ObjectNode body, LlmRequest r) {
+    if (r.tools().isEmpty()) {
+      return;
+    }
+    ArrayNode tools = body.putArray("tools");
+    for (ToolDefinition t : r.tools()) {
+      ObjectNode tool = tools.addObject();
+      tool.put("type", "function");
+      ObjectNode fn = tool.putObject("function");
+      fn.put("name", t.name());
+      fn.put("description", t.description());
+      fn.set("parameters", t.parameters());
+    }
+  }
+
+  private static String role(LlmMessage m) {
+    return m.role().name().toLowerCase(Locale.ROOT);
+  }
+
+  private static String argumentsText(JsonNode arguments) {
+    return arguments.isTextual() ? arguments.textValue() : arguments.toString();
+  }
+}

@@ -1,0 +1,205 @@
+package dev.gadget.core.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.llm.LlmMessage;
+import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.model.Role;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** {@link ContextPruner} on literal conversations. */
+class ContextPrunerTest {
+  private static final ContextPruner BIG_BUDGET = new ContextPruner(1_000_000);
+  private static final String A_V1 = "version one of a.txt ".repeat(20);
+  private static final String A_V2 = "version two of a.txt ".repeat(20);
+
+  private static JsonNode json(String s) {
+    try {
+      return GadgetJson.mapper().readTree(s);
+    } catch (Exception e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+
+  private static LlmToolCall call(String id, String name, String args) {
+    return new LlmToolCall(id, name, json(args));
+  }
+
+  private static LlmMessage assistant(LlmToolCall... calls) {
+    return LlmMessage.assistant("", null, List.of(calls));
+  }
+
+  @Test
+  void anOlderReadOfAFileBecomesASummaryOnceItIsReadAgain() {
+    LlmToolCall r1 = call("c1", "read_file", "{\"path\":\"a.txt\"}");
+    LlmToolCall other = call("c2", "read_file", "{\"path\":\"b.txt\"}");
+    LlmToolCall r2 = call("c3", "read_file", "{\"path\":\"./a.txt\"}");
+    List<LlmMessage> in = List.of(
+        LlmMessage.system("sys"),
+        LlmMessage.user("prompt"),
+        assistant(r1, other),
+        LlmMessage.tool(r1, A_V1),
+        LlmMessage.tool(other, "b content"),
+        assistant(r2),
+        LlmMessage.tool(r2, A_V2));
+
+    List<LlmMessage> out = BIG_BUDGET.prune(in);
+
+    assertThat(out).hasSize(in.size());
+    assertThat(out.get(3).content()).isEqualTo("[read_file output for a.txt elided: a later "
+        + "read of this file is further down (" + A_V1.length() + " chars)]");
+    assertThat(out.get(3).toolCallId()).isEqualTo("c1");
+    assertThat(out.get(4)).isEqualTo(in.get(4));
+    assertThat(out.get(6)).isEqualTo(in.get(6));
+    assertThat(out.subList(0, 3)).isEqualTo(in.subList(0, 3));
+    assertThat(in.get(3).content()).isEqualTo(A_V1); // the input is untouched
+  }
+
+  @Test
+  void anEditSupersedesEarlierReadsAndWritesAndTheirLongArguments() {
+    String content = "x".repeat(500);
+    LlmToolCall write = call("c1", "write_file",
+        "{\"path\":\"a.txt\",\"content\":\"" + content + "\"}");
+    LlmToolCall read = call("c2", "read_file", "{\"path\":\"a.txt\"}");
+    LlmToolCall edit = call("c3", "edit_file",
+        "{\"path\":\"a.txt\",\"old_text\":\"x\",\"new_text\":\"y\"}");
+    List<LlmMessage> in = List.of(
+        LlmMessage.system("sys"), LlmMessage.user("p"),
+        assistant(write), LlmMessage.tool(write, "Created a.txt (1 lines, 500 bytes)"),
+        assistant(read), LlmMessage.tool(read, content),
+        assistant(edit), LlmMessage.tool(edit, "Edited a.txt: replaced 1 line at line 1."));
+
+    List<LlmMessage> out = BIG_BUDGET.prune(in);
+
+    LlmToolCall prunedWrite = out.get(2).toolCalls().get(0);
+    assertThat(prunedWrite.id()).isEqualTo("c1");
+    assertThat(prunedWrite.arguments().get("path").asText()).isEqualTo("a.txt");
+    assertThat(prunedWrite.arguments().get("content").asText())
+        .isEqualTo("[500 chars superseded by a later read or change of a.txt]");
+    assertThat(out.get(3)).isEqualTo(in.get(3)); // shorter than any summary: kept
+    assertThat(out.get(5).content()).isEqualTo("[read_file output for a.txt elided: a later "
+        + "change of this file is further down (500 chars)]");
+    assertThat(out.get(6)).isEqualTo(in.get(6)); // the newest call is whole
+    assertThat(out.get(7)).isEqualTo(in.get(7));
+  }
+
+  @Test
+  void aRangeReadDoesNotSupersedeAFullReadButIsSupersededByAnyLaterOne() {
+    LlmToolCall full = call("c1", "read_file", "{\"path\":\"a.txt\"}");
+    LlmToolCall range1 = call("c2", "read_file",
+        "{\"path\":\"a.txt\",\"start_line\":1,\"end_line\":50}");
+    LlmToolCall range2 = call("c3", "read_file",
+        "{\"path\":\"a.txt\",\"start_line\":51}");
+    List<LlmMessage> in = List.of(
+        LlmMessage.system("sys"), LlmMessage.user("p"),
+        assistant(full), LlmMessage.tool(full, A_V1),
+        assistant(range1), LlmMessage.tool(range1, A_V1),
+        assistant(range2), LlmMessage.tool(range2, A_V1));
+
+    List<LlmMessage> out = BIG_BUDGET.prune(in);
+
+    assertThat(out.get(3).content()).isEqualTo(A_V1);
+    assertThat(out.get(5).content()).startsWith("[read_file output for a.txt elided");
+    assertThat(out.get(7).content()).isEqualTo(A_V1);
+  }
+
+  @Test
+  void overBudgetTheOldestToolOutputsAreElidedFirstAndPromptsAreNeverTouched() {
+    String big = "y".repeat(4000); // ~1000 tokens each
+    String system = "s".repeat(2000);
+    String prompt = "p".repeat(2000);
+    List<LlmMessage> in = new ArrayList<>();
+    in.add(LlmMessage.system(system));
+    in.add(LlmMessage.user(prompt));
+    for (int i = 1; i <= 4; i++) {
+      LlmToolCall c = call("c" + i, "grep", "{\"pattern\":\"p" + i + "\"}");
+      in.add(assistant(c));
+      in.add(LlmMessage.tool(c, big));
+    }
+    int before = ContextPruner.estimateTokens(in);
+    assertThat(before).isBetween(5000, 5200);
+
+    List<LlmMessage> out = new ContextPruner(3200).prune(in);
+
+    assertThat(ContextPruner.estimateTokens(out)).isLessThanOrEqualTo(3200);
+    assertThat(out.get(0).content()).isEqualTo(system);
+    assertThat(out.get(1).content()).isEqualTo(prompt);
+    assertThat(out.get(3).content())
+        .isEqualTo("[grep output elided to fit the context budget (4000 chars)]");
+    assertThat(out.get(5).content()).startsWith("[grep output elided");
+    assertThat(out.get(7).content()).isEqualTo(big);
+    assertThat(out.get(9).content()).isEqualTo(big);
+    assertPairedCallsAndResults(out);
+  }
+
+  @Test
+  void thenMergedThinkingAndThenLongArgumentsGoButNothingIsRemoved() {
+    String thinking = "<thinking>" + "t".repeat(4000) + "</thinking>\n";
+    LlmToolCall w = call("c1", "write_file",
+        "{\"path\":\"b.txt\",\"content\":\"" + "z".repeat(4000) + "\"}");
+    List<LlmMessage> in = List.of(
+        LlmMessage.system("sys"),
+        LlmMessage.user("earlier prompt"),
+        LlmMessage.assistant(thinking + "earlier answer", null, List.of()),
+        LlmMessage.user("prompt"),
+        LlmMessage.assistant("", "current thinking kept", List.of(w)),
+        LlmMessage.tool(w, "Created b.txt"));
+
+    List<LlmMessage> out = new ContextPruner(200).prune(in);
+
+    assertThat(out).hasSize(in.size());
+    assertThat(out.get(2).content()).isEqualTo("earlier answer");
+    assertThat(out.get(4).toolCalls().get(0).arguments().get("content").asText())
+        .isEqualTo("[4000 chars elided to fit the context budget]");
+    assertThat(out.get(4).thinking()).isEqualTo("current thinking kept");
+    assertThat(out.get(1)).isEqualTo(in.get(1));
+    assertThat(out.get(3)).isEqualTo(in.get(3));
+    assertPairedCallsAndResults(out);
+  }
+
+  @Test
+  void underBudgetWithNothingSupersededTheListIsUnchanged() {
+    LlmToolCall c = call("c1", "read_file", "{\"path\":\"a.txt\"}");
+    List<LlmMessage> in = List.of(LlmMessage.system("s"), LlmMessage.user("u"), assistant(c),
+        LlmMessage.tool(c, A_V1), LlmMessage.assistant("done", "thought", List.of()));
+    assertThat(BIG_BUDGET.prune(in)).isEqualTo(in);
+    assertThat(BIG_BUDGET.prune(List.of())).isEmpty();
+  }
+
+  @Test
+  void tokensAreEstimatedAtFourCharactersEach() {
+    assertThat(ContextPruner.estimateTokens(LlmMessage.user(""))).isEqualTo(4);
+    assertThat(ContextPruner.estimateTokens(LlmMessage.user("abcd"))).isEqualTo(5);
+    assertThat(ContextPruner.estimateTokens(LlmMessage.user("abcde"))).isEqualTo(6);
+    LlmToolCall c = call("c1", "glob", "{\"a\":1}"); // "glob" + {"a":1} = 11 chars
+    assertThat(ContextPruner.estimateTokens(LlmMessage.assistant("", "th", List.of(c))))
+        .isEqualTo((2 + 11 + 3) / 4 + 4);
+  }
+
+  @Test
+  void pathsAreComparedNormalized() {
+    assertThat(ContextPruner.normalize("./src//A.java")).isEqualTo("src/A.java");
+    assertThat(ContextPruner.normalize("src/./A.java")).isEqualTo("src/A.java");
+    assertThat(ContextPruner.normalize("src/")).isEqualTo("src");
+  }
+
+  /** Every call has exactly one result right after its assistant message, and vice versa. */
+  static void assertPairedCallsAndResults(List<LlmMessage> messages) {
+    Set<String> calls = new HashSet<>();
+    Set<String> results = new HashSet<>();
+    for (LlmMessage m : messages) {
+      m.toolCalls().forEach(c -> calls.add(c.id()));
+      if (m.role() == Role.TOOL) {
+        assertThat(calls).as("a result without its call").contains(m.toolCallId());
+        assertThat(results.add(m.toolCallId())).as("two results for one call").isTrue();
+      }
+    }
+    assertThat(results).as("calls without results").isEqualTo(calls);
+  }
+}

@@ -1,0 +1,239 @@
+package dev.gadget.core.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.Ids;
+import dev.gadget.core.drone.GadgetDrone;
+import dev.gadget.core.llm.LlmClient;
+import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.model.TokenKind;
+import dev.gadget.core.model.User;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.store.InMemoryChatStore;
+import dev.gadget.core.store.Tokens;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.InMemoryTransport;
+import dev.gadget.core.transport.TransportClient;
+import dev.gadget.core.transport.TransportException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.concurrent.locks.LockSupport;
+
+/** Real threads, the in-memory transport, real git: the pieces the runtime tests assemble. */
+final class RuntimeFixture implements AutoCloseable {
+  static final Duration WAIT = Duration.ofSeconds(20);
+  static final String API_KEY = "sk-test-secret-0123456789";
+  static final ProviderConfig PROVIDER =
+      new ProviderConfig("scripted", "http://127.0.0.1:1", API_KEY, "test-model", null);
+
+  final Path root;
+  final InMemoryTransport transport = new InMemoryTransport();
+  final ChatStore store;
+  final Tokens tokens;
+  final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+  final String gitUrl;
+
+  RuntimeFixture(Path root, ChatStore store) throws Exception {
+    this.root = root;
+    this.store = store;
+    this.tokens = new Tokens(store);
+    this.gitUrl = sampleRepository(root.resolve("origin.git"));
+  }
+
+  RuntimeFixture(Path root) throws Exception {
+    this(root, new InMemoryChatStore());
+  }
+
+  /** A bare repository with one commit holding README.md, as a file URL. */
+  static String sampleRepository(Path bare) throws Exception {
+    Path work = bare.resolveSibling("seed-work");
+    Files.createDirectories(work);
+    git(work, "init", "-q", "-b", "main");
+    Files.writeString(work.resolve("README.md"), "hello from the sample project\n");
+    git(work, "add", "README.md");
+    git(work, "-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "-m", "init");
+    git(bare.getParent(), "clone", "-q", "--bare", work.toString(), bare.toString());
+    return bare.toUri().toString();
+  }
+
+  static void git(Path dir, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("git"));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + out);
+    }
+  }
+
+  GadgetServer server(Function<GadgetServer.Builder, GadgetServer.Builder> tweak) {
+    GadgetServer s = tweak.apply(GadgetServer.builder().store(store)
+        .transport(transport.server()).provider(PROVIDER)
+        .droneGracePeriod(Duration.ofSeconds(5))
+        .silenceTimeout(Duration.ofSeconds(10))
+        .cancelTimeout(Duration.ofSeconds(5))
+        .ackTimeout(Duration.ofSeconds(5))).build();
+    s.start();
+    closeables.add(s);
+    return s;
+  }
+
+  /** A user with a page token and a drone token. */
+  Person person(String name) {
+    User u = new User(Ids.next(), name, name, Instant.now());
+    store.createUser(u);
+    return new Person(u, tokens.issue(u.id(), TokenKind.USER, "page").token(),
+        tokens.issue(u.id(), TokenKind.DRONE, "drone").token());
+  }
+
+  record Person(User user, String pageToken, String droneToken) {}
+
+  GadgetDrone drone(Person owner, Path workspace, LlmClient llm) {
+    GadgetDrone d = GadgetDrone.builder()
+        .transport(transport.client())
+        .token(owner.droneToken())
+        .workspaceDir(workspace)
+        .hostname("test-host")
+        .llmClients(p -> llm)
+        .heartbeatInterval(Duration.ofMillis(100))
+        .ackTimeout(Duration.ofSeconds(2))
+        .build();
+    d.start();
+    closeables.add(d);
+    return d;
+  }
+
+  Page page(String token) {
+    Page p = new Page(transport.client(), token);
+    closeables.add(p);
+    return p;
+  }
+
+  static void await(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+  }
+
+  /** Every file under {@code dir}'s {@code .gadget/}, as text. */
+  static String gadgetFiles(Path workspace) throws IOException {
+    StringBuilder sb = new StringBuilder();
+    Path dir = workspace.resolve(".gadget");
+    if (Files.isDirectory(dir)) {
+      try (var files = Files.walk(dir)) {
+        for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+          sb.append(Files.readString(f));
+        }
+      }
+    }
+    return sb.toString();
+  }
+
+  @Override
+  public void close() {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      try {
+        closeables.get(i).close();
+      } catch (Exception e) {
+        // best effort
+      }
+    }
+  }
+
+  /** A page: the stock client's role, on the in-memory transport. */
+  static final class Page implements AutoCloseable {
+    final TransportClient client;
+    final Connection connection;
+    final BlockingQueue<String> lifecycle = new LinkedBlockingQueue<>();
+    final List<Event> events = new CopyOnWriteArrayList<>();
+    volatile TransportException refused;
+
+    record Event(String name, JsonNode payload) {}
+
+    Page(TransportClient client, String token) {
+      this.client = client;
+      ObjectNode auth = GadgetJson.mapper().createObjectNode();
+      if (token != null) {
+        auth.put("token", token);
+      }
+      this.connection = client.connect(Protocol.PAGE_NAMESPACE, () -> auth,
+          new TransportClient.ClientListener() {
+            @Override
+            public void onConnect(Connection c) {
+              lifecycle.add("connect");
+            }
+
+            @Override
+            public void onConnectError(Connection c, TransportException error) {
+              refused = error;
+              lifecycle.add("refused");
+            }
+          });
+      for (String e : List.of(Protocol.TURN_STARTED, Protocol.THINKING, Protocol.RESPONSE,
+          Protocol.TOOL_CALL, Protocol.WORK_ORDER_COMPLETE)) {
+        connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
+      }
+    }
+
+    Page connected() throws InterruptedException {
+      String first = lifecycle.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(first).as("page connection").isEqualTo("connect");
+      return this;
+    }
+
+    JsonNode request(String event, Object payload) throws Exception {
+      return connection.emitWithAck(event, Protocol.args(payload), WAIT)
+          .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).get(0);
+    }
+
+    JsonNode request(String event, Map<String, ?> payload) throws Exception {
+      return request(event, (Object) payload);
+    }
+
+    List<Event> eventsOf(String turnId) {
+      List<Event> out = new ArrayList<>();
+      for (Event e : events) {
+        JsonNode id = e.name().equals(Protocol.TURN_STARTED)
+            ? e.payload().path("turn").path("_id") : e.payload().path("turnId");
+        if (turnId.equals(id.asText())) {
+          out.add(e);
+        }
+      }
+      return out;
+    }
+
+    JsonNode completion(String turnId) {
+      await("workOrderComplete for " + turnId, () -> eventsOf(turnId).stream()
+          .anyMatch(e -> e.name().equals(Protocol.WORK_ORDER_COMPLETE)));
+      return eventsOf(turnId).stream()
+          .filter(e -> e.name().equals(Protocol.WORK_ORDER_COMPLETE))
+          .findFirst().orElseThrow().payload();
+    }
+
+    @Override
+    public void close() {
+      client.close();
+    }
+  }
+}

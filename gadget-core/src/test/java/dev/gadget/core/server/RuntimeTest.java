@@ -1,0 +1,566 @@
+package dev.gadget.core.server;
+
+import static dev.gadget.core.server.RuntimeFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.drone.GadgetDrone;
+import dev.gadget.core.llm.LlmMessage;
+import dev.gadget.core.llm.LlmRequest;
+import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.Role;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.server.RuntimeFixture.Page;
+import dev.gadget.core.server.RuntimeFixture.Person;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.store.InMemoryChatStore;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.TransportClient;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The server and the drone together over the in-memory transport, with real threads, real git
+ * and scripted LLM replies: issue 5's scenarios.
+ */
+class RuntimeTest {
+  @TempDir Path tmp;
+  RuntimeFixture fx;
+
+  @AfterEach
+  void tearDown() {
+    if (fx != null) {
+      fx.close();
+    }
+  }
+
+  private RuntimeFixture fixture() throws Exception {
+    fx = new RuntimeFixture(tmp);
+    return fx;
+  }
+
+  private static ScriptedLlmClient.Reply readReadme() {
+    return ScriptedLlmClient.reply().thinking("I should look at the README first.")
+        .text("Let me read it.").toolCall("read_file", "{\"path\":\"README.md\"}").build();
+  }
+
+  private static ScriptedLlmClient.Reply answer(String text) {
+    return ScriptedLlmClient.reply().thinking("Now I know.").text(text).build();
+  }
+
+  /** A session of {@code p}'s on the sample project; returns its id. */
+  private String session(Page page) throws Exception {
+    JsonNode project = page.request(Protocol.CREATE_PROJECT,
+        Map.of("name", "Sample", "slug", "sample", "gitUrl", fx.gitUrl)).get("project");
+    return page.request(Protocol.CREATE_SESSION,
+        Map.of("projectId", project.get("_id").asText(), "name", "Chat")).get("session")
+        .get("_id").asText();
+  }
+
+  private static String submit(Page page, String sessionId, String prompt) throws Exception {
+    JsonNode reply = page.request(Protocol.SUBMIT_PROMPT,
+        Map.of("sessionId", sessionId, "prompt", prompt));
+    assertThat(reply.has("error")).as("submit error: %s", reply).isFalse();
+    return reply.get("turnId").asText();
+  }
+
+  /** Blocks as a page assembles them from a snapshot and the live events after it. */
+  static List<String> assemble(JsonNode snapshot, String turnId, List<Page.Event> events) {
+    List<String> blocks = new ArrayList<>();
+    long lastSeq = -1;
+    String open = null;
+    StringBuilder text = new StringBuilder();
+    if (snapshot != null) {
+      for (JsonNode t : snapshot.get("turns")) {
+        if (t.get("_id").asText().equals(turnId)) {
+          for (JsonNode b : t.get("blocks")) {
+            blocks.add(describe(b));
+          }
+        }
+      }
+      for (JsonNode l : snapshot.get("live")) {
+        if (l.get("turnId").asText().equals(turnId)) {
+          lastSeq = l.get("lastSeq").asLong();
+          JsonNode ob = l.get("openBlock");
+          if (ob != null && !ob.isNull()) {
+            open = ob.get("mode").asText();
+            text.append(ob.get("content").asText());
+          }
+        }
+      }
+    }
+    for (Page.Event e : events) {
+      long seq = e.payload().path("seq").asLong(-1);
+      if (e.name().equals(Protocol.TURN_STARTED) || seq <= lastSeq) {
+        continue;
+      }
+      String mode = e.name().equals(Protocol.THINKING) ? "thinking"
+          : e.name().equals(Protocol.RESPONSE) ? "responding" : null;
+      if (mode != null && mode.equals(open)) {
+        text.append(e.payload().get("data").asText());
+        continue;
+      }
+      if (open != null) {
+        blocks.add(open + ":" + text);
+        open = null;
+        text.setLength(0);
+      }
+      if (mode != null) {
+        open = mode;
+        text.append(e.payload().get("data").asText());
+      } else if (e.name().equals(Protocol.TOOL_CALL)) {
+        blocks.add("tool:" + e.payload().get("call").get("name").asText());
+      }
+    }
+    if (open != null) {
+      blocks.add(open + ":" + text);
+    }
+    return blocks;
+  }
+
+  private static String describe(JsonNode b) {
+    String mode = b.get("mode").asText();
+    return mode.equals("tool") ? "tool:" + b.get("content").get("name").asText()
+        : mode + ":" + b.get("content").asText();
+  }
+
+  private static List<String> describe(ChatTurn turn) {
+    List<String> out = new ArrayList<>();
+    for (TurnBlock b : turn.blocks()) {
+      out.add(describe(GadgetJson.mapper().valueToTree(b)));
+    }
+    return out;
+  }
+
+  /** Counts appendBlock and finalizeTurn calls on a real store. */
+  private static ChatStore counting(ChatStore real, AtomicInteger appends, AtomicInteger finals) {
+    return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
+        new Class<?>[] {ChatStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("appendBlock")) {
+            appends.incrementAndGet();
+          } else if (method.getName().equals("finalizeTurn")) {
+            finals.incrementAndGet();
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+  }
+
+  @Test
+  void aPromptRoundTripIsPersistedBlockByBlock() throws Exception {
+    AtomicInteger appends = new AtomicInteger();
+    AtomicInteger finals = new AtomicInteger();
+    fx = new RuntimeFixture(tmp, counting(new InMemoryChatStore(), appends, finals));
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.of(readReadme(),
+        answer("The README says hello from the sample project."));
+    Path ws = tmp.resolve("ws");
+    GadgetDrone drone = fx.drone(ada, ws, llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone registered", () -> fx.store.listDrones(ada.user().id()).size() == 1);
+
+    String turnId = submit(page, session, "What does the README say?");
+    JsonNode done = page.completion(turnId);
+    assertThat(done.get("status").asText()).isEqualTo("finished");
+
+    ChatTurn stored = fx.store.findTurn(turnId).orElseThrow();
+    assertThat(stored.status()).isEqualTo(TurnStatus.FINISHED);
+    assertThat(describe(stored)).containsExactly(
+        "thinking:I should look at the README first.",
+        "responding:Let me read it.",
+        "tool:read_file",
+        "thinking:Now I know.",
+        "responding:The README says hello from the sample project.");
+    TurnBlock.Tool tool = (TurnBlock.Tool) stored.blocks().get(2);
+    assertThat(tool.content().response()).contains("hello from the sample project");
+    assertThat(stored.toolCalls()).hasSize(1);
+    assertThat(stored.droneId()).isNotNull();
+    // one write per block and one to finish, never one per token
+    assertThat(appends.get()).isEqualTo(5);
+    assertThat(finals.get()).isEqualTo(1);
+    // the page saw every token and assembles the same blocks
+    assertThat(assemble(null, turnId, page.eventsOf(turnId))).isEqualTo(describe(stored));
+    assertThat(page.eventsOf(turnId).get(0).name()).isEqualTo(Protocol.TURN_STARTED);
+
+    // the drone cloned the project, recorded it, and cleared its work order cache
+    assertThat(ws.resolve("sample/README.md")).exists();
+    assertThat(ws.resolve(".gadget/workspace.json")).exists();
+    await("cache removed", () -> !Files.exists(ws.resolve(".gadget/work-order.json")));
+    assertThat(drone.workspace().data().projects()).extracting(p -> p.slug())
+        .containsExactly("sample");
+    assertThat(RuntimeFixture.gadgetFiles(ws)).doesNotContain(RuntimeFixture.API_KEY);
+    // the model got the system prompt first and the user's prompt last
+    LlmRequest first = llm.requests().get(0);
+    assertThat(first.messages().get(0).role()).isEqualTo(Role.SYSTEM);
+    assertThat(first.messages().get(first.messages().size() - 1).content())
+        .isEqualTo("What does the README say?");
+    assertThat(llm.remaining()).isZero();
+  }
+
+  @Test
+  void theSecondTurnCarriesTheFirstAsContext() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.of(answer("First answer."), answer("Second."));
+    fx.drone(ada, tmp.resolve("ws"), llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    page.completion(submit(page, session, "one"));
+    String t2 = submit(page, session, "two");
+    assertThat(page.completion(t2).get("status").asText()).isEqualTo("finished");
+    List<LlmMessage> messages = llm.requests().get(1).messages();
+    assertThat(messages).extracting(LlmMessage::role)
+        .containsSubsequence(Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER);
+    assertThat(messages).anySatisfy(m -> assertThat(m.content())
+        .contains("<thinking>Now I know.</thinking>").contains("First answer."));
+    assertThat(fx.store.findTurn(t2).orElseThrow().seq()).isEqualTo(1);
+  }
+
+  @Test
+  void twoUsersAreIsolated() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    Person bob = fx.person("bob");
+    ScriptedLlmClient adaLlm = ScriptedLlmClient.of(answer("for ada"));
+    ScriptedLlmClient bobLlm = ScriptedLlmClient.of();
+    fx.drone(ada, tmp.resolve("ada-ws"), adaLlm);
+    fx.drone(bob, tmp.resolve("bob-ws"), bobLlm);
+    Page adaPage = fx.page(ada.pageToken()).connected();
+    Page bobPage = fx.page(bob.pageToken()).connected();
+    String adaSession = session(adaPage);
+    adaPage.request(Protocol.WATCH_SESSION, Map.of("sessionId", adaSession));
+    await("drones", () -> fx.store.listDrones(ada.user().id()).size() == 1
+        && fx.store.listDrones(bob.user().id()).size() == 1);
+
+    assertThat(bobPage.request(Protocol.WATCH_SESSION, Map.of("sessionId", adaSession))
+        .get("error").asText()).isEqualTo("chat session not found");
+    assertThat(bobPage.request(Protocol.SUBMIT_PROMPT,
+        Map.of("sessionId", adaSession, "prompt", "steal")).get("error").asText())
+        .isEqualTo("chat session not found");
+    assertThat(bobPage.request(Protocol.LIST_PROJECTS, Map.of()).get("projects")).isEmpty();
+    assertThat(bobPage.request(Protocol.LIST_DRONES, Map.of()).get("drones")).hasSize(1);
+
+    String turn = submit(adaPage, adaSession, "hi");
+    adaPage.completion(turn);
+    assertThat(bobPage.request(Protocol.CANCEL_TURN, Map.of("turnId", turn)).get("error")
+        .asText()).isEqualTo("turn not found");
+    assertThat(adaLlm.requests()).hasSize(1);
+    assertThat(bobLlm.requests()).isEmpty();
+    assertThat(bobPage.events).isEmpty();
+    assertThat(tmp.resolve("bob-ws/sample")).doesNotExist();
+  }
+
+  @Test
+  void refusesMissingWrongAndWrongKindTokens() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    for (String bad : new String[] {null, "gdt_nope", ada.droneToken()}) {
+      Page page = fx.page(bad);
+      assertThat(page.lifecycle.poll(10, java.util.concurrent.TimeUnit.SECONDS))
+          .isEqualTo("refused");
+      assertThat(page.refused.getMessage()).isNotBlank();
+    }
+    Page wrongKind = fx.page(ada.droneToken());
+    wrongKind.lifecycle.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(wrongKind.refused.getMessage()).contains("drone token");
+
+    // a drone with a user token is refused too, and the server keeps serving
+    TransportClient raw = fx.transport.client();
+    fx.closeables.add(raw);
+    java.util.concurrent.BlockingQueue<String> result =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    ObjectNode auth = GadgetJson.mapper().createObjectNode().put("token", ada.pageToken())
+        .put("workspaceId", "w");
+    raw.connect(Protocol.DRONE_NAMESPACE, () -> auth, new TransportClient.ClientListener() {
+      @Override
+      public void onConnectError(Connection c, dev.gadget.core.transport.TransportException e) {
+        result.add(e.getMessage());
+      }
+    });
+    assertThat(result.poll(10, java.util.concurrent.TimeUnit.SECONDS)).contains("user token");
+    fx.page(ada.pageToken()).connected();
+  }
+
+  @Test
+  void aBusyDroneRefusesAndTheServerSaysSo() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("slow ".repeat(200)).build())
+        .tokenDelay(Duration.ofMillis(20)).build();
+    fx.drone(ada, tmp.resolve("ws"), llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String s1 = session(page);
+    String s2 = page.request(Protocol.CREATE_SESSION, Map.of("projectId",
+        fx.store.findSession(s1).orElseThrow().projectId(), "name", "Other"))
+        .get("session").get("_id").asText();
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String running = submit(page, s1, "take your time");
+    assertThat(page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", s1, "prompt", "again"))
+        .get("error").asText()).isEqualTo("a turn is already running in this chat session");
+    assertThat(page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", s2, "prompt", "other"))
+        .get("error").asText()).isEqualTo("every drone is busy");
+    page.request(Protocol.CANCEL_TURN, Map.of("turnId", running));
+  }
+
+  @Test
+  void theDroneItselfRefusesASecondWorkOrder() throws Exception {
+    fixture();
+    // A bare test server on its own transport sends the drone two work orders.
+    var transport = new dev.gadget.core.transport.InMemoryTransport();
+    var server = transport.server();
+    java.util.concurrent.BlockingQueue<Connection> drones =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    server.start(new dev.gadget.core.transport.ConnectionAcceptor() {
+      @Override
+      public Object authenticate(String namespace, JsonNode auth) {
+        return "drone";
+      }
+
+      @Override
+      public void onConnect(Connection connection, Object principal) {
+        drones.add(connection);
+      }
+
+      @Override
+      public void onDisconnect(Connection connection, Object principal, String reason) {}
+    });
+    fx.closeables.add(server);
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("slow ".repeat(200)).build())
+        .tokenDelay(Duration.ofMillis(20)).build();
+    GadgetDrone drone = GadgetDrone.builder().transport(transport.client()).token("t")
+        .workspaceDir(tmp.resolve("ws")).llmClients(p -> llm).build();
+    drone.start();
+    fx.closeables.add(drone);
+    Connection c = drones.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+    var order = new dev.gadget.core.model.WorkOrder("w1",
+        new dev.gadget.core.model.WorkOrder.ProjectRef("p1", "Sample", "sample", fx.gitUrl),
+        RuntimeFixture.PROVIDER,
+        new dev.gadget.core.model.WorkOrder.SessionRef("s1", "S", List.of()),
+        new dev.gadget.core.model.WorkOrder.TurnRef("t1", "build", "go"));
+    JsonNode first = c.emitWithAck(Protocol.PROCESS_WORK_ORDER,
+        Protocol.args(new Payloads.ProcessWorkOrder(order, 0, false)), Duration.ofSeconds(10))
+        .get().get(0);
+    assertThat(first.get("accepted").asBoolean()).isTrue();
+    var second = new dev.gadget.core.model.WorkOrder("w2", order.project(), order.provider(),
+        order.chatSession(), new dev.gadget.core.model.WorkOrder.TurnRef("t2", "build", "go"));
+    JsonNode refused = c.emitWithAck(Protocol.PROCESS_WORK_ORDER,
+        Protocol.args(new Payloads.ProcessWorkOrder(second, 0, false)), Duration.ofSeconds(10))
+        .get().get(0);
+    assertThat(refused.get("accepted").asBoolean()).isFalse();
+    assertThat(refused.get("reason").asText()).startsWith("busy");
+    // the cache holds the running order, without the API key
+    Path cache = tmp.resolve("ws/.gadget/work-order.json");
+    assertThat(cache).exists();
+    assertThat(Files.readString(cache)).contains("\"turnId\" : \"t1\"")
+        .doesNotContain(RuntimeFixture.API_KEY);
+    assertThat(drone.activeTurnId()).contains("t1");
+  }
+
+  @Test
+  void aDroneKilledMidTurnEndsItAsInterruptedAfterTheGracePeriod() throws Exception {
+    fixture().server(b -> b.droneGracePeriod(Duration.ofMillis(500)));
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("word ".repeat(500)).build())
+        .tokenDelay(Duration.ofMillis(10)).build();
+    Path ws = tmp.resolve("ws");
+    GadgetDrone drone = fx.drone(ada, ws, llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = submit(page, session, "long answer please");
+    await("some tokens", () -> page.eventsOf(turn).size() > 5);
+
+    drone.abandon();
+    JsonNode done = page.completion(turn);
+    assertThat(done.get("status").asText()).isEqualTo("interrupted");
+    assertThat(done.get("error").asText()).contains("disconnected");
+    ChatTurn stored = fx.store.findTurn(turn).orElseThrow();
+    assertThat(stored.status()).isEqualTo(TurnStatus.INTERRUPTED);
+    // what streamed before the crash was kept
+    assertThat(stored.blocks()).isNotEmpty();
+    assertThat(ws.resolve(".gadget/work-order.json")).exists();
+    await("drone offline", () -> fx.store.listDrones(ada.user().id()).get(0).status()
+        == DroneStatus.OFFLINE);
+
+    // restarted later, it asks for recovery and is told to discard
+    GadgetDrone again = fx.drone(ada, ws, ScriptedLlmClient.of());
+    await("cache discarded", () -> !Files.exists(ws.resolve(".gadget/work-order.json")));
+    await("available again", () -> again.activeTurnId().isEmpty());
+    assertThat(again.workspaceId()).isEqualTo(drone.workspaceId());
+  }
+
+  @Test
+  void aDroneRestartedWithinTheGracePeriodRetriesAndResumesAfterItsJournal() throws Exception {
+    fixture().server(b -> b.droneGracePeriod(Duration.ofSeconds(20)));
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("Appending.")
+            .toolCall("run_command", "{\"command\":\"echo ran >> log.txt\"}").build())
+        .reply(ScriptedLlmClient.reply().text("word ".repeat(1000)).build())
+        .reply(ScriptedLlmClient.reply().text("Resumed and done.").build())
+        .tokenDelay(Duration.ofMillis(5)).build();
+    Path ws = tmp.resolve("ws");
+    GadgetDrone drone = fx.drone(ada, ws, llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = submit(page, session, "append then talk");
+    await("second round streaming", () -> llm.requests().size() == 2
+        && page.eventsOf(turn).stream().filter(e -> e.name().equals(Protocol.RESPONSE))
+            .count() > 20);
+    drone.abandon();
+
+    GadgetDrone restarted = fx.drone(ada, ws, llm);
+    JsonNode done = page.completion(turn);
+    assertThat(done.get("status").asText()).isEqualTo("finished");
+    // the tool of the journaled round did not run again
+    assertThat(Files.readAllLines(ws.resolve("sample/log.txt"))).containsExactly("ran");
+    // the model was given the journaled round instead of starting over
+    List<LlmMessage> resumed = llm.requests().get(2).messages();
+    assertThat(resumed).anySatisfy(m -> assertThat(m.role()).isEqualTo(Role.TOOL));
+    assertThat(resumed).anySatisfy(m -> assertThat(m.toolCalls()).isNotEmpty());
+    ChatTurn stored = fx.store.findTurn(turn).orElseThrow();
+    assertThat(stored.status()).isEqualTo(TurnStatus.FINISHED);
+    assertThat(describe(stored)).first().isEqualTo("responding:Appending.");
+    assertThat(describe(stored)).last().asString().endsWith("Resumed and done.");
+    await("cache removed", () -> !Files.exists(ws.resolve(".gadget/work-order.json")));
+    assertThat(restarted.activeTurnId()).isEmpty();
+    // the page's view, assembled from the live events, matches what was stored
+    assertThat(assemble(null, turn, page.eventsOf(turn))).isEqualTo(describe(stored));
+  }
+
+  @Test
+  void aPageThatReconnectsMidStreamAssemblesExactlyTheModelsText() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    StringBuilder expected = new StringBuilder();
+    for (int i = 0; i < 300; i++) {
+      expected.append("token").append(i).append(' ');
+    }
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().thinking("Planning it.").text(expected.toString())
+            .build())
+        .tokenDelay(Duration.ofMillis(3)).build();
+    fx.drone(ada, tmp.resolve("ws"), llm);
+    Page first = fx.page(ada.pageToken()).connected();
+    String session = session(first);
+    first.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = submit(first, session, "count");
+    await("some tokens", () -> first.eventsOf(turn).size() > 40);
+    first.close();
+
+    Page second = fx.page(ada.pageToken()).connected();
+    JsonNode snapshot = second.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    assertThat(snapshot.get("live")).hasSize(1);
+    assertThat(second.completion(turn).get("status").asText()).isEqualTo("finished");
+    List<String> blocks = assemble(snapshot, turn, second.eventsOf(turn));
+    assertThat(blocks).containsExactly("thinking:Planning it.", "responding:" + expected);
+    assertThat(describe(fx.store.findTurn(turn).orElseThrow())).isEqualTo(blocks);
+  }
+
+  @Test
+  void aPageCancelsARunningTurn() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("word ".repeat(1000)).build())
+        .reply(answer("after cancel"))
+        .tokenDelay(Duration.ofMillis(10)).build();
+    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = submit(page, session, "go on forever");
+    await("streaming", () -> page.eventsOf(turn).size() > 5);
+    assertThat(page.request(Protocol.CANCEL_TURN, Map.of("turnId", turn)).get("ok").asBoolean())
+        .isTrue();
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("cancelled");
+    assertThat(fx.store.findTurn(turn).orElseThrow().status()).isEqualTo(TurnStatus.CANCELLED);
+    await("drone free", () -> drone.activeTurnId().isEmpty());
+    // the session goes on
+    String next = submit(page, session, "next");
+    assertThat(page.completion(next).get("status").asText()).isEqualTo("finished");
+  }
+
+  @Test
+  void aSilentDroneIsGivenUp() throws Exception {
+    fixture().server(b -> b.silenceTimeout(Duration.ofMillis(500)));
+    Person ada = fx.person("ada");
+    // A drone that accepts the work order and then says nothing (a hung process).
+    TransportClient raw = fx.transport.client();
+    fx.closeables.add(raw);
+    ObjectNode auth = GadgetJson.mapper().createObjectNode().put("token", ada.droneToken())
+        .put("workspaceId", "hung-ws").put("hostname", "h").put("workspaceDir", "/nowhere");
+    Connection hung = raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
+        new TransportClient.ClientListener() {});
+    hung.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> ack.send(
+        Protocol.args(new Payloads.WorkOrderAck(true, null))));
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = submit(page, session, "hello?");
+    JsonNode done = page.completion(turn);
+    assertThat(done.get("status").asText()).isEqualTo("interrupted");
+    assertThat(done.get("error").asText()).contains("silent");
+  }
+
+  @Test
+  void aServerRestartEndsTurnsInFlightAndEveryoneReconnects() throws Exception {
+    fixture();
+    GadgetServer first = fx.server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("word ".repeat(2000)).build())
+        .reply(answer("after the restart"))
+        .tokenDelay(Duration.ofMillis(5)).build();
+    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = submit(page, session, "long");
+    await("streaming", () -> page.eventsOf(turn).size() > 5);
+
+    first.close();
+    fx.server(b -> b);
+    assertThat(fx.store.findTurn(turn).orElseThrow().status()).isEqualTo(TurnStatus.INTERRUPTED);
+    // the drone reconnects, is told to stop the orphaned turn, and frees itself
+    await("drone free", () -> drone.activeTurnId().isEmpty());
+    await("page back", () -> page.connection.isConnected());
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    String next = submit(page, session, "again");
+    assertThat(page.completion(next).get("status").asText()).isEqualTo("finished");
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * {@link dev.gadget.store.mongo.MongoChatStore}, a {@link dev.gadget.core.spi.ChatStore} on
+ * MongoDB, and its builder.
+ */
+package dev.gadget.store.mongo;
