@@ -433,4 +433,26 @@ class AgentLoopTest {
     assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.ERROR);
     assertThat(outcome.message()).contains("executor refused");
   }
+
+  @Test
+  void aResumedTurnSendsTheRoundsAlreadyExchangedAfterThePrompt() throws Exception {
+    dev.gadget.core.llm.LlmToolCall earlier = new dev.gadget.core.llm.LlmToolCall("call_9",
+        "read_file", dev.gadget.core.GadgetJson.mapper().readTree("{\"path\":\"README.md\"}"));
+    List<LlmMessage> resume = List.of(
+        LlmMessage.assistant("", "look first", List.of(earlier)),
+        LlmMessage.tool(earlier, "# Demo\n"));
+    ScriptedLlmClient llm = ScriptedLlmClient.of(reply().text("It says Demo.").build());
+    AgentRequest request = AgentRequest.builder(repo.dir(), "m", "What does it say?")
+        .resume(resume).build();
+
+    AgentOutcome outcome = run(AgentLoop.builder().llmClient(llm).build(), request,
+        new RecordingListener());
+
+    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
+    List<LlmMessage> sent = llm.requests().get(0).messages();
+    assertThat(sent).extracting(LlmMessage::role)
+        .containsExactly(Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.TOOL);
+    assertThat(sent.subList(2, 4)).isEqualTo(resume);
+    assertThat(outcome.stats().toolCallCount()).isZero(); // nothing ran again
+  }
 }
