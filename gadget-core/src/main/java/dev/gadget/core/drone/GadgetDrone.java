@@ -26,6 +26,7 @@ import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.stream.StreamChunk;
 import dev.gadget.core.transport.Ack;
 import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.EventHandler;
 import dev.gadget.core.transport.TransportClient;
 import dev.gadget.core.transport.TransportException;
 import java.nio.file.Path;
@@ -124,11 +125,25 @@ public final class GadgetDrone implements AutoCloseable {
     log.info("workspace {} in {}", workspace.id(), workspace.dir());
     Connection c = transport.connect(Protocol.DRONE_NAMESPACE, this::auth, new Lifecycle());
     connection = c;
-    c.on(Protocol.PROCESS_WORK_ORDER, this::onProcessWorkOrder);
-    c.on(Protocol.CANCEL_WORK_ORDER, this::onCancel);
-    c.on(Protocol.CRASH_RECOVERY_RESPONSE, this::onCrashRecoveryResponse);
-    c.on(Protocol.REQUEST_SESSION_LOCK, this::onSessionLock);
-    c.on(Protocol.REQUEST_WORKSPACE_MODE, this::onWorkspaceMode);
+    c.on(Protocol.PROCESS_WORK_ORDER, guarded(Protocol.PROCESS_WORK_ORDER, this::onProcessWorkOrder));
+    c.on(Protocol.CANCEL_WORK_ORDER, guarded(Protocol.CANCEL_WORK_ORDER, this::onCancel));
+    c.on(Protocol.CRASH_RECOVERY_RESPONSE,
+        guarded(Protocol.CRASH_RECOVERY_RESPONSE, this::onCrashRecoveryResponse));
+    c.on(Protocol.REQUEST_SESSION_LOCK, guarded(Protocol.REQUEST_SESSION_LOCK, this::onSessionLock));
+    c.on(Protocol.REQUEST_WORKSPACE_MODE,
+        guarded(Protocol.REQUEST_WORKSPACE_MODE, this::onWorkspaceMode));
+  }
+
+  /** A handler whose bad input is answered with an error instead of silence. */
+  private static EventHandler guarded(String event, EventHandler handler) {
+    return (args, ack) -> {
+      try {
+        handler.handle(args, ack);
+      } catch (IllegalArgumentException | WorkspaceException e) {
+        log.warn("cannot handle '{}' from the server: {}", event, e.getMessage());
+        reply(ack, Payloads.OkReply.failure(e.getMessage()));
+      }
+    };
   }
 
   /** The workspace's id (after {@link #start()}). */

@@ -66,7 +66,7 @@ public final class InMemoryTransport {
    *
    * @param minBackoff the first reconnect delay
    * @param maxBackoff the largest reconnect delay
-   * @param bufferLimit how many emits a disconnected client keeps; older ones are dropped
+   * @param bufferLimit how many emits a disconnected client keeps; further ones are refused
    */
   public InMemoryTransport(Duration minBackoff, Duration maxBackoff, int bufferLimit) {
     this.minBackoff = Objects.requireNonNull(minBackoff, "minBackoff");
@@ -412,25 +412,27 @@ public final class InMemoryTransport {
       }
     }
 
-    private void buffered(Runnable send) {
+    /** Sends now or buffers; {@code false} when the buffer is full or the client stopped. */
+    private boolean buffered(Runnable send) {
       Pair p = pair;
       if (p != null && p.open.get()) {
         send.run();
-        return;
+        return true;
       }
       if (stopped) {
-        return;
+        return false;
       }
       synchronized (buffer) {
         if (buffer.size() >= bufferLimit) {
-          buffer.poll();
           if (warnedFull.compareAndSet(false, true)) {
-            log.warn("client buffer full ({} events) while disconnected; dropping the oldest",
+            log.warn("client buffer full ({} events) while disconnected; refusing new emits",
                 bufferLimit);
           }
+          return false;
         }
         buffer.add(send);
       }
+      return true;
     }
 
     @Override
@@ -463,7 +465,7 @@ public final class InMemoryTransport {
       timer.schedule(() -> result.completeExceptionally(
           new TransportException("no ack for '" + event + "' within " + timeout)),
           timeout.toNanos(), TimeUnit.NANOSECONDS);
-      buffered(() -> {
+      boolean queued = buffered(() -> {
         Pair p = pair;
         if (p == null) {
           result.completeExceptionally(new TransportException("not connected"));
@@ -477,6 +479,10 @@ public final class InMemoryTransport {
           }
         });
       });
+      if (!queued) {
+        result.completeExceptionally(new TransportException(stopped
+            ? "the connection was closed" : "the disconnected buffer is full"));
+      }
       return result;
     }
 

@@ -7,7 +7,9 @@ import java.util.function.Supplier;
  * The client side of a transport. A client connection reconnects by itself after it drops,
  * with backoff, asking {@code auth} again each time (so a rotated token is picked up); handlers
  * registered with {@link Connection#on} stay registered across reconnects, and emits made while
- * disconnected are buffered (bounded) and sent once connected again.
+ * disconnected are buffered and sent once connected again. The buffer is bounded: once it is
+ * full, a further {@code emit} is dropped (with a warning, logged once) and a further
+ * {@code emitWithAck} fails at once with a {@link TransportException}.
  */
 public interface TransportClient extends AutoCloseable {
   /**

@@ -563,4 +563,67 @@ class RuntimeTest {
     String next = submit(page, session, "again");
     assertThat(page.completion(next).get("status").asText()).isEqualTo("finished");
   }
+
+  @Test
+  void sessionLockAndWorkspaceModesAreHonoured() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.of(answer("done"));
+    Path ws = tmp.resolve("ws");
+    GadgetDrone drone = fx.drone(ada, ws, llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+
+    JsonNode lock = page.request(Protocol.REQUEST_SESSION_LOCK, Map.of("sessionId", session));
+    assertThat(lock.get("ok").asBoolean()).as("lock: %s", lock).isTrue();
+    assertThat(lock.get("workspaceId").asText()).isEqualTo(drone.workspaceId());
+    assertThat(fx.store.findSession(session).orElseThrow().workspaceId())
+        .isEqualTo(drone.workspaceId());
+    assertThat(drone.workspace().data().chatSession().id()).isEqualTo(session);
+    assertThat(drone.workspace().data().lockedProject().slug()).isEqualTo("sample");
+    assertThat(java.nio.file.Files.readString(ws.resolve(".gadget/workspace.json")))
+        .contains(session);
+
+    // user mode: the person edits, the agent may not run
+    JsonNode user = page.request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "user"));
+    assertThat(user.get("ok").asBoolean()).as("user mode: %s", user).isTrue();
+    assertThat(page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session, "prompt", "x"))
+        .get("error").asText()).isEqualTo("every drone's workspace is in user mode");
+    assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "agent")).get("ok").asBoolean()).isFalse();
+    assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "idle")).get("ok").asBoolean()).isTrue();
+    String turn = submit(page, session, "now go");
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+  }
+
+  @Test
+  void badPayloadsGetAClearErrorAndTheConnectionGoesOn() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    Page page = fx.page(ada.pageToken()).connected();
+    java.util.function.Function<List<JsonNode>, JsonNode> send = args -> {
+      try {
+        return page.connection.emitWithAck(Protocol.SUBMIT_PROMPT, args, Duration.ofSeconds(10))
+            .get(10, java.util.concurrent.TimeUnit.SECONDS).get(0);
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    };
+    var json = GadgetJson.mapper().getNodeFactory();
+    assertThat(send.apply(List.of()).get("error").asText()).startsWith("bad submitPrompt payload");
+    assertThat(send.apply(List.of(json.textNode("not an object"))).get("error").asText())
+        .startsWith("bad submitPrompt payload");
+    assertThat(send.apply(List.of(json.objectNode().put("sessionId", 42)
+        .set("prompt", json.arrayNode()))).get("error").asText())
+        .startsWith("bad submitPrompt payload");
+    assertThat(send.apply(List.of(json.objectNode().put("sessionId", "nope").put("prompt", "x")))
+        .get("error").asText()).isEqualTo("chat session not found");
+    page.connection.emit("noSuchEvent", List.of(json.objectNode()));
+    assertThat(page.request(Protocol.LIST_PROJECTS, Map.of()).get("projects")).isEmpty();
+  }
 }

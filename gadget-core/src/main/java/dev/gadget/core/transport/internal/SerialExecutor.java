@@ -3,6 +3,7 @@ package dev.gadget.core.transport.internal;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +33,16 @@ public final class SerialExecutor implements Executor {
       }
       running = true;
     }
-    delegate.execute(this::drain);
+    try {
+      delegate.execute(this::drain);
+    } catch (RejectedExecutionException e) {
+      // The pool is shutting down: drop what is queued rather than stay stuck as "running".
+      synchronized (tasks) {
+        tasks.clear();
+        running = false;
+      }
+      log.debug("executor refused a task; the connection is shutting down");
+    }
   }
 
   private void drain() {
