@@ -8,6 +8,7 @@ import dev.gadget.core.transport.Ack;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.EventHandler;
 import dev.gadget.core.transport.TransportException;
+import dev.gadget.core.transport.internal.SerialExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
