@@ -333,7 +333,7 @@ public final class GadgetServer implements AutoCloseable {
 
   private Payloads.SessionSnapshot watch(Connection page, ChatSession session) {
     List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
-    List<ChatTurn> turns;
+    List<List<ChatTurn>> turns = new ArrayList<>(1);
     Set<Connection> room = watchers.computeIfAbsent(session.id(), k -> ConcurrentHashMap.newKeySet());
     List<LiveTurn> running = new ArrayList<>();
     for (LiveTurn t : live.values()) {
@@ -341,17 +341,18 @@ public final class GadgetServer implements AutoCloseable {
         running.add(t);
       }
     }
-    // Lock the running turns so that no stream event is applied between the snapshot and the
-    // page joining the room: the page then sees every event after lastSeq exactly once.
+    // Lock the running turns so that no stream event is applied (and no block stored) between
+    // reading the store, taking the open blocks and the page joining the room: the page then
+    // sees every event after lastSeq exactly once.
     lockAll(running, 0, () -> {
+      turns.add(store.listTurns(session.id()));
       for (LiveTurn t : running) {
         liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
             t.aggregator.openBlock().orElse(null)));
       }
       room.add(page);
     });
-    turns = store.listTurns(session.id());
-    return new Payloads.SessionSnapshot(session.id(), turns, liveTurns);
+    return new Payloads.SessionSnapshot(session.id(), turns.get(0), liveTurns);
   }
 
   private static void lockAll(List<LiveTurn> turns, int i, Runnable body) {
