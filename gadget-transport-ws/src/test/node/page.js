@@ -125,10 +125,10 @@ const scenarios = {
     next(0);
   },
 
-  // Starts a turn; on "drop" from stdin loses the connection mid-turn (args.how: "transport"
-  // closes the WebSocket and lets the manager reconnect; "socket" sends DISCONNECT and CONNECTs
-  // again); once connected again and told "watch", watches the session again and prints the
-  // snapshot, then follows the turn to its end.
+  // Starts a turn; on "drop" from stdin loses the connection mid-turn, and on "watch" watches
+  // the session again once connected again, prints the snapshot, and follows the turn to its
+  // end. args.how: "transport" closes the WebSocket on "drop" and lets the manager reconnect by
+  // itself; "socket" sends DISCONNECT on "drop" and CONNECTs again on "watch".
   reconnect() {
     const m = manager({ reconnection: true, reconnectionDelay: 50, reconnectionDelayMax: 200 });
     const s = m.socket('/', { auth: { token: args.token } });
@@ -163,12 +163,15 @@ const scenarios = {
       const command = line.trim();
       if (command === 'watch') {
         watchRequested = true;
-        watchAgain();
+        if (args.how === 'socket') {
+          s.connect();
+        } else {
+          watchAgain();
+        }
       } else if (command === 'drop') {
         print({ event: 'dropping', conn, how: args.how });
         if (args.how === 'socket') {
           s.disconnect();
-          s.connect();
         } else {
           m.engine.close();
         }
