@@ -3,13 +3,10 @@ package dev.gadget.core.llm;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.internal.HttpStreamEngine;
 import dev.gadget.core.llm.internal.HttpSupport;
-import dev.gadget.core.llm.internal.LlmThreads;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.StreamParser;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -65,12 +62,7 @@ public final class OllamaClient implements LlmClient {
     this.params = Map.copyOf(b.params);
     this.firstByteTimeout = b.firstByteTimeout;
     this.maxEventChars = b.maxEventChars;
-    HttpClient http = b.httpClient != null ? b.httpClient
-        : HttpSupport.newHttpClient(b.connectTimeout != null ? b.connectTimeout
-            : Duration.ofSeconds(10));
-    this.engine = new HttpStreamEngine("Ollama", http,
-        http.executor().orElse(LlmThreads.executor()), LlmThreads.scheduler(),
-        b.firstByteTimeout, b.idleTimeout, b.retryPolicy, Clock.systemUTC());
+    this.engine = b.engine("Ollama");
   }
 
   /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
@@ -111,41 +103,15 @@ public final class OllamaClient implements LlmClient {
    * first-byte timeout 5 min (Ollama sends nothing while it loads a model and reads the
    * prompt), idle timeout 2 min, {@link RetryPolicy#DEFAULT}. Not thread-safe.
    */
-  public static final class Builder {
-    private URI baseUrl = DEFAULT_BASE_URL;
-    private String apiKey;
-    private final Map<String, String> headers = new LinkedHashMap<>();
+  public static final class Builder extends HttpLlmClientBuilder<Builder> {
     private final Map<String, JsonNode> options = new LinkedHashMap<>();
-    private final Map<String, JsonNode> params = new LinkedHashMap<>();
-    private HttpClient httpClient;
-    private Duration connectTimeout;
-    private Duration firstByteTimeout = Duration.ofMinutes(5);
-    private Duration idleTimeout = Duration.ofMinutes(2);
-    private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
-    private int maxEventChars = HttpSupport.DEFAULT_MAX_EVENT_CHARS;
 
-    private Builder() {}
-
-    /** Where Ollama listens, such as {@code http://localhost:11434}. */
-    public Builder baseUrl(String baseUrl) {
-      return baseUrl(URI.create(Objects.requireNonNull(baseUrl, "baseUrl")));
+    private Builder() {
+      super(DEFAULT_BASE_URL, Duration.ofMinutes(5));
     }
 
-    /** Where Ollama listens. */
-    public Builder baseUrl(URI baseUrl) {
-      this.baseUrl = HttpSupport.checkBaseUrl(baseUrl);
-      return this;
-    }
-
-    /** A bearer token, for an Ollama behind an authenticating proxy. Never logged. */
-    public Builder apiKey(String apiKey) {
-      this.apiKey = Objects.requireNonNull(apiKey, "apiKey");
-      return this;
-    }
-
-    /** A header sent with every request. */
-    public Builder header(String name, String value) {
-      headers.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+    @Override
+    Builder self() {
       return this;
     }
 
@@ -159,60 +125,9 @@ public final class OllamaClient implements LlmClient {
       return this;
     }
 
-    /** A top-level request field sent with every request, such as {@code keep_alive}. */
-    public Builder param(String name, Object value) {
-      params.put(Objects.requireNonNull(name, "name"), HttpSupport.toJson(value));
-      return this;
-    }
-
-    /**
-     * The JDK HTTP client to use, shared with other code if you like. Its connect timeout,
-     * proxy and TLS settings apply; do not also set {@link #connectTimeout}.
-     */
-    public Builder httpClient(HttpClient httpClient) {
-      this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
-      return this;
-    }
-
-    /** How long connecting may take (default 10 s). */
-    public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = HttpSupport.positive(timeout, "connectTimeout");
-      return this;
-    }
-
-    /** From sending the request to the first byte of the stream (default 5 min). */
-    public Builder firstByteTimeout(Duration timeout) {
-      this.firstByteTimeout = HttpSupport.positive(timeout, "firstByteTimeout");
-      return this;
-    }
-
-    /** The longest silence between two chunks of the stream (default 2 min). */
-    public Builder idleTimeout(Duration timeout) {
-      this.idleTimeout = HttpSupport.positive(timeout, "idleTimeout");
-      return this;
-    }
-
-    /** When to retry before the stream starts (default {@link RetryPolicy#DEFAULT}). */
-    public Builder retryPolicy(RetryPolicy policy) {
-      this.retryPolicy = Objects.requireNonNull(policy, "policy");
-      return this;
-    }
-
-    /** The longest line of the stream accepted, in characters (default 16 Mi). */
-    public Builder maxEventChars(int max) {
-      if (max < 1024) {
-        throw new IllegalArgumentException("maxEventChars must be at least 1024");
-      }
-      this.maxEventChars = max;
-      return this;
-    }
-
     /** The client. */
     public OllamaClient build() {
-      if (httpClient != null && connectTimeout != null) {
-        throw new IllegalStateException(
-            "connectTimeout applies only to the built-in HttpClient; set it on yours instead");
-      }
+      check();
       return new OllamaClient(this);
     }
   }

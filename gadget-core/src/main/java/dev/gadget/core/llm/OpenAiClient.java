@@ -3,15 +3,11 @@ package dev.gadget.core.llm;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.internal.HttpStreamEngine;
 import dev.gadget.core.llm.internal.HttpSupport;
-import dev.gadget.core.llm.internal.LlmThreads;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.StreamParser;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -70,12 +66,7 @@ public final class OpenAiClient implements LlmClient {
     this.reasoningOnToolTurns = b.reasoningOnToolTurns;
     this.firstByteTimeout = b.firstByteTimeout;
     this.maxEventChars = b.maxEventChars;
-    HttpClient http = b.httpClient != null ? b.httpClient
-        : HttpSupport.newHttpClient(b.connectTimeout != null ? b.connectTimeout
-            : Duration.ofSeconds(10));
-    this.engine = new HttpStreamEngine("OpenAI-compatible server", http,
-        http.executor().orElse(LlmThreads.executor()), LlmThreads.scheduler(),
-        b.firstByteTimeout, b.idleTimeout, b.retryPolicy, Clock.systemUTC());
+    this.engine = b.engine("OpenAI-compatible server");
   }
 
   /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
@@ -120,53 +111,15 @@ public final class OpenAiClient implements LlmClient {
    * timeout 10 s, first-byte timeout 2 min, idle timeout 2 min, {@link RetryPolicy#DEFAULT},
    * reasoning sent back on tool turns. Not thread-safe.
    */
-  public static final class Builder {
-    private URI baseUrl = DEFAULT_BASE_URL;
-    private String apiKey;
-    private final Map<String, String> headers = new LinkedHashMap<>();
-    private final Map<String, JsonNode> params = new LinkedHashMap<>();
+  public static final class Builder extends HttpLlmClientBuilder<Builder> {
     private boolean reasoningOnToolTurns = true;
-    private HttpClient httpClient;
-    private Duration connectTimeout;
-    private Duration firstByteTimeout = Duration.ofMinutes(2);
-    private Duration idleTimeout = Duration.ofMinutes(2);
-    private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
-    private int maxEventChars = HttpSupport.DEFAULT_MAX_EVENT_CHARS;
 
-    private Builder() {}
-
-    /**
-     * The API's base URL, up to and including its version, such as
-     * {@code https://api.openai.com/v1}; {@code /chat/completions} is appended.
-     */
-    public Builder baseUrl(String baseUrl) {
-      return baseUrl(URI.create(Objects.requireNonNull(baseUrl, "baseUrl")));
+    private Builder() {
+      super(DEFAULT_BASE_URL, Duration.ofMinutes(2));
     }
 
-    /** The API's base URL; {@code /chat/completions} is appended. */
-    public Builder baseUrl(URI baseUrl) {
-      this.baseUrl = HttpSupport.checkBaseUrl(baseUrl);
-      return this;
-    }
-
-    /** The API key, sent as a bearer token. Never logged and never in {@code toString()}. */
-    public Builder apiKey(String apiKey) {
-      this.apiKey = Objects.requireNonNull(apiKey, "apiKey");
-      return this;
-    }
-
-    /** A header sent with every request (such as OpenRouter's {@code X-Title}). */
-    public Builder header(String name, String value) {
-      headers.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
-      return this;
-    }
-
-    /**
-     * A top-level request field sent with every request, such as {@code max_tokens},
-     * {@code reasoning_effort} or a server's {@code top_k}. Overrides a field of the same name.
-     */
-    public Builder param(String name, Object value) {
-      params.put(Objects.requireNonNull(name, "name"), HttpSupport.toJson(value));
+    @Override
+    Builder self() {
       return this;
     }
 
@@ -180,54 +133,9 @@ public final class OpenAiClient implements LlmClient {
       return this;
     }
 
-    /**
-     * The JDK HTTP client to use. Its connect timeout, proxy and TLS settings apply; do not
-     * also set {@link #connectTimeout}.
-     */
-    public Builder httpClient(HttpClient httpClient) {
-      this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
-      return this;
-    }
-
-    /** How long connecting may take (default 10 s). */
-    public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = HttpSupport.positive(timeout, "connectTimeout");
-      return this;
-    }
-
-    /** From sending the request to the first byte of the stream (default 2 min). */
-    public Builder firstByteTimeout(Duration timeout) {
-      this.firstByteTimeout = HttpSupport.positive(timeout, "firstByteTimeout");
-      return this;
-    }
-
-    /** The longest silence between two chunks of the stream (default 2 min). */
-    public Builder idleTimeout(Duration timeout) {
-      this.idleTimeout = HttpSupport.positive(timeout, "idleTimeout");
-      return this;
-    }
-
-    /** When to retry before the stream starts (default {@link RetryPolicy#DEFAULT}). */
-    public Builder retryPolicy(RetryPolicy policy) {
-      this.retryPolicy = Objects.requireNonNull(policy, "policy");
-      return this;
-    }
-
-    /** The largest event of the stream accepted, in characters (default 16 Mi). */
-    public Builder maxEventChars(int max) {
-      if (max < 1024) {
-        throw new IllegalArgumentException("maxEventChars must be at least 1024");
-      }
-      this.maxEventChars = max;
-      return this;
-    }
-
     /** The client. */
     public OpenAiClient build() {
-      if (httpClient != null && connectTimeout != null) {
-        throw new IllegalStateException(
-            "connectTimeout applies only to the built-in HttpClient; set it on yours instead");
-      }
+      check();
       return new OpenAiClient(this);
     }
   }
