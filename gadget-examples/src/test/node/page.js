@@ -2,7 +2,8 @@
 // Drives the Gadget web page in Debian's headless Chromium (/usr/bin/chromium) with
 // playwright-core; never downloads a browser. Started by the JUnit browser tests:
 //
-//   node page.js '<json>'   {"url", "scenario", "prompt"?, "screenshot"?, "timeoutMs"?}
+//   node page.js '<json>'   {"url", "scenario", "prompt"?, "screenshot"?, "timeoutMs"?,
+//                            "ignoreResourceErrors"?}
 //
 // and prints one JSON object per line on stdout: {"type":"step",...} while it works, then
 // exactly one {"type":"result",...} or {"type":"error","message"}. Exit code 0 / 1.
@@ -97,10 +98,6 @@ const scenarios = {
     await ready(page, cfg.timeoutMs);
     const status = await submit(page, cfg.prompt, cfg.timeoutMs);
     await page.waitForTimeout(800); // give any injected handler time to fire
-    const links = page.locator('#turns a', { hasText: 'click me' });
-    const clicked = await links.count();
-    for (let i = 0; i < clicked; i++) await links.nth(i).click({ timeout: 2000 }).catch(() => {});
-    await page.waitForTimeout(300);
     const findings = await page.evaluate(() => {
       const root = document.getElementById('turns');
       const handlers = [];
@@ -119,6 +116,15 @@ const scenarios = {
         text: root.textContent,
       };
     });
+    // Click every link the reply shows: a javascript: URL would run (and replace the page).
+    const links = page.locator('#turns a', { hasText: 'click me' });
+    const clicked = await links.count();
+    for (let i = 0; i < clicked; i++) await links.nth(i).click({ timeout: 2000 }).catch(() => {});
+    await page.waitForTimeout(300);
+    findings.afterClicks = await page.evaluate(() => ({
+      pwned: window.__pwned === undefined ? null : String(window.__pwned),
+      intact: !!document.getElementById('turns') && !!window.gadgetPage,
+    }));
     // Positive control: an unsanitized handler does run on this page, within this wait.
     await page.evaluate(() => {
       const d = document.createElement('div');
@@ -126,7 +132,7 @@ const scenarios = {
       document.body.appendChild(d);
     });
     await page.waitForFunction(() => window.__control === 1, null, { timeout: 5000 });
-    const blocks = await page.evaluate(() => window.gadgetPage.blocks());
+    const blocks = await page.evaluate(() => (window.gadgetPage ? window.gadgetPage.blocks() : []));
     return Object.assign({ status, clicked, control: true, blocks }, findings);
   },
 
@@ -172,7 +178,12 @@ async function main() {
     const page = context.pages()[0] || await context.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+    page.on('console', (m) => {
+      if (m.type() !== 'error') return;
+      // Hostile Markdown keeps harmless <img src=x> tags, whose loads fail: expected there.
+      if (cfg.ignoreResourceErrors && m.text().startsWith('Failed to load resource')) return;
+      problems.push('console: ' + m.text());
+    });
     await page.goto(cfg.url);
     step('loaded');
     const result = await scenario(page, cfg);

@@ -36,7 +36,11 @@ final class ConsoleDroneListener implements DroneListener {
 
   @Override
   public void onDisconnected(String reason) {
-    say("disconnected (" + reason + "); reconnecting by itself");
+    if (reason != null && reason.contains("client disconnect")) {
+      say("disconnected");
+    } else {
+      say("disconnected (" + reason + "); reconnecting by itself");
+    }
   }
 
   @Override
