@@ -136,6 +136,59 @@ const scenarios = {
     return Object.assign({ status, clicked, control: true, blocks }, findings);
   },
 
+  /** The connection drops mid-stream; the page reconnects, re-watches, and misses nothing. */
+  async reconnect(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    await page.waitForFunction(() => {
+      const b = document.querySelectorAll('#turns .block[data-mode="responding"]');
+      return b.length && b[b.length - 1].textContent.length > 20;
+    }, null, { timeout: cfg.timeoutMs });
+    const atDrop = await page.evaluate(() => window.gadgetPage.blocks());
+    await page.evaluate(() => window.gadgetPage.dropConnection());
+    await page.waitForSelector('#conn[data-state="offline"]', { timeout: cfg.timeoutMs });
+    step('dropped');
+    await page.waitForSelector('#conn[data-state="connected"]', { timeout: cfg.timeoutMs });
+    step('reconnected');
+    await page.waitForFunction(() => {
+      const t = document.querySelectorAll('#turns .turn');
+      return t.length && t[t.length - 1].dataset.status !== 'processing';
+    }, null, { timeout: cfg.timeoutMs });
+    await page.waitForTimeout(300);
+    const status = await page.evaluate(() => {
+      const t = document.querySelectorAll('#turns .turn');
+      return t[t.length - 1].dataset.status;
+    });
+    return { status, atDrop, blocks: await page.evaluate(() => window.gadgetPage.blocks()) };
+  },
+
+  /** The user cancels a running turn with the Cancel button. */
+  async cancel(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    await page.waitForSelector('#cancel:not([hidden])', { timeout: cfg.timeoutMs });
+    await page.waitForFunction(() => document.querySelectorAll('#turns .block').length > 0,
+      null, { timeout: cfg.timeoutMs });
+    await page.click('#cancel');
+    await page.waitForFunction(() => {
+      const t = document.querySelectorAll('#turns .turn');
+      return t.length && t[t.length - 1].dataset.status !== 'processing';
+    }, null, { timeout: cfg.timeoutMs });
+    const out = await page.evaluate(() => {
+      const t = document.querySelectorAll('#turns .turn');
+      const last = t[t.length - 1];
+      return {
+        status: last.dataset.status,
+        footer: last.querySelector('.turn-footer').textContent,
+        cancelHidden: document.getElementById('cancel').hidden,
+        sendEnabled: !document.getElementById('send').disabled,
+      };
+    });
+    return out;
+  },
+
   /** Just a screenshot of the page after a prompt (for looking at it by hand). */
   async look(page, cfg) {
     await ready(page, cfg.timeoutMs);

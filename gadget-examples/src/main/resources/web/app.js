@@ -668,8 +668,12 @@
     }
   }
 
-  // For the browser tests and the curious: what the page shows, read-only.
+  // For the browser tests and the curious: what the page shows, and a way to drop the
+  // connection as a network failure would (socket.io-client then reconnects by itself).
   window.gadgetPage = {
+    dropConnection() {
+      if (state.socket && state.socket.io.engine) state.socket.io.engine.close();
+    },
     blocks() {
       return Array.from(document.querySelectorAll('#turns .block')).map((b) => ({
         turnId: b.closest('.turn').dataset.turnId,
