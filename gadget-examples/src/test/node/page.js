@@ -46,20 +46,25 @@ async function ready(page, timeout) {
   await page.waitForSelector('#send:not([disabled])', { timeout });
 }
 
+/** Waits until the last turn has ended and the page has compared it with the store. */
+async function settled(page, timeout) {
+  await page.waitForFunction(() => {
+    const t = document.querySelectorAll('#turns .turn');
+    const last = t[t.length - 1];
+    return last && last.dataset.status !== 'processing' && last.dataset.reconciled === 'true';
+  }, null, { timeout });
+  return page.evaluate(() => {
+    const t = document.querySelectorAll('#turns .turn');
+    return t[t.length - 1].dataset.status;
+  });
+}
+
 async function submit(page, prompt, timeout) {
   const before = await page.locator('#turns .turn').count();
   await page.fill('#prompt', prompt);
   await page.press('#prompt', 'Enter');
   await page.waitForFunction((n) => document.querySelectorAll('#turns .turn').length > n, before, { timeout });
-  await page.waitForFunction(() => {
-    const turns = document.querySelectorAll('#turns .turn');
-    const last = turns[turns.length - 1];
-    return last && last.dataset.status && last.dataset.status !== 'processing';
-  }, null, { timeout });
-  return page.evaluate(() => {
-    const turns = document.querySelectorAll('#turns .turn');
-    return turns[turns.length - 1].dataset.status;
-  });
+  return settled(page, timeout);
 }
 
 const scenarios = {
@@ -70,7 +75,6 @@ const scenarios = {
     step('ready');
     const status = await submit(page, cfg.prompt, cfg.timeoutMs);
     step('finished', { status });
-    await page.waitForTimeout(300); // let the post-turn reconciliation run
     const samples = await page.evaluate(() => window.__samples);
     const finalIds = await page.evaluate(() => window.__blockIds());
     const blocks = await page.evaluate(() => window.gadgetPage.blocks());
@@ -81,7 +85,6 @@ const scenarios = {
   async reload(page, cfg) {
     await ready(page, cfg.timeoutMs);
     const status = await submit(page, cfg.prompt, cfg.timeoutMs);
-    await page.waitForTimeout(300);
     const before = await page.evaluate(() => window.gadgetPage.blocks());
     step('reloading', { count: before.length });
     await page.reload();
@@ -97,7 +100,14 @@ const scenarios = {
   async hostile(page, cfg) {
     await ready(page, cfg.timeoutMs);
     const status = await submit(page, cfg.prompt, cfg.timeoutMs);
-    await page.waitForTimeout(800); // give any injected handler time to fire
+    // Positive control, first: an unsanitized handler does run on this page. Once it has
+    // fired, the reply's own <img src=x> (loaded earlier, same 404) has had its chance too.
+    await page.evaluate(() => {
+      const d = document.createElement('div');
+      d.innerHTML = '<img src="x-control" onerror="window.__control = 1">';
+      document.body.appendChild(d);
+    });
+    await page.waitForFunction(() => window.__control === 1, null, { timeout: 5000 });
     const findings = await page.evaluate(() => {
       const root = document.getElementById('turns');
       const handlers = [];
@@ -120,18 +130,11 @@ const scenarios = {
     const links = page.locator('#turns a', { hasText: 'click me' });
     const clicked = await links.count();
     for (let i = 0; i < clicked; i++) await links.nth(i).click({ timeout: 2000 }).catch(() => {});
-    await page.waitForTimeout(300);
+    await page.waitForLoadState('load');
     findings.afterClicks = await page.evaluate(() => ({
       pwned: window.__pwned === undefined ? null : String(window.__pwned),
       intact: !!document.getElementById('turns') && !!window.gadgetPage,
     }));
-    // Positive control: an unsanitized handler does run on this page, within this wait.
-    await page.evaluate(() => {
-      const d = document.createElement('div');
-      d.innerHTML = '<img src="x-control" onerror="window.__control = 1">';
-      document.body.appendChild(d);
-    });
-    await page.waitForFunction(() => window.__control === 1, null, { timeout: 5000 });
     const blocks = await page.evaluate(() => (window.gadgetPage ? window.gadgetPage.blocks() : []));
     return Object.assign({ status, clicked, control: true, blocks }, findings);
   },
@@ -151,15 +154,7 @@ const scenarios = {
     step('dropped');
     await page.waitForSelector('#conn[data-state="connected"]', { timeout: cfg.timeoutMs });
     step('reconnected');
-    await page.waitForFunction(() => {
-      const t = document.querySelectorAll('#turns .turn');
-      return t.length && t[t.length - 1].dataset.status !== 'processing';
-    }, null, { timeout: cfg.timeoutMs });
-    await page.waitForTimeout(300);
-    const status = await page.evaluate(() => {
-      const t = document.querySelectorAll('#turns .turn');
-      return t[t.length - 1].dataset.status;
-    });
+    const status = await settled(page, cfg.timeoutMs);
     return { status, atDrop, blocks: await page.evaluate(() => window.gadgetPage.blocks()) };
   },
 
@@ -200,11 +195,7 @@ const scenarios = {
         await page.waitForTimeout(400);
         await page.screenshot({ path: cfg.midScreenshot, fullPage: false });
       }
-      await page.waitForFunction(() => {
-        const t = document.querySelectorAll('#turns .turn');
-        return t.length && t[t.length - 1].dataset.status !== 'processing';
-      }, null, { timeout: cfg.timeoutMs });
-      await page.waitForTimeout(300);
+      await settled(page, cfg.timeoutMs);
     }
     if (cfg.expandTools) {
       for (const d of await page.locator('#turns details.tool').all()) await d.evaluate((e) => { e.open = true; });

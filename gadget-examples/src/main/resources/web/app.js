@@ -455,6 +455,8 @@
       renderStatus(tv);
     } catch (e) {
       // the live view stays; a reload shows the store
+    } finally {
+      tv.el.dataset.reconciled = 'true';
     }
   }
 

@@ -72,7 +72,7 @@ final class EmbeddedMongo implements AutoCloseable {
       server.shutdownNow();
       throw new CommandException("cannot write " + dir.resolve(URI_FILE) + ": " + e, e);
     }
-    log.info("embedded store {} on {}", dir.resolve(DATA_FILE), uri);
+    log.debug("embedded store {} on {}", dir.resolve(DATA_FILE), uri);
     return new EmbeddedMongo(dir, server, uri);
   }
 

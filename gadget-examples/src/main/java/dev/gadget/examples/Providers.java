@@ -85,7 +85,7 @@ final class Providers {
 
   static Choice scripted(String why) {
     return new Choice(SCRIPTED, "SCRIPTED replies: " + why + ". The answers are canned by "
-        + "the demo, not written by a model; the tools they call run for real.", true);
+        + "Gadget's demo script, not written by a model; the tools they call run for real.", true);
   }
 
   private static Choice explicit(String sdk, Args args, Console console) {
