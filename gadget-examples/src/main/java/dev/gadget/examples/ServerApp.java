@@ -1,0 +1,151 @@
+package dev.gadget.examples;
+
+import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.server.GadgetServer;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.transport.TransportException;
+import dev.gadget.transport.ws.WebSocketTransportServer;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * A running Gadget server as the jar runs it: the {@link GadgetServer} on the Socket.IO
+ * WebSocket transport, and the {@link WebServer} with the page and the REST API on a second
+ * port. Both bind 127.0.0.1 unless told otherwise. Thread-safe; close it once.
+ */
+final class ServerApp implements AutoCloseable {
+  private final ChatStore store;
+  private final WebSocketTransportServer transport;
+  private final GadgetServer server;
+  private final WebServer web;
+  private final String host;
+
+  private ServerApp(Builder b) {
+    this.store = Objects.requireNonNull(b.store, "store");
+    this.host = b.host;
+    Objects.requireNonNull(b.provider, "provider");
+    int socketPort = b.socketPort >= 0 ? b.socketPort : b.port == 0 ? 0 : b.port + 1;
+    this.transport = WebSocketTransportServer.builder().host(b.host).port(socketPort).build();
+    this.server = b.serverTweaks.apply(GadgetServer.builder().store(store)
+        .transport(transport).provider(b.provider)).build();
+    try {
+      server.start();
+    } catch (TransportException e) {
+      server.close();
+      throw new CommandException("cannot listen on " + b.host + ":" + socketPort + " for the "
+          + "Socket.IO transport (" + e.getMessage() + "); choose another --socket-port", e);
+    }
+    Map<String, Object> config = new LinkedHashMap<>();
+    config.put("socketPort", transport.port());
+    config.put("socketPath", "/socket.io/");
+    config.put("llm", Map.of("sdk", b.provider.sdk(), "model", b.provider.modelId()));
+    config.put("scripted", LlmClients.SCRIPTED.equals(b.provider.sdk()));
+    WebServer w;
+    try {
+      w = new WebServer(b.host, b.port, store, config, b.contentSecurityPolicy);
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+    this.web = w;
+  }
+
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** The page's address, such as {@code http://127.0.0.1:7700/}. */
+  URI pageUrl() {
+    return URI.create("http://" + hostForUrl() + ":" + web.port() + "/");
+  }
+
+  /** Where drones connect: {@code http://127.0.0.1:<socket port>}. */
+  URI socketUri() {
+    return transport.uri();
+  }
+
+  int httpPort() {
+    return web.port();
+  }
+
+  int socketPort() {
+    return transport.port();
+  }
+
+  ChatStore store() {
+    return store;
+  }
+
+  private String hostForUrl() {
+    String h = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
+    return h.contains(":") ? "[" + h + "]" : h;
+  }
+
+  /** Stops the HTTP server and the Gadget server. The store stays open (its owner closes it). */
+  @Override
+  public void close() {
+    try {
+      web.close();
+    } finally {
+      server.close();
+    }
+  }
+
+  /** Configures a {@link ServerApp}. */
+  static final class Builder {
+    private ChatStore store;
+    private ProviderConfig provider;
+    private String host = "127.0.0.1";
+    private int port = 7700;
+    private int socketPort = -1;
+    private boolean contentSecurityPolicy = true;
+    private UnaryOperator<GadgetServer.Builder> serverTweaks = b -> b;
+
+    Builder store(ChatStore store) {
+      this.store = store;
+      return this;
+    }
+
+    Builder provider(ProviderConfig provider) {
+      this.provider = provider;
+      return this;
+    }
+
+    Builder host(String host) {
+      this.host = Objects.requireNonNull(host, "host");
+      return this;
+    }
+
+    /** The HTTP port (7700; 0: any free port). */
+    Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    /** The Socket.IO port (default: the HTTP port + 1, or any free port when that is 0). */
+    Builder socketPort(int socketPort) {
+      this.socketPort = socketPort;
+      return this;
+    }
+
+    /** Whether the page is served with a Content-Security-Policy (default yes). */
+    Builder contentSecurityPolicy(boolean on) {
+      this.contentSecurityPolicy = on;
+      return this;
+    }
+
+    /** Changes the Gadget server's settings (timeouts) before it is built. */
+    Builder serverTweaks(UnaryOperator<GadgetServer.Builder> tweaks) {
+      this.serverTweaks = Objects.requireNonNull(tweaks, "tweaks");
+      return this;
+    }
+
+    /** Starts the server. */
+    ServerApp start() {
+      return new ServerApp(this);
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package dev.gadget.examples;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** {@code gadget server}: the web page, the REST API and the Socket.IO transport. */
+final class ServerCommand implements Command {
+  static final int DEFAULT_PORT = 7700;
+
+  @Override
+  public String name() {
+    return "server";
+  }
+
+  @Override
+  public String summary() {
+    return "run a server: the web page, its REST API and the Socket.IO transport";
+  }
+
+  @Override
+  public String description() {
+    return """
+        Usage: java -jar gadget.jar server [options]
+
+        Serves the web chat page and a small REST API over HTTP, and the Socket.IO transport
+        that pages and drones connect to on a second port. Keeps users, hashed tokens,
+        projects, chat sessions and turns in an embedded store under --data-dir, or in
+        MongoDB with --mongo. At the first start it creates the user 'admin' and prints its
+        tokens; 'gadget user add NAME' adds more users. Binds 127.0.0.1 unless --host says
+        otherwise. API keys are read from the environment only: GADGET_LLM_API_KEY, or
+        OPENAI_API_KEY for --llm openai.
+        """;
+  }
+
+  @Override
+  public List<OptionSpec> options() {
+    List<OptionSpec> all = new ArrayList<>(List.of(
+        OptionSpec.value("host", "ADDRESS", "the address to listen on (default 127.0.0.1)"),
+        OptionSpec.value("port", "PORT", "the HTTP port of the page and the API (default "
+            + DEFAULT_PORT + ")"),
+        OptionSpec.value("socket-port", "PORT", "the Socket.IO port (default: --port + 1)")));
+    all.addAll(Stores.OPTIONS);
+    all.addAll(Providers.OPTIONS);
+    return all;
+  }
+
+  @Override
+  public Running run(Args args, Console console) {
+    if (!args.positional().isEmpty()) {
+      throw new UsageException("unexpected argument '" + args.positional().get(0) + "'");
+    }
+    int port = args.port("port", DEFAULT_PORT);
+    int socketPort = args.port("socket-port", port == 0 ? 0 : port + 1);
+    Providers.Choice llm = Providers.forServer(args, console);
+    Stores.Opened store = Stores.open(args);
+    ServerApp app;
+    try {
+      app = ServerApp.builder().store(store.store()).provider(llm.config())
+          .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort).start();
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+    PrintStream out = console.out();
+    out.println("Gadget server " + Main.VERSION);
+    out.println("  Page:      " + app.pageUrl());
+    out.println("  Socket.IO: " + app.socketUri() + " (drones: --server " + app.pageUrl() + ")");
+    out.println("  Store:     " + store.description());
+    out.println("  LLM:       " + llm.description());
+    try {
+      Accounts.bootstrapAdmin(store.store()).ifPresentOrElse(admin -> {
+        out.println();
+        out.println("First start: created the user 'admin'. Its tokens are shown only now; the "
+            + "store keeps their hashes.");
+        out.println("  Sign in:     " + app.pageUrl() + "#token=" + admin.pageToken());
+        out.println("  Page token:  " + admin.pageToken());
+        out.println("  Drone token: " + admin.droneToken());
+        out.println("  Run a drone: GADGET_DRONE_TOKEN=" + admin.droneToken()
+            + " java -jar gadget.jar drone --server " + app.pageUrl());
+      }, () -> out.println("Sign in with your page token ('gadget user token NAME' issues "
+          + "new tokens)."));
+    } catch (RuntimeException e) {
+      app.close();
+      store.close();
+      throw new CommandException("cannot set up the admin user: " + e.getMessage(), e);
+    }
+    out.println("Press Ctrl-C to stop.");
+    CompletableFuture<Integer> never = new CompletableFuture<>();
+    return new Running() {
+      private boolean closed;
+
+      @Override
+      public CompletableFuture<Integer> exitCode() {
+        return never;
+      }
+
+      @Override
+      public synchronized void close() {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        try {
+          app.close();
+        } finally {
+          store.close();
+        }
+      }
+    };
+  }
+}

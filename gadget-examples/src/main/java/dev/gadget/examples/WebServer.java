@@ -1,0 +1,293 @@
+package dev.gadget.examples;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.StoredToken;
+import dev.gadget.core.model.TokenKind;
+import dev.gadget.core.model.User;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.StoreException;
+import dev.gadget.core.store.Tokens;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's HTTP side, on the JDK's {@link HttpServer}: the web page (static files from the
+ * jar's {@code web/}) and a small read-only REST API.
+ *
+ * <pre>
+ * GET /api/health                  {"status":"ok"} or 503 {"status":"unavailable","error"}
+ * GET /api/config                  {"socketPort","socketPath","llm":{"sdk","model"},"scripted"}
+ * GET /api/me                      {"user": User}                      (bearer user token)
+ * GET /api/sessions[?projectId=]   {"sessions": [ChatSession]}         (bearer user token)
+ * GET /api/sessions/{id}/turns     {"turns": [ChatTurn]}               (bearer user token)
+ * </pre>
+ *
+ * Errors are JSON {@code {"error": "..."}} with 400, 401, 404, 405 or 503. A user only ever sees
+ * their own sessions.
+ */
+final class WebServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(WebServer.class);
+  private static final Pattern TURNS = Pattern.compile("/api/sessions/([0-9a-f]{24})/turns");
+  private static final Pattern STATIC_PATH = Pattern.compile("/[A-Za-z0-9_./-]*");
+  private static final Map<String, String> TYPES = Map.of(
+      "html", "text/html; charset=utf-8",
+      "js", "text/javascript; charset=utf-8",
+      "css", "text/css; charset=utf-8",
+      "svg", "image/svg+xml",
+      "png", "image/png",
+      "ico", "image/x-icon");
+
+  private final HttpServer http;
+  private final ExecutorService executor;
+  private final ChatStore store;
+  private final Tokens tokens;
+  private final Map<String, Object> config;
+  private final boolean csp;
+
+  /**
+   * Binds {@code host:port} (0: any free port) and starts serving.
+   *
+   * @throws CommandException if the address cannot be bound
+   */
+  WebServer(String host, int port, ChatStore store, Map<String, Object> config, boolean csp) {
+    this.store = store;
+    this.tokens = new Tokens(store);
+    this.config = Map.copyOf(config);
+    this.csp = csp;
+    try {
+      this.http = HttpServer.create(new InetSocketAddress(host, port), 64);
+    } catch (BindException e) {
+      throw new CommandException("cannot listen on " + host + ":" + port + " (" + e.getMessage()
+          + "); is another server running there? Choose another --port", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    AtomicInteger n = new AtomicInteger();
+    this.executor = Executors.newFixedThreadPool(4, r -> {
+      Thread t = new Thread(r, "gadget-http-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    http.setExecutor(executor);
+    http.createContext("/", this::handle);
+    http.start();
+  }
+
+  /** The bound port. */
+  int port() {
+    return http.getAddress().getPort();
+  }
+
+  @Override
+  public void close() {
+    http.stop(0);
+    executor.shutdownNow();
+  }
+
+  private void handle(HttpExchange ex) {
+    try (ex) {
+      String path = ex.getRequestURI().getRawPath();
+      if (path.equals("/api") || path.startsWith("/api/")) {
+        api(ex, path);
+      } else {
+        serveStatic(ex, path);
+      }
+    } catch (IOException e) {
+      log.debug("HTTP exchange failed: {}", e.toString());
+    } catch (RuntimeException e) {
+      log.warn("HTTP handler failed on {}", ex.getRequestURI().getRawPath(), e);
+    }
+  }
+
+  // ------------------------------------------------------------------ API
+
+  private void api(HttpExchange ex, String path) throws IOException {
+    Headers h = ex.getResponseHeaders();
+    h.set("Cache-Control", "no-store");
+    h.set("X-Content-Type-Options", "nosniff");
+    if (!ex.getRequestMethod().equals("GET")) {
+      h.set("Allow", "GET");
+      json(ex, 405, Map.of("error", "only GET is supported here"));
+      return;
+    }
+    try {
+      if (path.equals("/api/health")) {
+        health(ex);
+        return;
+      }
+      if (path.equals("/api/config")) {
+        json(ex, 200, config);
+        return;
+      }
+      Optional<StoredToken> who = authenticate(ex);
+      if (who.isEmpty()) {
+        return;
+      }
+      String userId = who.get().userId();
+      Matcher turns = TURNS.matcher(path);
+      if (path.equals("/api/me")) {
+        Optional<User> user = store.findUser(userId);
+        if (user.isEmpty()) {
+          json(ex, 401, Map.of("error", "this token's user no longer exists"));
+        } else {
+          json(ex, 200, Map.of("user", user.get()));
+        }
+      } else if (path.equals("/api/sessions")) {
+        String projectId = query(ex.getRequestURI()).get("projectId");
+        json(ex, 200, Map.of("sessions", store.listSessions(userId, projectId)));
+      } else if (turns.matches()) {
+        Optional<ChatSession> session = store.findSession(turns.group(1))
+            .filter(s -> s.userId().equals(userId));
+        if (session.isEmpty()) {
+          json(ex, 404, Map.of("error", "chat session not found"));
+        } else {
+          json(ex, 200, Map.of("turns", store.listTurns(session.get().id())));
+        }
+      } else {
+        json(ex, 404, Map.of("error", "no such API: " + path));
+      }
+    } catch (StoreException e) {
+      json(ex, 503, Map.of("error", "the server cannot reach its store: " + e.getMessage()));
+    }
+  }
+
+  private void health(HttpExchange ex) throws IOException {
+    try {
+      store.findUser("000000000000000000000000");
+      json(ex, 200, Map.of("status", "ok"));
+    } catch (StoreException e) {
+      json(ex, 503, Map.of("status", "unavailable", "error",
+          "the server cannot reach its store: " + e.getMessage()));
+    }
+  }
+
+  /** The caller's user token, or empty after answering 401. */
+  private Optional<StoredToken> authenticate(HttpExchange ex) throws IOException {
+    String auth = ex.getRequestHeaders().getFirst("Authorization");
+    String token = null;
+    if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      token = auth.substring(7).strip();
+    }
+    if (token == null || token.isEmpty()) {
+      ex.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+      json(ex, 401, Map.of("error", "missing token: send Authorization: Bearer <user token>"));
+      return Optional.empty();
+    }
+    Optional<StoredToken> t = tokens.authenticate(token, TokenKind.USER);
+    if (t.isEmpty()) {
+      ex.getResponseHeaders().set("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+      json(ex, 401, Map.of("error", "invalid token"));
+    }
+    return t;
+  }
+
+  static Map<String, String> query(URI uri) {
+    Map<String, String> out = new LinkedHashMap<>();
+    String q = uri.getRawQuery();
+    if (q == null || q.isEmpty()) {
+      return out;
+    }
+    for (String pair : q.split("&")) {
+      int eq = pair.indexOf('=');
+      String k = eq < 0 ? pair : pair.substring(0, eq);
+      String v = eq < 0 ? "" : pair.substring(eq + 1);
+      out.putIfAbsent(URLDecoder.decode(k, StandardCharsets.UTF_8),
+          URLDecoder.decode(v, StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  private static void json(HttpExchange ex, int status, Object body) throws IOException {
+    byte[] bytes;
+    try {
+      bytes = GadgetJson.mapper().writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new IOException(e);
+    }
+    ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
+    send(ex, status, bytes);
+  }
+
+  private static void send(HttpExchange ex, int status, byte[] bytes) throws IOException {
+    boolean head = ex.getRequestMethod().equals("HEAD");
+    ex.sendResponseHeaders(status, head ? -1 : bytes.length == 0 ? -1 : bytes.length);
+    if (!head && bytes.length > 0) {
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ static files
+
+  private void serveStatic(HttpExchange ex, String path) throws IOException {
+    Headers h = ex.getResponseHeaders();
+    h.set("X-Content-Type-Options", "nosniff");
+    h.set("Referrer-Policy", "no-referrer");
+    String method = ex.getRequestMethod();
+    if (!method.equals("GET") && !method.equals("HEAD")) {
+      h.set("Allow", "GET, HEAD");
+      text(ex, 405, "method not allowed");
+      return;
+    }
+    if (path.equals("/")) {
+      path = "/index.html";
+    }
+    int dot = path.lastIndexOf('.');
+    String type = dot < 0 ? null : TYPES.get(path.substring(dot + 1));
+    if (!STATIC_PATH.matcher(path).matches() || path.contains("..") || path.contains("//")
+        || type == null) {
+      text(ex, 404, "not found");
+      return;
+    }
+    byte[] bytes;
+    try (InputStream in = WebServer.class.getResourceAsStream("/web" + path)) {
+      if (in == null) {
+        text(ex, 404, "not found");
+        return;
+      }
+      bytes = in.readAllBytes();
+    }
+    h.set("Content-Type", type);
+    h.set("Cache-Control", "no-cache");
+    if (type.startsWith("text/html")) {
+      h.set("X-Frame-Options", "DENY");
+      if (csp) {
+        // Defence in depth behind DOMPurify: no inline script, no remote images (an LLM's
+        // Markdown could otherwise send data out through an image URL), WebSocket to any port
+        // (the Socket.IO transport listens on its own port).
+        h.set("Content-Security-Policy", "default-src 'self'; script-src 'self'; "
+            + "style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; "
+            + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+      }
+    }
+    send(ex, 200, bytes);
+  }
+
+  private static void text(HttpExchange ex, int status, String body) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+    send(ex, status, body.getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,92 @@
+package dev.gadget.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.GadgetJson;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs {@code src/test/node/page.js} (playwright-core driving Debian's {@code /usr/bin/chromium})
+ * for one scenario and returns its result. Reads JSON lines from its stdout; kills node and every
+ * process it started (Chromium) in {@code finally}, whatever happened.
+ */
+final class BrowserHarness {
+  static final Path DIR = Path.of("src/test/node").toAbsolutePath();
+  static final Duration LIMIT = Duration.ofSeconds(90);
+
+  private BrowserHarness() {}
+
+  /** The scenario's {@code result} object; fails with node's output when it reports an error. */
+  static JsonNode run(Map<String, Object> config) throws Exception {
+    assertThat(DIR.resolve("node_modules/playwright-core")).as(
+        "playwright-core is installed by the build (npm ci in %s)", DIR).exists();
+    assertThat(Path.of("/usr/bin/chromium")).as(
+        "Debian's chromium (apt-get install -y chromium; .ci/run installs it)").exists();
+    Path err = Files.createTempFile("gadget-page-", ".stderr");
+    ProcessBuilder pb = new ProcessBuilder("node", "page.js",
+        GadgetJson.mapper().writeValueAsString(config))
+        .directory(DIR.toFile())
+        .redirectError(err.toFile());
+    Process p = pb.start();
+    List<String> lines = new ArrayList<>();
+    try {
+      Thread reader = new Thread(() -> {
+        try (BufferedReader r = new BufferedReader(
+            new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+          for (String line; (line = r.readLine()) != null; ) {
+            synchronized (lines) {
+              lines.add(line);
+            }
+          }
+        } catch (IOException e) {
+          // the process was killed
+        }
+      }, "page-js-stdout");
+      reader.setDaemon(true);
+      reader.start();
+      boolean exited = p.waitFor(LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+      reader.join(5_000);
+      String diagnostics = "node page.js printed " + snapshot(lines) + "; stderr: "
+          + tail(Files.readString(err));
+      assertThat(exited).as("page.js finished within %s; %s", LIMIT, diagnostics).isTrue();
+      JsonNode last = null;
+      for (String line : snapshot(lines)) {
+        JsonNode n = GadgetJson.mapper().readTree(line);
+        if (n.path("type").asText().equals("result") || n.path("type").asText().equals("error")) {
+          last = n;
+        }
+      }
+      assertThat(last).as("a result line; %s", diagnostics).isNotNull();
+      assertThat(last.path("type").asText()).as("page.js: %s", last.path("message").asText())
+          .isEqualTo("result");
+      assertThat(last.path("problems")).as("errors in the page's console").isEmpty();
+      return last.get("result");
+    } finally {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      p.waitFor(10, TimeUnit.SECONDS);
+      Files.deleteIfExists(err);
+    }
+  }
+
+  private static List<String> snapshot(List<String> lines) {
+    synchronized (lines) {
+      return List.copyOf(lines);
+    }
+  }
+
+  private static String tail(String s) {
+    return s.length() <= 4000 ? s : "…" + s.substring(s.length() - 4000);
+  }
+}

@@ -1,0 +1,196 @@
+package dev.gadget.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The web page in headless Chromium (Debian's, driven by playwright-core from
+ * {@code src/test/node/page.js}) against a real server, store and drone in this JVM, with
+ * scripted LLM replies: a prompt streams into blocks updated in place, a reload shows the same
+ * blocks from the store, and hostile Markdown does not execute.
+ */
+class BrowserTest {
+  @TempDir Path tmp;
+  PageFixture fx;
+
+  @AfterEach
+  void tearDown() {
+    if (fx != null) {
+      fx.close();
+    }
+  }
+
+  static final String ANSWER = "## The greeter\n\nThis project is a **command-line greeter** "
+      + "written in Java. Its README lists two things to do:\n\n"
+      + "1. greet in more languages\n2. add a test\n\n"
+      + "```java\nstatic String greet(String name) {\n  return \"Hello, \" + name + \"!\";\n}\n```\n\n"
+      + "Ask me to implement either one and I will edit `src/Greeter.java` for you, run the "
+      + "build, and show you the result of a test run as well.\n";
+
+  private static ScriptedLlmClient twoSteps() {
+    return ScriptedLlmClient.builder().tokenDelay(Duration.ofMillis(15))
+        .reply(ScriptedLlmClient.reply()
+            .thinking("The user wants an overview. I will read the README before answering, "
+                + "because it usually says what a project is for.")
+            .text("Let me read the README.")
+            .toolCall("read_file", "{\"path\":\"README.md\"}").build())
+        .reply(ScriptedLlmClient.reply()
+            .thinking("The README describes a greeter with a short to-do list.")
+            .text(ANSWER).build())
+        .build();
+  }
+
+  private Map<String, Object> config(String scenario, String prompt) {
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.signInUrl());
+    c.put("scenario", scenario);
+    c.put("prompt", prompt);
+    c.put("timeoutMs", 30000);
+    return c;
+  }
+
+  private List<String> storedModes() {
+    List<ChatTurn> turns = fx.store.store().listTurns(fx.session.id());
+    assertThat(turns).hasSize(1);
+    assertThat(turns.get(0).status()).isEqualTo(TurnStatus.FINISHED);
+    List<String> modes = new ArrayList<>();
+    for (TurnBlock b : turns.get(0).blocks()) {
+      modes.add(b instanceof TurnBlock.Thinking ? "thinking"
+          : b instanceof TurnBlock.Responding ? "responding" : "tool");
+    }
+    return modes;
+  }
+
+  @Test
+  void aPromptStreamsIntoBlocksUpdatedInPlace() throws Exception {
+    fx = new PageFixture(tmp, twoSteps(), true);
+    JsonNode r = BrowserHarness.run(config("stream", "What is this project about?"));
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    List<String> modes = new ArrayList<>();
+    for (JsonNode b : r.get("blocks")) {
+      modes.add(b.get("mode").asText());
+    }
+    assertThat(modes).containsExactly("thinking", "responding", "tool", "thinking", "responding");
+    assertThat(storedModes()).isEqualTo(modes);
+    JsonNode answer = r.get("blocks").get(4);
+    assertThat(answer.get("text").asText())
+        .contains("The greeter", "command-line greeter", "static String greet")
+        .doesNotContain("**", "```"); // rendered as Markdown, not shown as source
+    assertThat(r.get("blocks").get(2).get("text").asText())
+        .contains("read_file", "README.md", "done", "A tiny sample project");
+
+    // In place: every block element ever seen is still there at the end (none was replaced or
+    // duplicated), and the answer's element grew through many intermediate states.
+    Set<Integer> seen = new HashSet<>();
+    Map<Integer, Set<Integer>> lengths = new HashMap<>();
+    int maxBlocks = 0;
+    for (JsonNode sample : r.get("samples")) {
+      maxBlocks = Math.max(maxBlocks, sample.size());
+      for (JsonNode b : sample) {
+        seen.add(b.get("id").asInt());
+        lengths.computeIfAbsent(b.get("id").asInt(), k -> new HashSet<>())
+            .add(b.get("len").asInt());
+      }
+    }
+    List<Integer> finalIds = new ArrayList<>();
+    for (JsonNode b : r.get("finalIds")) {
+      finalIds.add(b.get("id").asInt());
+    }
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(finalIds);
+    assertThat(maxBlocks).isEqualTo(5);
+    int answerId = finalIds.get(4);
+    int finalLength = r.get("finalIds").get(4).get("len").asInt();
+    assertThat(lengths.get(answerId)).as("lengths the answer block showed while streaming")
+        .hasSizeGreaterThanOrEqualTo(5)
+        .anyMatch(len -> len > 0 && len < finalLength / 2);
+    int thinkingId = finalIds.get(0);
+    assertThat(lengths.get(thinkingId)).as("lengths the first thinking block showed")
+        .hasSizeGreaterThanOrEqualTo(3);
+  }
+
+  @Test
+  void aReloadShowsTheSameBlocksFromTheStore() throws Exception {
+    fx = new PageFixture(tmp, twoSteps(), true);
+    JsonNode r = BrowserHarness.run(config("reload", "What is this project about?"));
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    assertThat(r.get("before")).hasSize(5);
+    assertThat(r.get("after")).isEqualTo(r.get("before"));
+    assertThat(r.get("url").asText()).endsWith("#s=" + fx.session.id());
+    List<String> modes = new ArrayList<>();
+    for (JsonNode b : r.get("after")) {
+      modes.add(b.get("mode").asText());
+      assertThat(b.get("seq").asInt()).isEqualTo(modes.size() - 1);
+    }
+    assertThat(modes).isEqualTo(storedModes());
+    ChatTurn stored = fx.store.store().listTurns(fx.session.id()).get(0);
+    TurnBlock.Responding answer = (TurnBlock.Responding) stored.blocks().get(4);
+    assertThat(answer.content()).isEqualTo(ANSWER);
+  }
+
+  @Test
+  void hostileMarkdownDoesNotExecute() throws Exception {
+    String payload = String.join("\n\n",
+        "Here you go:",
+        "<img src=x onerror=\"window.__pwned='img'\">",
+        "[click me](javascript:window.__pwned='link')",
+        "<a href=\"javascript:window.__pwned='a'\">click me too</a>",
+        "<script>window.__pwned='script'</script>",
+        "<svg><script>window.__pwned='svg'</script><circle onload=\"window.__pwned='svg2'\"/></svg>",
+        "<iframe src=\"javascript:parent.__pwned='iframe'\"></iframe>",
+        "<details open ontoggle=\"window.__pwned='toggle'\"><summary>x</summary>y</details>",
+        "[data](data:text/html,<script>alert(1)</script>)",
+        "<form><button formaction=\"javascript:window.__pwned='form'\">go</button></form>",
+        "![img](x\" onerror=\"window.__pwned='attr')",
+        "The end.",
+        // last: its unclosed <style> swallows what follows, as a browser's parser would
+        "<math><mtext><table><mglyph><style><img src=x onerror=\"window.__pwned='mxss'\">");
+    ScriptedLlmClient llm = ScriptedLlmClient.of(
+        ScriptedLlmClient.reply()
+            .thinking("<img src=x onerror=\"window.__pwned='thinking'\"> thinking")
+            .toolCall("read_file", "{\"path\":\"<img src=x onerror=window.__pwned='tool'>\"}")
+            .build(),
+        ScriptedLlmClient.reply().text(payload).build());
+    fx = new PageFixture(tmp, llm, false); // no CSP: DOMPurify alone must hold
+    Map<String, Object> c = config("hostile",
+        "Show <img src=x onerror=\"window.__pwned='prompt'\"> please");
+    c.put("ignoreResourceErrors", true); // the harmless <img src=x> left in fails to load
+    JsonNode r = BrowserHarness.run(c);
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    assertThat(r.get("control").asBoolean()).as("an unsanitized handler does fire here").isTrue();
+    assertThat(r.get("pwned").isNull()).as("window.__pwned = %s", r.get("pwned")).isTrue();
+    assertThat(r.get("handlers")).as("on* / javascript: / data:text/html attributes").isEmpty();
+    assertThat(r.get("scripts").asInt()).isZero();
+    assertThat(r.get("iframes").asInt()).isZero();
+    assertThat(r.get("clicked").asInt()).as("links clicked").isGreaterThanOrEqualTo(1);
+    assertThat(r.get("afterClicks").get("pwned").isNull()).as("after clicking the links: %s",
+        r.get("afterClicks")).isTrue();
+    assertThat(r.get("afterClicks").get("intact").asBoolean()).as("the page is still there")
+        .isTrue();
+    String text = r.get("text").asText();
+    assertThat(text).contains("Here you go:", "The end.")
+        // shown as text where it is not Markdown: the prompt, thinking and tool parameters
+        .contains("Show <img src=x onerror=\"window.__pwned='prompt'\"> please")
+        .contains("<img src=x onerror=\"window.__pwned='thinking'\">")
+        .contains("window.__pwned='tool'");
+  }
+}

@@ -1,0 +1,277 @@
+package dev.gadget.examples;
+
+import static dev.gadget.examples.PageFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TokenKind;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.store.Tokens;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.TransportClient;
+import dev.gadget.transport.ws.WebSocketTransportClient;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The jar's commands as a person runs them, in this JVM, on free ports and temp dirs. */
+class CommandsTest {
+  @TempDir Path tmp;
+  final List<Running> running = new ArrayList<>();
+  final HttpClient http = HttpClient.newHttpClient();
+
+  @AfterEach
+  void stopAll() {
+    for (int i = running.size() - 1; i >= 0; i--) {
+      running.get(i).close();
+    }
+  }
+
+  /** What a command printed. */
+  static final class Out {
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    Console console(Map<String, String> env) {
+      return new Console(new PrintStream(out, true, StandardCharsets.UTF_8),
+          new PrintStream(err, true, StandardCharsets.UTF_8), env);
+    }
+
+    String out() {
+      return out.toString(StandardCharsets.UTF_8);
+    }
+
+    String err() {
+      return err.toString(StandardCharsets.UTF_8);
+    }
+  }
+
+  Running start(Command command, Out out, Map<String, String> env, String... argv)
+      throws Exception {
+    Running r = command.run(Args.parse(command.options(), List.of(argv)), out.console(env));
+    running.add(r);
+    return r;
+  }
+
+  static String find(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    assertThat(m.find()).as("/%s/ in:%n%s", regex, text).isTrue();
+    return m.group(1);
+  }
+
+  HttpResponse<String> get(String url, String token) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  // ------------------------------------------------------------------ help and mistakes
+
+  @Test
+  void everyCommandHasHelp() {
+    Out o = new Out();
+    assertThat(Main.run(List.of("--help"), o.console(Map.of()), false)).isZero();
+    assertThat(o.out()).contains("demo", "server", "drone", "user", "Usage: java -jar gadget.jar");
+    for (String c : List.of("demo", "server", "drone", "user")) {
+      Out h = new Out();
+      assertThat(Main.run(List.of(c, "--help"), h.console(Map.of()), false)).as(c).isZero();
+      assertThat(h.out()).as(c).contains("Usage: ", "Options:", "--help");
+    }
+    Out s = new Out();
+    Main.run(List.of("server", "--help"), s.console(Map.of()), false);
+    assertThat(s.out()).contains("--port PORT", "--mongo URI", "--data-dir DIR", "--llm SDK");
+  }
+
+  @Test
+  void mistakesExitWithTwoAndSayWhy() {
+    Out none = new Out();
+    assertThat(Main.run(List.of(), none.console(Map.of()), false)).isEqualTo(2);
+    Out unknown = new Out();
+    assertThat(Main.run(List.of("serve"), unknown.console(Map.of()), false)).isEqualTo(2);
+    assertThat(unknown.err()).contains("unknown command 'serve'");
+    Out option = new Out();
+    assertThat(Main.run(List.of("server", "--prot", "1"), option.console(Map.of()), false))
+        .isEqualTo(2);
+    assertThat(option.err()).contains("gadget server: unknown option --prot",
+        "gadget server --help");
+    Out drone = new Out();
+    assertThat(Main.run(List.of("drone"), drone.console(Map.of()), false)).isEqualTo(2);
+    assertThat(drone.err()).contains("GADGET_DRONE_TOKEN");
+    Out user = new Out();
+    assertThat(Main.run(List.of("user", "add", "bad name", "--data-dir",
+        tmp.resolve("d").toString()), user.console(Map.of()), false)).isEqualTo(2);
+  }
+
+  // ------------------------------------------------------------------ user
+
+  @Test
+  void userAddAndTokenWorkOnTheDataDirectory() {
+    String dir = tmp.resolve("data").toString();
+    Out add = new Out();
+    assertThat(Main.run(List.of("user", "add", "carol", "--data-dir", dir),
+        add.console(Map.of()), false)).isZero();
+    String page = find(add.out(), "Page token:  (gdt_\\S+)");
+    String drone = find(add.out(), "Drone token: (gdt_\\S+)");
+    Out again = new Out();
+    assertThat(Main.run(List.of("user", "add", "carol", "--data-dir", dir),
+        again.console(Map.of()), false)).isEqualTo(1);
+    assertThat(again.err()).contains("the user 'carol' already exists");
+    Out token = new Out();
+    assertThat(Main.run(List.of("user", "token", "carol", "--data-dir", dir),
+        token.console(Map.of()), false)).isZero();
+    String newPage = find(token.out(), "Page token:  (gdt_\\S+)");
+    assertThat(newPage).isNotEqualTo(page);
+    Out missing = new Out();
+    assertThat(Main.run(List.of("user", "token", "dave", "--data-dir", dir),
+        missing.console(Map.of()), false)).isEqualTo(1);
+
+    try (Stores.Opened store = Stores.embedded(Path.of(dir), "gadget")) {
+      Tokens tokens = new Tokens(store.store());
+      assertThat(tokens.authenticate(page, TokenKind.USER)).isPresent();
+      assertThat(tokens.authenticate(newPage, TokenKind.USER)).isPresent();
+      assertThat(tokens.authenticate(drone, TokenKind.DRONE)).isPresent();
+    }
+  }
+
+  // ------------------------------------------------------------------ server and drone
+
+  @Test
+  void theServerMakesAnAdminAtFirstStartOnlyAndKeepsItsData() throws Exception {
+    String dir = tmp.resolve("data").toString();
+    Out first = new Out();
+    Running server = start(new ServerCommand(), first, Map.of(), "--port", "0", "--data-dir", dir,
+        "--llm", "scripted");
+    String page = find(first.out(), "Page:\\s+(http://127\\.0\\.0\\.1:\\d+/)");
+    String adminToken = find(first.out(), "Page token:  (gdt_\\S+)");
+    assertThat(first.out()).contains("created the user 'admin'", "#token=" + adminToken,
+        "Drone token: gdt_", "the embedded store in", "SCRIPTED replies");
+    assertThat(get(page + "api/health", null).statusCode()).isEqualTo(200);
+
+    // While it runs, 'user add' goes through its store.
+    Out add = new Out();
+    assertThat(Main.run(List.of("user", "add", "erin", "--data-dir", dir), add.console(Map.of()),
+        false)).isZero();
+    assertThat(add.out()).contains("the running server's store");
+    String erin = find(add.out(), "Page token:  (gdt_\\S+)");
+    assertThat(get(page + "api/me", erin).body()).contains("\"username\":\"erin\"");
+    server.close();
+
+    Out second = new Out();
+    start(new ServerCommand(), second, Map.of(), "--port", "0", "--data-dir", dir, "--llm",
+        "scripted");
+    assertThat(second.out()).doesNotContain("created the user", "gdt_")
+        .contains("Sign in with your page token");
+    String page2 = find(second.out(), "Page:\\s+(http://127\\.0\\.0\\.1:\\d+/)");
+    assertThat(get(page2 + "api/me", adminToken).body()).contains("\"username\":\"admin\"");
+  }
+
+  @Test
+  void aDroneConnectsWithItsTokenAndIsRefusedWithAPageToken() throws Exception {
+    String dir = tmp.resolve("data").toString();
+    Out s = new Out();
+    start(new ServerCommand(), s, Map.of(), "--port", "0", "--data-dir", dir, "--llm", "scripted");
+    String page = find(s.out(), "Page:\\s+(http://127\\.0\\.0\\.1:\\d+/)");
+    String droneToken = find(s.out(), "Drone token: (gdt_\\S+)");
+    String pageToken = find(s.out(), "Page token:  (gdt_\\S+)");
+
+    Out d = new Out();
+    Running drone = start(new DroneCommand(), d, Map.of("GADGET_DRONE_TOKEN", droneToken),
+        "--server", page, "--workspace", tmp.resolve("ws").toString(), "--hostname", "box");
+    await("the drone to connect", () -> d.out().contains("[drone] connected to " + page));
+    assertThat(d.out()).contains("workspace " + tmp.resolve("ws"), "available: waiting for work")
+        .doesNotContain(droneToken);
+    assertThat(Files.exists(tmp.resolve("ws/.gadget/workspace.json"))).isTrue();
+    assertThat(drone.exitCode()).isNotDone();
+
+    Out bad = new Out();
+    Running refused = start(new DroneCommand(), bad, Map.of("GADGET_DRONE_TOKEN", pageToken),
+        "--server", page, "--workspace", tmp.resolve("ws2").toString());
+    assertThat(refused.exitCode().get(20, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(bad.out()).contains("refused this drone: this is a user token");
+  }
+
+  @Test
+  void aDroneSaysClearlyWhenTheServerIsNotThere() throws Exception {
+    Out d = new Out();
+    assertThat(Main.run(List.of("drone", "--server", ProvidersTest.nothingListening() + "/",
+        "--workspace", tmp.resolve("ws").toString()), d.console(Map.of("GADGET_DRONE_TOKEN",
+        "gdt_x")), false)).isEqualTo(1);
+    assertThat(d.err()).contains("cannot reach the server at");
+  }
+
+  // ------------------------------------------------------------------ demo
+
+  @Test
+  void theDemoRunsAPromptThroughItsDroneIntoStoredBlocks() throws Exception {
+    Out o = new Out();
+    Running demo = start(new DemoCommand(), o, Map.of(), "--port", "0", "--llm", "scripted");
+    String url = find(o.out(), "Open:\\s+(http://127\\.0\\.0\\.1:\\d+/#token=gdt_\\S+)");
+    String token = url.substring(url.indexOf("#token=") + 7);
+    String page = url.substring(0, url.indexOf('#'));
+    Path root = Path.of(find(o.out(), "Files:\\s+(\\S+)"));
+    assertThat(o.out()).contains("SCRIPTED replies", "canned");
+    assertThat(Files.isDirectory(root.resolve("greeter/.git"))).isTrue();
+    await("the demo's drone", () -> o.out().contains("[drone] connected"));
+
+    int socketPort = GadgetJson.mapper().readTree(get(page + "api/config", null).body())
+        .get("socketPort").asInt();
+    List<String> events = new CopyOnWriteArrayList<>();
+    CompletableFuture<JsonNode> done = new CompletableFuture<>();
+    try (WebSocketTransportClient client = WebSocketTransportClient.builder()
+        .uri(URI.create("http://127.0.0.1:" + socketPort)).build()) {
+      Connection c = client.connect(Protocol.PAGE_NAMESPACE,
+          () -> GadgetJson.mapper().createObjectNode().put("token", token),
+          new TransportClient.ClientListener() {});
+      for (String e : List.of(Protocol.THINKING, Protocol.RESPONSE, Protocol.TOOL_CALL)) {
+        c.on(e, (args, ack) -> events.add(e));
+      }
+      c.on(Protocol.WORK_ORDER_COMPLETE, (args, ack) -> done.complete(args.get(0)));
+      JsonNode sessions = c.emitWithAck(Protocol.LIST_SESSIONS, Protocol.args(Map.of()),
+          Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS).get(0).get("sessions");
+      String sessionId = sessions.get(0).get("_id").asText();
+      c.emitWithAck(Protocol.WATCH_SESSION, Protocol.args(Map.of("sessionId", sessionId)),
+          Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS);
+      JsonNode submitted = c.emitWithAck(Protocol.SUBMIT_PROMPT, Protocol.args(
+              Map.of("sessionId", sessionId, "prompt", "What is this project about?")),
+          Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS).get(0);
+      assertThat(submitted.has("turnId")).as("%s", submitted).isTrue();
+      JsonNode end = done.get(30, TimeUnit.SECONDS);
+      assertThat(end.get("status").asText()).isEqualTo("finished");
+      assertThat(events).contains(Protocol.THINKING, Protocol.RESPONSE, Protocol.TOOL_CALL);
+
+      JsonNode turns = GadgetJson.mapper().readTree(
+          get(page + "api/sessions/" + sessionId + "/turns", token).body()).get("turns");
+      ChatTurn turn = GadgetJson.mapper().treeToValue(turns.get(0), ChatTurn.class);
+      assertThat(turn.blocks()).filteredOn(b -> b instanceof TurnBlock.Tool)
+          .extracting(b -> ((TurnBlock.Tool) b).content().name())
+          .containsExactly("list_dir", "read_file");
+      TurnBlock last = turn.blocks().get(turn.blocks().size() - 1);
+      assertThat(((TurnBlock.Responding) last).content()).contains("Scripted reply", "Greeter");
+    }
+    demo.close();
+    assertThat(Files.exists(root)).as("the demo's files are removed").isFalse();
+  }
+}

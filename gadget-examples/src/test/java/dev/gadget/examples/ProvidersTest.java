@@ -1,0 +1,135 @@
+package dev.gadget.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Which LLM the demo and the server choose, from options, the environment and a probe. */
+class ProvidersTest {
+  static final String KEY = "sk-live-0123456789abcdef";
+  HttpServer ollama;
+
+  @AfterEach
+  void stop() {
+    if (ollama != null) {
+      ollama.stop(0);
+    }
+  }
+
+  static Console console(Map<String, String> env) {
+    PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    return new Console(sink, sink, env);
+  }
+
+  static Args args(String... argv) {
+    return Args.parse(Providers.OPTIONS, List.of(argv));
+  }
+
+  /** A fake Ollama answering /api/tags with {@code body}; returns its base URL. */
+  String fakeOllama(String body) throws Exception {
+    ollama = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    ollama.createContext("/api/tags", ex -> {
+      byte[] b = body.getBytes(StandardCharsets.UTF_8);
+      ex.sendResponseHeaders(200, b.length);
+      ex.getResponseBody().write(b);
+      ex.close();
+    });
+    ollama.start();
+    return "http://127.0.0.1:" + ollama.getAddress().getPort();
+  }
+
+  static String nothingListening() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return "http://127.0.0.1:" + s.getLocalPort();
+    }
+  }
+
+  @Test
+  void theDemoUsesOllamaWhenItAnswersWithItsFirstChatModel() throws Exception {
+    String url = fakeOllama(
+        "{\"models\":[{\"name\":\"nomic-embed-text:latest\"},{\"name\":\"llama3.2:3b\"}]}");
+    Providers.Choice c = Providers.forDemo(args(), console(Map.of()), url);
+    assertThat(c.scripted()).isFalse();
+    assertThat(c.config().sdk()).isEqualTo("ollama");
+    assertThat(c.config().baseUrl()).isEqualTo(url);
+    assertThat(c.config().modelId()).isEqualTo("llama3.2:3b");
+    assertThat(Providers.forDemo(args("--model", "qwen3:8b"), console(Map.of()), url)
+        .config().modelId()).isEqualTo("qwen3:8b");
+  }
+
+  @Test
+  void theDemoIsScriptedAndSaysSoWhenNoModelIsThere() throws Exception {
+    Providers.Choice none = Providers.forDemo(args(), console(Map.of()), nothingListening());
+    assertThat(none.scripted()).isTrue();
+    assertThat(none.config().sdk()).isEqualTo("scripted");
+    assertThat(none.description()).startsWith("SCRIPTED replies: no LLM is configured")
+        .contains("canned");
+    String empty = fakeOllama("{\"models\":[]}");
+    Providers.Choice noModel = Providers.forDemo(args(), console(Map.of()), empty);
+    assertThat(noModel.scripted()).isTrue();
+    assertThat(noModel.description()).contains("has no model installed", "ollama pull");
+  }
+
+  @Test
+  void theDemoPrefersAnOpenAiCompatibleEndpointWhenOneIsGiven() throws Exception {
+    String url = fakeOllama("{\"models\":[{\"name\":\"llama3.2:3b\"}]}");
+    Providers.Choice key = Providers.forDemo(args(), console(Map.of("OPENAI_API_KEY", KEY)),
+        url);
+    assertThat(key.config().sdk()).isEqualTo("openai");
+    assertThat(key.config().baseUrl()).isEqualTo(Providers.DEFAULT_OPENAI_URL);
+    assertThat(key.config().apiKey()).isEqualTo(KEY);
+    assertThat(key.config().modelId()).isEqualTo(Providers.DEFAULT_OPENAI_MODEL);
+    assertThat(key.description() + key.config()).doesNotContain(KEY);
+
+    Providers.Choice local = Providers.forDemo(
+        args("--base-url", "http://127.0.0.1:8000/v1", "--model", "qwen"), console(Map.of()),
+        url);
+    assertThat(local.config().sdk()).isEqualTo("openai");
+    assertThat(local.config().apiKey()).isNull();
+    assertThat(local.description()).contains("http://127.0.0.1:8000/v1", "qwen", "no API key");
+
+    assertThat(Providers.forDemo(args("--llm", "scripted"),
+        console(Map.of("OPENAI_API_KEY", KEY)), url).scripted()).isTrue();
+  }
+
+  @Test
+  void theServerIsExplicit() {
+    Providers.Choice d = Providers.forServer(args(), console(Map.of()));
+    assertThat(d.config().sdk()).isEqualTo("ollama");
+    assertThat(d.config().baseUrl()).isEqualTo(Providers.DEFAULT_OLLAMA_URL);
+    assertThat(d.config().modelId()).isEqualTo(Providers.DEFAULT_OLLAMA_MODEL);
+    Providers.Choice o = Providers.forServer(args("--base-url", "https://llm.example/v1"),
+        console(Map.of("GADGET_LLM_API_KEY", KEY)));
+    assertThat(o.config().sdk()).isEqualTo("openai");
+    assertThat(o.config().apiKey()).isEqualTo(KEY);
+    assertThatThrownBy(() -> Providers.forServer(args("--llm", "gpt"), console(Map.of())))
+        .isInstanceOf(UsageException.class)
+        .hasMessage("--llm must be ollama, openai or scripted, not 'gpt'");
+  }
+
+  @Test
+  void theDroneMakesOneClientPerProvider() {
+    LlmClients clients = new LlmClients();
+    var ollama = clients.apply(Providers.forServer(args(), console(Map.of())).config());
+    assertThat(ollama).isInstanceOf(dev.gadget.core.llm.OllamaClient.class)
+        .isSameAs(clients.apply(Providers.forServer(args(), console(Map.of())).config()));
+    assertThat(clients.apply(Providers.forServer(args("--llm", "openai"), console(Map.of()))
+        .config())).isInstanceOf(dev.gadget.core.llm.OpenAiClient.class);
+    assertThat(clients.apply(Providers.SCRIPTED))
+        .isInstanceOf(dev.gadget.core.llm.ScriptedLlmClient.class);
+    assertThatThrownBy(() -> clients.apply(new dev.gadget.core.model.ProviderConfig("anthropic",
+        "https://x", null, "m", null)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no client for the LLM sdk 'anthropic'");
+  }
+}

@@ -1,0 +1,245 @@
+'use strict';
+// Drives the Gadget web page in Debian's headless Chromium (/usr/bin/chromium) with
+// playwright-core; never downloads a browser. Started by the JUnit browser tests:
+//
+//   node page.js '<json>'   {"url", "scenario", "prompt"?, "screenshot"?, "timeoutMs"?,
+//                            "ignoreResourceErrors"?}
+//
+// and prints one JSON object per line on stdout: {"type":"step",...} while it works, then
+// exactly one {"type":"result",...} or {"type":"error","message"}. Exit code 0 / 1.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const CHROMIUM = process.env.GADGET_CHROMIUM || '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+function emit(obj) {
+  process.stdout.write(JSON.stringify(obj) + '\n');
+}
+
+function step(name, extra) {
+  emit(Object.assign({ type: 'step', step: name }, extra || {}));
+}
+
+/** Records, after every DOM change under #turns, each block's element identity and text. */
+function installRecorder() {
+  window.__samples = [];
+  const ids = new WeakMap();
+  let next = 0;
+  const snap = () => Array.from(document.querySelectorAll('#turns .block')).map((b) => {
+    if (!ids.has(b)) ids.set(b, ++next);
+    return { id: ids.get(b), mode: b.dataset.mode, len: b.textContent.length };
+  });
+  window.__blockIds = () => snap();
+  new MutationObserver(() => window.__samples.push(snap()))
+    .observe(document.getElementById('turns'), { subtree: true, childList: true, characterData: true });
+}
+
+async function ready(page, timeout) {
+  await page.waitForSelector('#app:not([hidden])', { timeout });
+  await page.waitForSelector('#conn[data-state="connected"]', { timeout });
+  await page.waitForFunction(() => document.querySelectorAll('#session-list .session.active').length === 1,
+    null, { timeout });
+  await page.waitForSelector('#send:not([disabled])', { timeout });
+}
+
+/** Waits until the last turn has ended and the page has compared it with the store. */
+async function settled(page, timeout) {
+  await page.waitForFunction(() => {
+    const t = document.querySelectorAll('#turns .turn');
+    const last = t[t.length - 1];
+    return last && last.dataset.status !== 'processing' && last.dataset.reconciled === 'true';
+  }, null, { timeout });
+  return page.evaluate(() => {
+    const t = document.querySelectorAll('#turns .turn');
+    return t[t.length - 1].dataset.status;
+  });
+}
+
+async function submit(page, prompt, timeout) {
+  const before = await page.locator('#turns .turn').count();
+  await page.fill('#prompt', prompt);
+  await page.press('#prompt', 'Enter');
+  await page.waitForFunction((n) => document.querySelectorAll('#turns .turn').length > n, before, { timeout });
+  return settled(page, timeout);
+}
+
+const scenarios = {
+  /** A prompt streams into blocks: samples of every DOM change, then the final blocks. */
+  async stream(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.evaluate(installRecorder);
+    step('ready');
+    const status = await submit(page, cfg.prompt, cfg.timeoutMs);
+    step('finished', { status });
+    const samples = await page.evaluate(() => window.__samples);
+    const finalIds = await page.evaluate(() => window.__blockIds());
+    const blocks = await page.evaluate(() => window.gadgetPage.blocks());
+    return { status, samples, finalIds, blocks };
+  },
+
+  /** The session's blocks, then the same after a reload (from the store). */
+  async reload(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    const status = await submit(page, cfg.prompt, cfg.timeoutMs);
+    const before = await page.evaluate(() => window.gadgetPage.blocks());
+    step('reloading', { count: before.length });
+    await page.reload();
+    await ready(page, cfg.timeoutMs);
+    await page.waitForFunction((n) => document.querySelectorAll('#turns .block').length >= n,
+      before.length, { timeout: cfg.timeoutMs });
+    const after = await page.evaluate(() => window.gadgetPage.blocks());
+    const url = page.url();
+    return { status, before, after, url };
+  },
+
+  /** Hostile Markdown in the reply: nothing may execute, no dangerous markup may remain. */
+  async hostile(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    const status = await submit(page, cfg.prompt, cfg.timeoutMs);
+    // Positive control, first: an unsanitized handler does run on this page. Once it has
+    // fired, the reply's own <img src=x> (loaded earlier, same 404) has had its chance too.
+    await page.evaluate(() => {
+      const d = document.createElement('div');
+      d.innerHTML = '<img src="x-control" onerror="window.__control = 1">';
+      document.body.appendChild(d);
+    });
+    await page.waitForFunction(() => window.__control === 1, null, { timeout: 5000 });
+    const findings = await page.evaluate(() => {
+      const root = document.getElementById('turns');
+      const handlers = [];
+      for (const e of root.querySelectorAll('*')) {
+        for (const a of e.attributes) {
+          const v = a.value.trim().toLowerCase();
+          if (a.name.toLowerCase().startsWith('on') || v.startsWith('javascript:')
+              || v.startsWith('data:text/html')) handlers.push(e.tagName + '[' + a.name + ']');
+        }
+      }
+      return {
+        pwned: window.__pwned === undefined ? null : String(window.__pwned),
+        handlers,
+        scripts: root.querySelectorAll('script').length,
+        iframes: root.querySelectorAll('iframe, object, embed').length,
+        text: root.textContent,
+      };
+    });
+    // Click every link the reply shows: a javascript: URL would run (and replace the page).
+    const links = page.locator('#turns a', { hasText: 'click me' });
+    const clicked = await links.count();
+    for (let i = 0; i < clicked; i++) await links.nth(i).click({ timeout: 2000 }).catch(() => {});
+    await page.waitForLoadState('load');
+    findings.afterClicks = await page.evaluate(() => ({
+      pwned: window.__pwned === undefined ? null : String(window.__pwned),
+      intact: !!document.getElementById('turns') && !!window.gadgetPage,
+    }));
+    const blocks = await page.evaluate(() => (window.gadgetPage ? window.gadgetPage.blocks() : []));
+    return Object.assign({ status, clicked, control: true, blocks }, findings);
+  },
+
+  /** The connection drops mid-stream; the page reconnects, re-watches, and misses nothing. */
+  async reconnect(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    await page.waitForFunction(() => {
+      const b = document.querySelectorAll('#turns .block[data-mode="responding"]');
+      return b.length && b[b.length - 1].textContent.length > 20;
+    }, null, { timeout: cfg.timeoutMs });
+    const atDrop = await page.evaluate(() => window.gadgetPage.blocks());
+    await page.evaluate(() => window.gadgetPage.dropConnection());
+    await page.waitForSelector('#conn[data-state="offline"]', { timeout: cfg.timeoutMs });
+    step('dropped');
+    await page.waitForSelector('#conn[data-state="connected"]', { timeout: cfg.timeoutMs });
+    step('reconnected');
+    const status = await settled(page, cfg.timeoutMs);
+    return { status, atDrop, blocks: await page.evaluate(() => window.gadgetPage.blocks()) };
+  },
+
+  /** The user cancels a running turn with the Cancel button. */
+  async cancel(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    await page.waitForSelector('#cancel:not([hidden])', { timeout: cfg.timeoutMs });
+    await page.waitForFunction(() => document.querySelectorAll('#turns .block').length > 0,
+      null, { timeout: cfg.timeoutMs });
+    await page.click('#cancel');
+    await page.waitForFunction(() => {
+      const t = document.querySelectorAll('#turns .turn');
+      return t.length && t[t.length - 1].dataset.status !== 'processing';
+    }, null, { timeout: cfg.timeoutMs });
+    const out = await page.evaluate(() => {
+      const t = document.querySelectorAll('#turns .turn');
+      const last = t[t.length - 1];
+      return {
+        status: last.dataset.status,
+        footer: last.querySelector('.turn-footer').textContent,
+        cancelHidden: document.getElementById('cancel').hidden,
+        sendEnabled: !document.getElementById('send').disabled,
+      };
+    });
+    return out;
+  },
+
+  /** Just a screenshot of the page after a prompt (for looking at it by hand). */
+  async look(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    if (cfg.prompt) {
+      await page.fill('#prompt', cfg.prompt);
+      await page.press('#prompt', 'Enter');
+      if (cfg.midScreenshot) {
+        await page.waitForSelector('#turns .block[data-mode="responding"]', { timeout: cfg.timeoutMs });
+        await page.waitForTimeout(400);
+        await page.screenshot({ path: cfg.midScreenshot, fullPage: false });
+      }
+      await settled(page, cfg.timeoutMs);
+    }
+    if (cfg.expandTools) {
+      for (const d of await page.locator('#turns details.tool').all()) await d.evaluate((e) => { e.open = true; });
+    }
+    return { blocks: await page.evaluate(() => window.gadgetPage.blocks()) };
+  },
+};
+
+async function main() {
+  const cfg = JSON.parse(process.argv[2]);
+  cfg.timeoutMs = cfg.timeoutMs || 20000;
+  const scenario = scenarios[cfg.scenario];
+  if (!scenario) throw new Error('unknown scenario ' + cfg.scenario);
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(CHROMIUM + ' is missing: install Debian\'s chromium (apt-get install -y chromium)');
+  }
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gadget-chromium-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM, headless: true, args: ARGS,
+      viewport: { width: cfg.width || 1200, height: cfg.height || 820 },
+    });
+    const page = context.pages()[0] || await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
+    page.on('console', (m) => {
+      if (m.type() !== 'error') return;
+      // Hostile Markdown keeps harmless <img src=x> tags, whose loads fail: expected there.
+      if (cfg.ignoreResourceErrors && m.text().startsWith('Failed to load resource')) return;
+      problems.push('console: ' + m.text());
+    });
+    await page.goto(cfg.url);
+    step('loaded');
+    const result = await scenario(page, cfg);
+    if (cfg.screenshot) await page.screenshot({ path: cfg.screenshot, fullPage: false });
+    emit({ type: 'result', problems, result });
+  } finally {
+    if (context) await context.close().catch(() => {});
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (e) => {
+  emit({ type: 'error', message: String(e && e.stack || e) });
+  process.exit(1);
+});
