@@ -209,6 +209,7 @@
       }
     });
     socket.on('turnStarted', (p) => onTurnStarted(p.turn));
+    socket.on('droneStatus', () => refreshDrones());
     for (const name of ['thinking', 'response', 'toolCall', 'workOrderComplete']) {
       socket.on(name, (p) => onStream(name, p));
     }

@@ -365,6 +365,16 @@ public final class GadgetServer implements AutoCloseable {
     }
   }
 
+  /** Tells every page of {@code userId} that one of its drones changed status. */
+  private void toUserPages(String userId, Payloads.DroneStatusEvent status) {
+    List<JsonNode> args = Protocol.args(status);
+    pages.forEach((connection, page) -> {
+      if (page.userId().equals(userId)) {
+        connection.emit(Protocol.DRONE_STATUS, args);
+      }
+    });
+  }
+
   private void toWatchers(String sessionId, String event, Object payload) {
     Set<Connection> room = watchers.get(sessionId);
     if (room == null || room.isEmpty()) {
@@ -710,6 +720,7 @@ public final class GadgetServer implements AutoCloseable {
         } catch (StoreException ex) {
           log.debug("could not store drone status: {}", ex.getMessage());
         }
+        toUserPages(me.userId, new Payloads.DroneStatusEvent(me.id, e.status(), e.turnId()));
       }
     });
   }
@@ -759,6 +770,7 @@ public final class GadgetServer implements AutoCloseable {
       log.debug("could not store drone status: {}", e.getMessage());
     }
     log.info("drone {} disconnected: {}", drone.id, reason);
+    toUserPages(drone.userId, new Payloads.DroneStatusEvent(drone.id, DroneStatus.OFFLINE, null));
     if (running != null) {
       synchronized (running) {
         if (!running.ended && running.graceTimer == null) {

@@ -191,7 +191,7 @@ final class RuntimeFixture implements AutoCloseable {
             }
           });
       for (String e : List.of(Protocol.TURN_STARTED, Protocol.THINKING, Protocol.RESPONSE,
-          Protocol.TOOL_CALL, Protocol.WORK_ORDER_COMPLETE)) {
+          Protocol.TOOL_CALL, Protocol.WORK_ORDER_COMPLETE, Protocol.DRONE_STATUS)) {
         connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
       }
     }

@@ -203,6 +203,11 @@ class RuntimeTest {
     // the page saw every token and assembles the same blocks
     assertThat(assemble(null, turnId, page.eventsOf(turnId))).isEqualTo(describe(stored));
     assertThat(page.eventsOf(turnId).get(0).name()).isEqualTo(Protocol.TURN_STARTED);
+    // the page hears its drone go busy with the turn, then available again
+    await("drone status to the page", () -> page.events.stream()
+        .filter(e -> e.name().equals(Protocol.DRONE_STATUS))
+        .map(e -> e.payload().get("status").asText()).toList()
+        .containsAll(List.of("busy", "available")));
 
     // the drone cloned the project, recorded it, and cleared its work order cache
     assertThat(ws.resolve("sample/README.md")).exists();
