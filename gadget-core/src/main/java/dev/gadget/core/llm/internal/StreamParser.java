@@ -24,13 +24,20 @@ public interface StreamParser {
   /** The parser for Ollama's NDJSON stream. */
   static StreamParser ollama(StreamEvents events, java.util.function.Supplier<String> ids,
       int maxLineChars) {
-    return new Ollama(events, ids, maxLineChars);
+    OllamaStreamAssembler assembler = new OllamaStreamAssembler(events, ids);
+    NdjsonLineReader lines = new NdjsonLineReader(maxLineChars, assembler::acceptLine);
+    return new Framed(lines::feed, lines::finish,
+        assembler::isDone, assembler::finish, assembler::partial);
   }
 
   /** The parser for an OpenAI-compatible SSE stream. */
   static StreamParser openAi(StreamEvents events, java.util.function.Supplier<String> ids,
       int maxEventChars) {
-    return new OpenAi(events, ids, maxEventChars);
+    OpenAiStreamAssembler assembler = new OpenAiStreamAssembler(events, ids);
+    SseEventReader reader = new SseEventReader(maxEventChars, (id, type, data) ->
+        assembler.acceptEvent(type, data));
+    return new Framed(reader::feed, reader::finish,
+        assembler::isDone, assembler::finish, assembler::partial);
   }
 
   /**
@@ -42,21 +49,33 @@ public interface StreamParser {
     return new OpenAiJson(events, ids, maxChars);
   }
 
-  /** Ollama: UTF-8, NDJSON lines, {@link OllamaStreamAssembler}. */
-  final class Ollama implements StreamParser {
+  /**
+   * UTF-8 decoding, then a framing reader (NDJSON lines or SSE events), then a stream
+   * assembler; once the assembler has seen the stream's end marker, the rest is ignored.
+   */
+  final class Framed implements StreamParser {
     private final Utf8Decoder decoder = new Utf8Decoder();
-    private final OllamaStreamAssembler assembler;
-    private final NdjsonLineReader lines;
+    private final java.util.function.Consumer<String> text;
+    private final Runnable endOfText;
+    private final java.util.function.BooleanSupplier done;
+    private final java.util.function.Supplier<LlmCompletion> completion;
+    private final java.util.function.Supplier<LlmCompletion> partial;
 
-    Ollama(StreamEvents events, java.util.function.Supplier<String> ids, int maxLineChars) {
-      assembler = new OllamaStreamAssembler(events, ids);
-      lines = new NdjsonLineReader(maxLineChars, assembler::acceptLine);
+    Framed(java.util.function.Consumer<String> text, Runnable endOfText,
+        java.util.function.BooleanSupplier done,
+        java.util.function.Supplier<LlmCompletion> completion,
+        java.util.function.Supplier<LlmCompletion> partial) {
+      this.text = text;
+      this.endOfText = endOfText;
+      this.done = done;
+      this.completion = completion;
+      this.partial = partial;
     }
 
     @Override
     public void feed(ByteBuffer bytes) {
-      if (!assembler.isDone()) {
-        lines.feed(decoder.decode(bytes));
+      if (!done.getAsBoolean()) {
+        text.accept(decoder.decode(bytes));
       } else {
         bytes.position(bytes.limit());
       }
@@ -64,62 +83,21 @@ public interface StreamParser {
 
     @Override
     public boolean isDone() {
-      return assembler.isDone();
+      return done.getAsBoolean();
     }
 
     @Override
     public LlmCompletion finish() {
-      if (!assembler.isDone()) {
-        lines.feed(decoder.finish());
-        lines.finish();
+      if (!done.getAsBoolean()) {
+        text.accept(decoder.finish());
+        endOfText.run();
       }
-      return assembler.finish();
+      return completion.get();
     }
 
     @Override
     public LlmCompletion partial() {
-      return assembler.partial();
-    }
-  }
-
-  /** OpenAI-compatible: UTF-8, SSE events, {@link OpenAiStreamAssembler}. */
-  final class OpenAi implements StreamParser {
-    private final Utf8Decoder decoder = new Utf8Decoder();
-    private final OpenAiStreamAssembler assembler;
-    private final SseEventReader reader;
-
-    OpenAi(StreamEvents events, java.util.function.Supplier<String> ids, int maxEventChars) {
-      assembler = new OpenAiStreamAssembler(events, ids);
-      reader = new SseEventReader(maxEventChars, (id, type, data) ->
-          assembler.acceptEvent(type, data));
-    }
-
-    @Override
-    public void feed(ByteBuffer bytes) {
-      if (!assembler.isDone()) {
-        reader.feed(decoder.decode(bytes));
-      } else {
-        bytes.position(bytes.limit());
-      }
-    }
-
-    @Override
-    public boolean isDone() {
-      return assembler.isDone();
-    }
-
-    @Override
-    public LlmCompletion finish() {
-      if (!assembler.isDone()) {
-        reader.feed(decoder.finish());
-        reader.finish();
-      }
-      return assembler.finish();
-    }
-
-    @Override
-    public LlmCompletion partial() {
-      return assembler.partial();
+      return partial.get();
     }
   }
 
