@@ -73,6 +73,19 @@ class RuntimeTest {
         .get("_id").asText();
   }
 
+  private record Chat(GadgetDrone drone, Page page, String session) {}
+
+  /** A drone of {@code who}'s, a page of theirs watching a new session, the drone registered. */
+  private Chat chat(Person who, Path workspace, dev.gadget.core.llm.LlmClient llm)
+      throws Exception {
+    GadgetDrone drone = fx.drone(who, workspace, llm);
+    Page page = fx.page(who.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone registered", () -> !fx.store.listDrones(who.user().id()).isEmpty());
+    return new Chat(drone, page, session);
+  }
+
   private static String submit(Page page, String sessionId, String prompt) throws Exception {
     JsonNode reply = page.request(Protocol.SUBMIT_PROMPT,
         Map.of("sessionId", sessionId, "prompt", prompt));
@@ -229,11 +242,9 @@ class RuntimeTest {
     fixture().server(b -> b);
     Person ada = fx.person("ada");
     ScriptedLlmClient llm = ScriptedLlmClient.of(answer("First answer."), answer("Second."));
-    fx.drone(ada, tmp.resolve("ws"), llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = session(page);
-    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    Chat chat = chat(ada, tmp.resolve("ws"), llm);
+    Page page = chat.page();
+    String session = chat.session();
     page.completion(submit(page, session, "one"));
     String t2 = submit(page, session, "two");
     assertThat(page.completion(t2).get("status").asText()).isEqualTo("finished");
@@ -275,7 +286,12 @@ class RuntimeTest {
         .asText()).isEqualTo("turn not found");
     assertThat(adaLlm.requests()).hasSize(1);
     assertThat(bobLlm.requests()).isEmpty();
-    assertThat(bobPage.events).isEmpty();
+    // bob's page hears only about bob's own drone, never about ada's turn or drone
+    String bobDrone = fx.store.listDrones(bob.user().id()).get(0).id();
+    assertThat(bobPage.events).allSatisfy(e -> {
+      assertThat(e.name()).isEqualTo(Protocol.DRONE_STATUS);
+      assertThat(e.payload().get("droneId").asText()).isEqualTo(bobDrone);
+    });
     assertThat(tmp.resolve("bob-ws/sample")).doesNotExist();
   }
 
@@ -395,11 +411,10 @@ class RuntimeTest {
         .reply(ScriptedLlmClient.reply().text("word ".repeat(500)).build())
         .tokenDelay(Duration.ofMillis(10)).build();
     Path ws = tmp.resolve("ws");
-    GadgetDrone drone = fx.drone(ada, ws, llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = session(page);
-    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    Chat chat = chat(ada, ws, llm);
+    GadgetDrone drone = chat.drone();
+    Page page = chat.page();
+    String session = chat.session();
     String turn = submit(page, session, "long answer please");
     await("some tokens", () -> page.eventsOf(turn).size() > 5);
 
@@ -433,11 +448,10 @@ class RuntimeTest {
         .reply(ScriptedLlmClient.reply().text("Resumed and done.").build())
         .tokenDelay(Duration.ofMillis(5)).build();
     Path ws = tmp.resolve("ws");
-    GadgetDrone drone = fx.drone(ada, ws, llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = session(page);
-    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    Chat chat = chat(ada, ws, llm);
+    GadgetDrone drone = chat.drone();
+    Page page = chat.page();
+    String session = chat.session();
     String turn = submit(page, session, "append then talk");
     await("second round streaming", () -> llm.requests().size() == 2
         && page.eventsOf(turn).stream().filter(e -> e.name().equals(Protocol.RESPONSE))
@@ -501,11 +515,10 @@ class RuntimeTest {
         .reply(ScriptedLlmClient.reply().text("word ".repeat(1000)).build())
         .reply(answer("after cancel"))
         .tokenDelay(Duration.ofMillis(10)).build();
-    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = session(page);
-    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    Chat chat = chat(ada, tmp.resolve("ws"), llm);
+    GadgetDrone drone = chat.drone();
+    Page page = chat.page();
+    String session = chat.session();
     String turn = submit(page, session, "go on forever");
     await("streaming", () -> page.eventsOf(turn).size() > 5);
     assertThat(page.request(Protocol.CANCEL_TURN, Map.of("turnId", turn)).get("ok").asBoolean())
@@ -550,11 +563,10 @@ class RuntimeTest {
         .reply(ScriptedLlmClient.reply().text("word ".repeat(2000)).build())
         .reply(answer("after the restart"))
         .tokenDelay(Duration.ofMillis(5)).build();
-    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = session(page);
-    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    Chat chat = chat(ada, tmp.resolve("ws"), llm);
+    GadgetDrone drone = chat.drone();
+    Page page = chat.page();
+    String session = chat.session();
     String turn = submit(page, session, "long");
     await("streaming", () -> page.eventsOf(turn).size() > 5);
 
@@ -575,11 +587,10 @@ class RuntimeTest {
     Person ada = fx.person("ada");
     ScriptedLlmClient llm = ScriptedLlmClient.of(answer("done"));
     Path ws = tmp.resolve("ws");
-    GadgetDrone drone = fx.drone(ada, ws, llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = session(page);
-    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    Chat chat = chat(ada, ws, llm);
+    GadgetDrone drone = chat.drone();
+    Page page = chat.page();
+    String session = chat.session();
     String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
 
     JsonNode lock = page.request(Protocol.REQUEST_SESSION_LOCK, Map.of("sessionId", session));
