@@ -109,11 +109,7 @@ public final class WebSocketTransportClient implements TransportClient {
 
     /** The server's Engine.IO path; {@code /socket.io/} by default. */
     public Builder path(String path) {
-      Objects.requireNonNull(path, "path");
-      if (!path.startsWith("/")) {
-        throw new IllegalArgumentException("path must start with '/': " + path);
-      }
-      this.path = path;
+      this.path = WebSocketTransportServer.checkPath(path);
       return this;
     }
 

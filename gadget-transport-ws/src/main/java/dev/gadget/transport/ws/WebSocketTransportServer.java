@@ -160,11 +160,7 @@ public final class WebSocketTransportServer implements TransportServer {
 
     /** The HTTP path clients connect to; {@code /socket.io/} by default, like Socket.IO's. */
     public Builder path(String path) {
-      Objects.requireNonNull(path, "path");
-      if (!path.startsWith("/")) {
-        throw new IllegalArgumentException("path must start with '/': " + path);
-      }
-      this.path = path;
+      this.path = checkPath(path);
       return this;
     }
 
@@ -212,6 +208,14 @@ public final class WebSocketTransportServer implements TransportServer {
       return new WebSocketTransportServer(new ServerOptions(host, port, path, pingInterval,
           pingTimeout, maxPayload, connectTimeout, maxAttachments));
     }
+  }
+
+  static String checkPath(String path) {
+    Objects.requireNonNull(path, "path");
+    if (!path.startsWith("/")) {
+      throw new IllegalArgumentException("path must start with '/': " + path);
+    }
+    return path;
   }
 
   static Duration positive(Duration d, String name) {
