@@ -83,7 +83,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final Object state = new Object();
   private Job job;
   private WorkspaceMode mode = WorkspaceMode.IDLE;
-  private final AtomicBoolean recoveryAsked = new AtomicBoolean();
+  private volatile boolean handlersReady;
   private volatile boolean closed;
 
   private GadgetDrone(Builder b) {
@@ -132,6 +132,10 @@ public final class GadgetDrone implements AutoCloseable {
     c.on(Protocol.REQUEST_SESSION_LOCK, guarded(Protocol.REQUEST_SESSION_LOCK, this::onSessionLock));
     c.on(Protocol.REQUEST_WORKSPACE_MODE,
         guarded(Protocol.REQUEST_WORKSPACE_MODE, this::onWorkspaceMode));
+    handlersReady = true;
+    if (c.isConnected()) {
+      askForRecovery(c);
+    }
   }
 
   /** A handler whose bad input is answered with an error instead of silence. */
@@ -159,7 +163,7 @@ public final class GadgetDrone implements AutoCloseable {
   /** The turn being run, if any. */
   public Optional<String> activeTurnId() {
     synchronized (state) {
-      return job == null ? Optional.empty() : Optional.of(job.turnId);
+      return job == null || job.finished ? Optional.empty() : Optional.of(job.turnId);
     }
   }
 
@@ -208,9 +212,10 @@ public final class GadgetDrone implements AutoCloseable {
         .put("hostname", hostname)
         .put("workspaceDir", workspace.dir().toString());
     synchronized (state) {
-      if (job != null && job.run != null) {
+      if (job != null && !job.finished && !job.pendingRecovery) {
         auth.put("activeTurnId", job.turnId);
       }
+      auth.put("mode", mode.name().toLowerCase(java.util.Locale.ROOT));
     }
     return auth;
   }
@@ -221,7 +226,7 @@ public final class GadgetDrone implements AutoCloseable {
       safely(listener::onConnected);
       workspace.update(d -> d.withRegistration(new WorkspaceData.Registration(
           status().name().toLowerCase(), clock.instant())));
-      if (recoveryAsked.compareAndSet(false, true)) {
+      if (handlersReady) {
         askForRecovery(c);
       }
       emitStatus();
@@ -243,7 +248,7 @@ public final class GadgetDrone implements AutoCloseable {
 
   private DroneStatus status() {
     synchronized (state) {
-      return job == null ? DroneStatus.AVAILABLE : DroneStatus.BUSY;
+      return job == null || job.finished ? DroneStatus.AVAILABLE : DroneStatus.BUSY;
     }
   }
 
@@ -251,8 +256,9 @@ public final class GadgetDrone implements AutoCloseable {
     String turnId;
     DroneStatus s;
     synchronized (state) {
-      turnId = job == null ? null : job.turnId;
-      s = job == null ? DroneStatus.AVAILABLE : DroneStatus.BUSY;
+      boolean free = job == null || job.finished;
+      turnId = free ? null : job.turnId;
+      s = free ? DroneStatus.AVAILABLE : DroneStatus.BUSY;
     }
     Connection c = connection;
     if (c != null && !closed) {
@@ -263,22 +269,32 @@ public final class GadgetDrone implements AutoCloseable {
 
   // ------------------------------------------------------------ crash recovery
 
+  /**
+   * Asks the server what to do with a work order cached before a crash. Asked on every
+   * connection while the answer is pending, and only once the handlers are registered, so the
+   * answer cannot arrive unheard.
+   */
   private void askForRecovery(Connection c) {
-    Optional<WorkOrderCache> cached;
-    try {
-      cached = workspace.readWorkOrder();
-    } catch (WorkspaceException e) {
-      Path aside = workspace.quarantineWorkOrder();
-      log.error("{}; moved it to {}", e.getMessage(), aside);
-      return;
-    }
-    if (cached.isEmpty()) {
-      return;
-    }
-    WorkOrderCache cache = cached.get();
+    WorkOrderCache cache;
     synchronized (state) {
+      if (job != null && !job.pendingRecovery) {
+        return;
+      }
+      Optional<WorkOrderCache> cached;
+      try {
+        cached = workspace.readWorkOrder();
+      } catch (WorkspaceException e) {
+        Path aside = workspace.quarantineWorkOrder();
+        log.error("{}; moved it to {}", e.getMessage(), aside);
+        return;
+      }
+      if (cached.isEmpty()) {
+        return;
+      }
+      cache = cached.get();
       if (job == null) {
         job = new Job(cache.turnId(), cache.lastSeq() + 1);
+        job.pendingRecovery = true;
       }
     }
     log.warn("found the work order of turn {} from before a crash; asking the server",
@@ -290,25 +306,27 @@ public final class GadgetDrone implements AutoCloseable {
 
   private void onCrashRecoveryResponse(List<JsonNode> args, Ack ack) {
     Payloads.CrashRecoveryResponse r = Protocol.payload(args, Payloads.CrashRecoveryResponse.class);
-    Optional<WorkOrderCache> cached = workspace.readWorkOrder();
-    if (cached.isEmpty() || !cached.get().turnId().equals(r.turnId())) {
-      return;
-    }
-    if (Payloads.CrashRecoveryResponse.RETRY.equals(r.action()) && r.retry() != null) {
-      log.info("retrying turn {} after a crash{}", r.turnId(),
-          r.retry().resume() ? ", resuming after the journaled tool rounds" : "");
-      List<WorkOrderCache.Round> journal =
-          r.retry().resume() ? cached.get().journal() : List.of();
-      synchronized (state) {
-        job = new Job(r.turnId(), r.retry().firstSeq());
+    WorkOrderCache cache;
+    boolean retry = Payloads.CrashRecoveryResponse.RETRY.equals(r.action()) && r.retry() != null;
+    synchronized (state) {
+      if (job == null || !job.pendingRecovery || !job.turnId.equals(r.turnId())) {
+        return;
       }
-      begin(r.retry().workOrder(), r.retry().firstSeq(), journal);
-    } else {
-      log.info("the server discarded turn {} from before the crash", r.turnId());
-      workspace.deleteWorkOrder();
-      synchronized (state) {
+      cache = workspace.readWorkOrder().orElse(null);
+      if (retry && cache != null) {
+        job = new Job(r.turnId(), r.retry().firstSeq());
+      } else {
+        workspace.deleteWorkOrder();
         job = null;
       }
+    }
+    if (retry && cache != null) {
+      log.info("retrying turn {} after a crash{}", r.turnId(),
+          r.retry().resume() ? ", resuming after the journaled tool rounds" : "");
+      begin(r.retry().workOrder(), r.retry().firstSeq(),
+          r.retry().resume() ? cache.journal() : List.of());
+    } else {
+      log.info("the server discarded turn {} from before the crash", r.turnId());
       emitStatus();
     }
   }
@@ -322,6 +340,12 @@ public final class GadgetDrone implements AutoCloseable {
     AgentRun run;
     WorkOrderCache cache;
     boolean abandoned;
+    /** Restored from the cache at start; waiting for the server's recovery answer. */
+    boolean pendingRecovery;
+    /** Its end was reported; only the server's acknowledgement is awaited. */
+    boolean finished;
+    /** Cancelled before the loop started (during the checkout). */
+    boolean cancelRequested;
     ScheduledFuture<?> heartbeat;
 
     Job(String turnId, long firstSeq) {
@@ -340,8 +364,9 @@ public final class GadgetDrone implements AutoCloseable {
     }
     WorkOrder order = p.workOrder();
     synchronized (state) {
-      if (job != null) {
-        reply(ack, new Payloads.WorkOrderAck(false, "busy: running turn " + job.turnId));
+      if (job != null && !job.finished) {
+        reply(ack, new Payloads.WorkOrderAck(false, job.pendingRecovery
+            ? "busy: recovering turn " + job.turnId : "busy: running turn " + job.turnId));
         return;
       }
       if (mode == WorkspaceMode.USER) {
@@ -392,36 +417,35 @@ public final class GadgetDrone implements AutoCloseable {
   }
 
   private void runJob(Job j, WorkOrder order, List<WorkOrderCache.Round> journal) {
-    Path projectDir;
-    LlmClient llm;
     try {
-      projectDir = workspace.projectDir(order.project().slug());
+      Path projectDir = workspace.projectDir(order.project().slug());
       boolean cloned = git.cloneOrFetch(order.project().gitUrl(), projectDir);
       recordProject(order.project(), cloned);
-      llm = llmClients.apply(order.provider());
+      LlmClient llm = llmClients.apply(order.provider());
+      AgentLoop loop = AgentLoop.builder().llmClient(llm).tools(tools).limits(limits)
+          .clock(clock).build();
+      AgentRequest request = AgentRequest.builder(projectDir, order.provider().modelId(),
+              order.chatTurn().prompt())
+          .projectName(order.project().name())
+          .params(order.provider().params())
+          .context(order.chatSession().context())
+          .mode(order.chatTurn().mode())
+          .resume(resumeMessages(journal))
+          .build();
+      synchronized (state) {
+        if (j.abandoned || closed) {
+          return;
+        }
+        if (!j.cancelRequested) {
+          j.run = loop.start(request, new Streamer(j));
+          return;
+        }
+      }
+      complete(j, TurnStatus.CANCELLED, TurnStats.EMPTY, "cancelled before the agent started");
     } catch (RuntimeException e) {
+      // Anything that keeps the loop from starting ends the turn; it never hangs.
       log.warn("turn {} cannot start: {}", j.turnId, e.getMessage());
       complete(j, TurnStatus.ERROR, TurnStats.EMPTY, e.getMessage());
-      return;
-    }
-    AgentLoop loop = AgentLoop.builder().llmClient(llm).tools(tools).limits(limits)
-        .clock(clock).build();
-    AgentRequest request = AgentRequest.builder(projectDir, order.provider().modelId(),
-            order.chatTurn().prompt())
-        .projectName(order.project().name())
-        .params(order.provider().params())
-        .context(order.chatSession().context())
-        .mode(order.chatTurn().mode())
-        .resume(resumeMessages(journal))
-        .build();
-    Streamer streamer = new Streamer(j);
-    AgentRun run;
-    synchronized (state) {
-      if (j.abandoned || closed) {
-        return;
-      }
-      run = loop.start(request, streamer);
-      j.run = run;
     }
   }
 
@@ -545,6 +569,10 @@ public final class GadgetDrone implements AutoCloseable {
       if (j.abandoned) {
         return;
       }
+      if (j.finished) {
+        return;
+      }
+      j.finished = true;
       seq = j.nextSeq++;
       if (j.heartbeat != null) {
         j.heartbeat.cancel(false);
@@ -578,12 +606,12 @@ public final class GadgetDrone implements AutoCloseable {
             if (job == j) {
               job = null;
               mode = WorkspaceMode.IDLE;
+              try {
+                workspace.deleteWorkOrder();
+              } catch (WorkspaceException e) {
+                log.error(e.getMessage());
+              }
             }
-          }
-          try {
-            workspace.deleteWorkOrder();
-          } catch (WorkspaceException e) {
-            log.error(e.getMessage());
           }
           emitStatus();
         });
@@ -592,16 +620,21 @@ public final class GadgetDrone implements AutoCloseable {
   private void onCancel(List<JsonNode> args, Ack ack) {
     Payloads.CancelWorkOrder p = Protocol.payload(args, Payloads.CancelWorkOrder.class);
     AgentRun run = null;
+    boolean mine;
     synchronized (state) {
-      if (job != null && job.turnId.equals(p.turnId())) {
+      mine = job != null && !job.finished && !job.pendingRecovery
+          && job.turnId.equals(p.turnId());
+      if (mine) {
         run = job.run;
+        // Still checking out the project: the loop will not start.
+        job.cancelRequested = true;
       }
     }
     if (run != null) {
       log.info("cancelling turn {}", p.turnId());
       run.cancel();
     }
-    reply(ack, run != null ? Payloads.OkReply.success()
+    reply(ack, mine ? Payloads.OkReply.success()
         : Payloads.OkReply.failure("not running turn " + p.turnId()));
   }
 
@@ -623,11 +656,12 @@ public final class GadgetDrone implements AutoCloseable {
     Payloads.WorkspaceModeRequest p =
         Protocol.payload(args, Payloads.WorkspaceModeRequest.class);
     synchronized (state) {
-      if (job != null && p.mode() != WorkspaceMode.AGENT) {
+      boolean running = job != null && !job.finished;
+      if (running && p.mode() != WorkspaceMode.AGENT) {
         reply(ack, Payloads.OkReply.failure("the agent is running turn " + job.turnId));
         return;
       }
-      if (job == null && p.mode() == WorkspaceMode.AGENT) {
+      if (!running && p.mode() == WorkspaceMode.AGENT) {
         reply(ack, Payloads.OkReply.failure("agent mode is set by a work order"));
         return;
       }

@@ -82,8 +82,11 @@ public final class GadgetServer implements AutoCloseable {
   private final Map<String, Set<Connection>> watchers = new ConcurrentHashMap<>();
   private final Map<String, Drone> drones = new ConcurrentHashMap<>();
   private final Map<String, LiveTurn> live = new ConcurrentHashMap<>();
+  /** One monitor per chat session: guards its live turn, its room and the snapshot. */
+  private final Map<String, Object> sessionLocks = new ConcurrentHashMap<>();
   private final Object routing = new Object();
   private volatile boolean started;
+  private volatile boolean closed;
   private ScheduledFuture<?> silenceCheck;
 
   private GadgetServer(Builder b) {
@@ -132,6 +135,7 @@ public final class GadgetServer implements AutoCloseable {
   /** Stops accepting, closes every connection. Running turns stay as they are in the store. */
   @Override
   public synchronized void close() {
+    closed = true;
     if (silenceCheck != null) {
       silenceCheck.cancel(false);
     }
@@ -149,7 +153,7 @@ public final class GadgetServer implements AutoCloseable {
   private record PagePrincipal(String userId, String tokenId) {}
 
   private record DronePrincipal(String userId, String tokenId, String workspaceId,
-      String hostname, String workspaceDir, String activeTurnId) {}
+      String hostname, String workspaceDir, String activeTurnId, WorkspaceMode mode) {}
 
   private final class Acceptor implements ConnectionAcceptor {
     @Override
@@ -167,7 +171,8 @@ public final class GadgetServer implements AutoCloseable {
         }
         return new DronePrincipal(t.userId(), t.id(), workspaceId,
             auth.path("hostname").asText("unknown"), auth.path("workspaceDir").asText(""),
-            auth.path("activeTurnId").asText(null));
+            auth.path("activeTurnId").asText(null),
+            "user".equals(auth.path("mode").asText()) ? WorkspaceMode.USER : WorkspaceMode.IDLE);
       }
       throw new ConnectionRefusedException("Invalid namespace", null);
     }
@@ -331,37 +336,26 @@ public final class GadgetServer implements AutoCloseable {
         .orElseThrow(() -> new RequestException("chat session not found"));
   }
 
-  private Payloads.SessionSnapshot watch(Connection page, ChatSession session) {
-    List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
-    List<List<ChatTurn>> turns = new ArrayList<>(1);
-    Set<Connection> room = watchers.computeIfAbsent(session.id(), k -> ConcurrentHashMap.newKeySet());
-    List<LiveTurn> running = new ArrayList<>();
-    for (LiveTurn t : live.values()) {
-      if (t.turn.sessionId().equals(session.id())) {
-        running.add(t);
-      }
-    }
-    // Lock the running turns so that no stream event is applied (and no block stored) between
-    // reading the store, taking the open blocks and the page joining the room: the page then
-    // sees every event after lastSeq exactly once.
-    lockAll(running, 0, () -> {
-      turns.add(store.listTurns(session.id()));
-      for (LiveTurn t : running) {
-        liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
-            t.aggregator.openBlock().orElse(null)));
-      }
-      room.add(page);
-    });
-    return new Payloads.SessionSnapshot(session.id(), turns.get(0), liveTurns);
+  private Object sessionLock(String sessionId) {
+    return sessionLocks.computeIfAbsent(sessionId, k -> new Object());
   }
 
-  private static void lockAll(List<LiveTurn> turns, int i, Runnable body) {
-    if (i == turns.size()) {
-      body.run();
-      return;
-    }
-    synchronized (turns.get(i)) {
-      lockAll(turns, i + 1, body);
+  private Payloads.SessionSnapshot watch(Connection page, ChatSession session) {
+    Set<Connection> room = watchers.computeIfAbsent(session.id(), k -> ConcurrentHashMap.newKeySet());
+    // Under the session's lock no turn starts or ends, no stream event is applied and no block
+    // is stored: reading the store, taking the open block and joining the room happen at one
+    // point of the stream, so the page sees every later event exactly once.
+    synchronized (sessionLock(session.id())) {
+      List<ChatTurn> turns = store.listTurns(session.id());
+      List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
+      for (LiveTurn t : live.values()) {
+        if (t.turn.sessionId().equals(session.id())) {
+          liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
+              t.aggregator.openBlock().orElse(null)));
+        }
+      }
+      room.add(page);
+      return new Payloads.SessionSnapshot(session.id(), turns, liveTurns);
     }
   }
 
@@ -388,11 +382,13 @@ public final class GadgetServer implements AutoCloseable {
 
   // ---------------------------------------------------------------- turns
 
-  /** A turn running on a drone, with its aggregation state. Guarded by its own monitor. */
+  /** A turn running on a drone, with its aggregation state. Guarded by its session's lock. */
   private final class LiveTurn {
     final ChatTurn turn;
     final WorkOrder workOrder;
     final String droneId;
+    /** The session's lock: guards every mutable field. */
+    final Object lock;
     final BlockAggregator aggregator;
     long lastSeq = -1;
     Instant lastEventAt;
@@ -401,6 +397,7 @@ public final class GadgetServer implements AutoCloseable {
     ScheduledFuture<?> cancelTimer;
 
     LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId) {
+      this.lock = sessionLock(turn.sessionId());
       this.turn = turn;
       this.workOrder = workOrder;
       this.droneId = droneId;
@@ -424,6 +421,7 @@ public final class GadgetServer implements AutoCloseable {
     String prompt = required(req.prompt(), "prompt");
     LiveTurn liveTurn;
     Drone drone;
+    Connection droneConnection;
     synchronized (routing) {
       for (LiveTurn t : live.values()) {
         if (t.turn.sessionId().equals(session.id())) {
@@ -442,12 +440,16 @@ public final class GadgetServer implements AutoCloseable {
           new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt));
       store.createTurn(turn);
       liveTurn = new LiveTurn(turn, order, drone.id);
-      live.put(turn.id(), liveTurn);
       drone.status = DroneStatus.BUSY;
       drone.activeTurnId = turn.id();
+      droneConnection = drone.connection;
+      synchronized (liveTurn.lock) {
+        live.put(turn.id(), liveTurn);
+        toWatchers(session.id(), Protocol.TURN_STARTED, new Payloads.TurnStarted(turn));
+      }
     }
-    toWatchers(session.id(), Protocol.TURN_STARTED, new Payloads.TurnStarted(liveTurn.turn));
-    dispatch(liveTurn, drone, new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false));
+    dispatch(liveTurn, drone, droneConnection,
+        new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false));
     return liveTurn.turn.id();
   }
 
@@ -514,8 +516,9 @@ public final class GadgetServer implements AutoCloseable {
     return d;
   }
 
-  private void dispatch(LiveTurn t, Drone drone, Payloads.ProcessWorkOrder order) {
-    drone.connection.emitWithAck(Protocol.PROCESS_WORK_ORDER, Protocol.args(order), ackTimeout)
+  private void dispatch(LiveTurn t, Drone drone, Connection connection,
+      Payloads.ProcessWorkOrder order) {
+    connection.emitWithAck(Protocol.PROCESS_WORK_ORDER, Protocol.args(order), ackTimeout)
         .whenComplete((reply, error) -> {
           if (error != null) {
             end(t, TurnStatus.ERROR, null, "the drone did not accept the work order: "
@@ -542,15 +545,19 @@ public final class GadgetServer implements AutoCloseable {
         });
   }
 
-  /** Ends a live turn once: flushes its blocks, stores the end, tells the pages. */
+  /**
+   * Ends a live turn once: flushes its blocks, stores the end, frees the drone, tells the pages.
+   * All under the session's lock, so a page that starts watching meanwhile either sees the turn
+   * ended in the store or is in the room when the end is announced.
+   */
   private void end(LiveTurn t, TurnStatus status, TurnStats stats, String error) {
-    long seq;
-    synchronized (t) {
+    TurnStats finalStats = stats == null ? TurnStats.EMPTY : stats;
+    synchronized (t.lock) {
       if (t.ended) {
         return;
       }
       t.ended = true;
-      seq = t.lastSeq + 1;
+      long seq = t.lastSeq + 1;
       t.aggregator.complete();
       if (t.graceTimer != null) {
         t.graceTimer.cancel(false);
@@ -558,29 +565,21 @@ public final class GadgetServer implements AutoCloseable {
       if (t.cancelTimer != null) {
         t.cancelTimer.cancel(false);
       }
-    }
-    live.remove(t.turn.id(), t);
-    Drone d = drones.get(t.droneId);
-    if (d != null) {
-      synchronized (routing) {
-        if (t.turn.id().equals(d.activeTurnId)) {
-          d.activeTurnId = null;
-          if (d.status == DroneStatus.BUSY) {
-            d.status = DroneStatus.AVAILABLE;
-          }
-        }
+      try {
+        store.finalizeTurn(t.turn.id(), status, finalStats, error, clock.instant());
+      } catch (StoreException e) {
+        log.error("could not store the end of turn {}: {}", t.turn.id(), e.getMessage());
       }
+      Drone d = drones.get(t.droneId);
+      if (d != null) {
+        d.release(t.turn.id());
+      }
+      live.remove(t.turn.id(), t);
+      log.info("turn {} ended: {}{}", t.turn.id(), status.name().toLowerCase(),
+          error == null ? "" : " (" + error + ")");
+      toWatchers(t.turn.sessionId(), Protocol.WORK_ORDER_COMPLETE,
+          new Payloads.WorkOrderComplete(t.turn.id(), seq, status, finalStats, error));
     }
-    TurnStats finalStats = stats == null ? TurnStats.EMPTY : stats;
-    try {
-      store.finalizeTurn(t.turn.id(), status, finalStats, error, clock.instant());
-    } catch (StoreException e) {
-      log.error("could not store the end of turn {}: {}", t.turn.id(), e.getMessage());
-    }
-    log.info("turn {} ended: {}{}", t.turn.id(), status.name().toLowerCase(),
-        error == null ? "" : " (" + error + ")");
-    toWatchers(t.turn.sessionId(), Protocol.WORK_ORDER_COMPLETE,
-        new Payloads.WorkOrderComplete(t.turn.id(), seq, status, finalStats, error));
   }
 
   private void cancel(String userId, String turnId) {
@@ -591,15 +590,15 @@ public final class GadgetServer implements AutoCloseable {
           : "turn not found");
     }
     Drone d = drones.get(t.droneId);
-    if (d != null && d.connection != null) {
-      d.connection.emitWithAck(Protocol.CANCEL_WORK_ORDER,
+    Connection droneConnection = d == null ? null : d.connection;
+    if (droneConnection != null) {
+      droneConnection.emitWithAck(Protocol.CANCEL_WORK_ORDER,
           Protocol.args(new Payloads.CancelWorkOrder(turnId)), ackTimeout);
     }
-    synchronized (t) {
+    synchronized (t.lock) {
       if (t.cancelTimer == null && !t.ended) {
-        t.cancelTimer = timer.schedule(() -> end(t, TurnStatus.CANCELLED, null,
-            "cancelled by the user; the drone did not confirm"),
-            cancelTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        t.cancelTimer = schedule(() -> end(t, TurnStatus.CANCELLED, null,
+            "cancelled by the user; the drone did not confirm"), cancelTimeout);
       }
     }
   }
@@ -608,7 +607,7 @@ public final class GadgetServer implements AutoCloseable {
     Instant now = clock.instant();
     for (LiveTurn t : live.values()) {
       boolean silent;
-      synchronized (t) {
+      synchronized (t.lock) {
         silent = !t.ended && t.graceTimer == null
             && Duration.between(t.lastEventAt, now).compareTo(silenceTimeout) > 0;
       }
@@ -637,6 +636,16 @@ public final class GadgetServer implements AutoCloseable {
       this.workspaceId = workspaceId;
     }
 
+    /** Frees the drone if it was running {@code turnId}. */
+    synchronized void release(String turnId) {
+      if (turnId.equals(activeTurnId)) {
+        activeTurnId = null;
+        if (status == DroneStatus.BUSY) {
+          status = DroneStatus.AVAILABLE;
+        }
+      }
+    }
+
     boolean isFree() {
       return status == DroneStatus.AVAILABLE && activeTurnId == null
           && mode != WorkspaceMode.USER;
@@ -656,12 +665,13 @@ public final class GadgetServer implements AutoCloseable {
       drone = drones.computeIfAbsent(reg.id(), id -> new Drone(id, p.userId(), p.workspaceId()));
       Connection old = drone.connection;
       drone.connection = c;
+      drone.mode = p.mode();
       if (old != null && old != c) {
         old.disconnect();
       }
       LiveTurn running = drone.activeTurnId == null ? null : live.get(drone.activeTurnId);
       if (running != null && drone.activeTurnId.equals(p.activeTurnId())) {
-        synchronized (running) {
+        synchronized (running.lock) {
           if (running.graceTimer != null) {
             running.graceTimer.cancel(false);
             running.graceTimer = null;
@@ -696,7 +706,7 @@ public final class GadgetServer implements AutoCloseable {
     handle(c, Protocol.HEARTBEAT, Payloads.Heartbeat.class, (e, ack) -> {
       LiveTurn t = live.get(String.valueOf(e.turnId()));
       if (t != null && t.droneId.equals(me.id)) {
-        synchronized (t) {
+        synchronized (t.lock) {
           t.lastEventAt = clock.instant();
         }
       }
@@ -704,7 +714,7 @@ public final class GadgetServer implements AutoCloseable {
     handle(c, Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class, (e, ack) -> {
       LiveTurn t = live.get(e.turnId());
       if (t != null && t.droneId.equals(me.id)) {
-        synchronized (t) {
+        synchronized (t.lock) {
           t.lastSeq = Math.max(t.lastSeq, e.seq() - 1);
         }
         end(t, e.status().isTerminal() ? e.status() : TurnStatus.ERROR, e.stats(), e.error());
@@ -712,7 +722,7 @@ public final class GadgetServer implements AutoCloseable {
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.REQUEST_CRASH_RECOVERY, Payloads.CrashRecoveryRequest.class,
-        (e, ack) -> recover(me, e, ack));
+        (e, ack) -> recover(c, me, e, ack));
     handle(c, Protocol.DRONE_STATUS, Payloads.DroneStatusEvent.class, (e, ack) -> {
       if (e.status() == DroneStatus.AVAILABLE || e.status() == DroneStatus.BUSY) {
         try {
@@ -732,7 +742,7 @@ public final class GadgetServer implements AutoCloseable {
       log.debug("ignoring '{}' for turn {} that drone {} does not run", event, turnId, drone.id);
       return;
     }
-    synchronized (t) {
+    synchronized (t.lock) {
       if (t.ended || seq <= t.lastSeq) {
         return;
       }
@@ -752,7 +762,7 @@ public final class GadgetServer implements AutoCloseable {
         drone = d;
       }
     }
-    if (drone == null) {
+    if (drone == null || closed) {
       return;
     }
     LiveTurn running;
@@ -772,46 +782,42 @@ public final class GadgetServer implements AutoCloseable {
     log.info("drone {} disconnected: {}", drone.id, reason);
     toUserPages(drone.userId, new Payloads.DroneStatusEvent(drone.id, DroneStatus.OFFLINE, null));
     if (running != null) {
-      synchronized (running) {
+      synchronized (running.lock) {
         if (!running.ended && running.graceTimer == null) {
-          running.graceTimer = timer.schedule(() -> end(running, TurnStatus.INTERRUPTED, null,
+          running.graceTimer = schedule(() -> end(running, TurnStatus.INTERRUPTED, null,
               "the drone disconnected (" + reason + ") and did not come back within "
-                  + droneGracePeriod.toSeconds() + " s"),
-              droneGracePeriod.toMillis(), TimeUnit.MILLISECONDS);
+                  + droneGracePeriod.toSeconds() + " s"), droneGracePeriod);
         }
       }
     }
   }
 
-  private void recover(Drone drone, Payloads.CrashRecoveryRequest req, Ack ack) {
+  private void recover(Connection c, Drone drone, Payloads.CrashRecoveryRequest req, Ack ack) {
     LiveTurn t = req.turnId() == null ? null : live.get(req.turnId());
-    Payloads.CrashRecoveryResponse answer;
-    if (t == null || !t.droneId.equals(drone.id)) {
-      answer = new Payloads.CrashRecoveryResponse(req.turnId(),
-          Payloads.CrashRecoveryResponse.DISCARD, null);
-    } else {
-      long firstSeq;
-      synchronized (t) {
-        if (t.graceTimer != null) {
-          t.graceTimer.cancel(false);
-          t.graceTimer = null;
+    Payloads.CrashRecoveryResponse answer = new Payloads.CrashRecoveryResponse(req.turnId(),
+        Payloads.CrashRecoveryResponse.DISCARD, null);
+    if (t != null && t.droneId.equals(drone.id)) {
+      synchronized (t.lock) {
+        if (!t.ended) {
+          if (t.graceTimer != null) {
+            t.graceTimer.cancel(false);
+            t.graceTimer = null;
+          }
+          // What was streamed before the crash stays; the retry's stream goes on after it (in
+          // the same open block, as a page watching live sees it).
+          long firstSeq = t.lastSeq + 1;
+          t.lastEventAt = clock.instant();
+          drone.status = DroneStatus.BUSY;
+          drone.activeTurnId = t.turn.id();
+          answer = new Payloads.CrashRecoveryResponse(t.turn.id(),
+              Payloads.CrashRecoveryResponse.RETRY,
+              new Payloads.ProcessWorkOrder(t.workOrder, firstSeq, req.journaledMessages() > 0));
+          log.info("drone {} crashed during turn {}; retrying from seq {}", drone.id,
+              t.turn.id(), firstSeq);
         }
-        // What was streamed before the crash stays; the retry's stream goes on after it (in the
-        // same open block, as a page watching live sees it).
-        firstSeq = t.lastSeq + 1;
-        t.lastEventAt = clock.instant();
       }
-      synchronized (routing) {
-        drone.status = DroneStatus.BUSY;
-        drone.activeTurnId = t.turn.id();
-      }
-      answer = new Payloads.CrashRecoveryResponse(t.turn.id(),
-          Payloads.CrashRecoveryResponse.RETRY,
-          new Payloads.ProcessWorkOrder(t.workOrder, firstSeq, req.journaledMessages() > 0));
-      log.info("drone {} crashed during turn {}; retrying from seq {}", drone.id, t.turn.id(),
-          firstSeq);
     }
-    drone.connection.emit(Protocol.CRASH_RECOVERY_RESPONSE, Protocol.args(answer));
+    c.emit(Protocol.CRASH_RECOVERY_RESPONSE, Protocol.args(answer));
     reply(ack, answer);
   }
 
@@ -819,46 +825,56 @@ public final class GadgetServer implements AutoCloseable {
     ChatSession session = ownedSession(userId, req.sessionId());
     Project project = ownedProject(userId, session.projectId());
     Drone drone;
+    Connection connection;
     synchronized (routing) {
       drone = pickDrone(userId, session.workspaceId(), req.droneId());
+      connection = drone.connection;
     }
     Payloads.SessionLock forward = new Payloads.SessionLock(session.id(), drone.id,
         session.name(), WorkOrder.ProjectRef.of(project));
-    drone.connection.emitWithAck(Protocol.REQUEST_SESSION_LOCK, Protocol.args(forward), ackTimeout)
-        .whenComplete((r, e) -> {
-          if (e != null) {
-            reply(ack, Payloads.OkReply.failure("the drone did not answer: " + e.getMessage()));
-            return;
-          }
-          Payloads.OkReply ok = safeOk(r);
-          if (ok.ok()) {
-            store.setSessionWorkspace(session.id(), drone.workspaceId);
-            reply(ack, Map.of("ok", true, "workspaceId", drone.workspaceId,
-                "droneId", drone.id));
-          } else {
-            reply(ack, ok);
-          }
-        });
+    askDrone(connection, Protocol.REQUEST_SESSION_LOCK, forward, ack, () -> {
+      store.setSessionWorkspace(session.id(), drone.workspaceId);
+      return Map.of("ok", true, "workspaceId", drone.workspaceId, "droneId", drone.id);
+    });
   }
 
   private void workspaceMode(String userId, Payloads.WorkspaceModeRequest req, Ack ack) {
     Drone drone = req.droneId() == null ? null : drones.get(req.droneId());
-    if (drone == null || !drone.userId.equals(userId) || drone.connection == null) {
+    Connection connection = drone == null ? null : drone.connection;
+    if (drone == null || !drone.userId.equals(userId) || connection == null) {
       throw new RequestException("that drone is not connected");
     }
-    drone.connection.emitWithAck(Protocol.REQUEST_WORKSPACE_MODE,
-        Protocol.args(new Payloads.WorkspaceModeRequest(drone.id, req.mode())), ackTimeout)
-        .whenComplete((r, e) -> {
-          if (e != null) {
-            reply(ack, Payloads.OkReply.failure("the drone did not answer: " + e.getMessage()));
-            return;
-          }
-          Payloads.OkReply ok = safeOk(r);
-          if (ok.ok()) {
-            drone.mode = req.mode();
-          }
-          reply(ack, ok);
+    askDrone(connection, Protocol.REQUEST_WORKSPACE_MODE,
+        new Payloads.WorkspaceModeRequest(drone.id, req.mode()), ack, () -> {
+          drone.mode = req.mode();
+          return Payloads.OkReply.success();
         });
+  }
+
+  /**
+   * Forwards a page's request to a drone and answers the page: {@code onOk}'s reply when the
+   * drone agrees, otherwise {@code {"error"}} with the drone's reason. Never leaves the page
+   * without an answer.
+   */
+  private void askDrone(Connection drone, String event, Object payload, Ack ack,
+      java.util.function.Supplier<Object> onOk) {
+    drone.emitWithAck(event, Protocol.args(payload), ackTimeout).whenComplete((r, e) -> {
+      Object answer;
+      try {
+        if (e != null) {
+          answer = new Payloads.ErrorReply("the drone did not answer: " + e.getMessage());
+        } else {
+          Payloads.OkReply ok = safeOk(r);
+          answer = ok.ok() ? onOk.get() : new Payloads.ErrorReply(ok.error());
+        }
+      } catch (StoreException ex) {
+        answer = new Payloads.ErrorReply("the server cannot reach its store: " + ex.getMessage());
+      } catch (RuntimeException ex) {
+        log.warn("handling the drone's answer to '{}' failed", event, ex);
+        answer = new Payloads.ErrorReply("the server failed: " + ex.getMessage());
+      }
+      reply(ack, answer);
+    });
   }
 
   private static Payloads.OkReply safeOk(List<JsonNode> reply) {
@@ -866,6 +882,15 @@ public final class GadgetServer implements AutoCloseable {
       return Protocol.payload(reply, Payloads.OkReply.class);
     } catch (IllegalArgumentException e) {
       return Payloads.OkReply.failure("the drone sent an invalid answer");
+    }
+  }
+
+  /** Schedules on the server's timer; does nothing (returns {@code null}) once it is closed. */
+  private ScheduledFuture<?> schedule(Runnable task, Duration delay) {
+    try {
+      return timer.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return null;
     }
   }
 

@@ -328,6 +328,8 @@ public final class InMemoryTransport {
     final AtomicBoolean warnedFull = new AtomicBoolean();
     volatile Pair pair;
     volatile boolean stopped;
+    /** Whether emits may go straight out: connected and the buffer flushed. Guarded by buffer. */
+    boolean ready;
 
     ClientConn(Client client, String namespace, Supplier<JsonNode> auth, ClientListener listener) {
       this.client = client;
@@ -389,6 +391,9 @@ public final class InMemoryTransport {
       if (pair == p) {
         pair = null;
       }
+      synchronized (buffer) {
+        ready = false;
+      }
       boolean again = network && !stopped;
       events.execute(() -> listener.onDisconnect(this, reason, again));
       if (again) {
@@ -399,14 +404,16 @@ public final class InMemoryTransport {
       }
     }
 
+    /** Sends what was buffered, in order; new emits queue behind it until it is done. */
     void flush() {
       while (true) {
         Runnable next;
         synchronized (buffer) {
           next = buffer.poll();
-        }
-        if (next == null) {
-          return;
+          if (next == null) {
+            ready = true;
+            return;
+          }
         }
         next.run();
       }
@@ -414,15 +421,15 @@ public final class InMemoryTransport {
 
     /** Sends now or buffers; {@code false} when the buffer is full or the client stopped. */
     private boolean buffered(Runnable send) {
-      Pair p = pair;
-      if (p != null && p.open.get()) {
-        send.run();
-        return true;
-      }
-      if (stopped) {
-        return false;
-      }
       synchronized (buffer) {
+        Pair p = pair;
+        if (ready && buffer.isEmpty() && p != null && p.open.get()) {
+          send.run();
+          return true;
+        }
+        if (stopped) {
+          return false;
+        }
         if (buffer.size() >= bufferLimit) {
           if (warnedFull.compareAndSet(false, true)) {
             log.warn("client buffer full ({} events) while disconnected; refusing new emits",

@@ -610,7 +610,8 @@ class RuntimeTest {
     assertThat(page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session, "prompt", "x"))
         .get("error").asText()).isEqualTo("every drone's workspace is in user mode");
     assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
-        Map.of("droneId", droneId, "mode", "agent")).get("ok").asBoolean()).isFalse();
+        Map.of("droneId", droneId, "mode", "agent")).get("error").asText())
+        .isEqualTo("agent mode is set by a work order");
     assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
         Map.of("droneId", droneId, "mode", "idle")).get("ok").asBoolean()).isTrue();
     String turn = submit(page, session, "now go");
