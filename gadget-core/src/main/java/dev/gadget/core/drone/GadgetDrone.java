@@ -485,7 +485,8 @@ public final class GadgetDrone implements AutoCloseable {
           entries.add(e);
         }
       }
-      entries.add(new WorkspaceData.ProjectEntry(project.id(), project.slug(), project.gitUrl(),
+      entries.add(new WorkspaceData.ProjectEntry(project.id(), project.slug(),
+          WorkOrder.ProjectRef.withoutCredentials(project.gitUrl()),
           existing == null || cloned ? clock.instant() : existing.clonedAt(), clock.instant()));
       return d.withProjects(entries);
     });
@@ -645,7 +646,7 @@ public final class GadgetDrone implements AutoCloseable {
       workspace.update(d -> d.with(
           new WorkspaceData.SessionLock(p.sessionId(), p.sessionName(), clock.instant()),
           new WorkspaceData.ProjectLock(p.project().id(), p.project().slug(),
-              p.project().gitUrl(), clock.instant())));
+              WorkOrder.ProjectRef.withoutCredentials(p.project().gitUrl()), clock.instant())));
       reply(ack, Payloads.OkReply.success());
     } catch (WorkspaceException e) {
       reply(ack, Payloads.OkReply.failure(e.getMessage()));

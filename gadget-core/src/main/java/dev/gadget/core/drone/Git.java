@@ -85,8 +85,11 @@ public final class Git {
         out = in.readNBytes(16_384);
       }
       if (p.exitValue() != 0) {
+        // git may echo the URL; never pass on credentials in it
+        String said = new String(out, StandardCharsets.UTF_8).strip()
+            .replaceAll("([A-Za-z][A-Za-z0-9+.-]*://)[^/@\\s]*@", "$1");
         throw new WorkspaceException("git " + args[0] + " failed (exit " + p.exitValue() + "): "
-            + new String(out, StandardCharsets.UTF_8).strip());
+            + said);
       }
     } catch (IOException e) {
       throw new WorkspaceException("git " + args[0] + " failed: " + e.getMessage(), e);

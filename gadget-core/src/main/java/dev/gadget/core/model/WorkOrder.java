@@ -31,9 +31,14 @@ public record WorkOrder(
     Objects.requireNonNull(chatTurn, "chatTurn");
   }
 
-  /** This work order with the provider's API key removed. */
+  /**
+   * This work order with the provider's API key removed, and any credentials in the project's
+   * git URL ({@code https://user:token@host/...}) too: what may be written to disk.
+   */
   public WorkOrder withoutSecrets() {
-    return new WorkOrder(id, project, provider.withoutApiKey(), chatSession, chatTurn);
+    ProjectRef safe = new ProjectRef(project.id(), project.name(), project.slug(),
+        ProjectRef.withoutCredentials(project.gitUrl()));
+    return new WorkOrder(id, safe, provider.withoutApiKey(), chatSession, chatTurn);
   }
 
   /**
@@ -50,6 +55,14 @@ public record WorkOrder(
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(slug, "slug");
       Objects.requireNonNull(gitUrl, "gitUrl");
+    }
+
+    /**
+     * {@code url} without the user information of a {@code scheme://user:secret@host} URL, for
+     * files and messages; other forms (paths, {@code git@host:repo}) come back unchanged.
+     */
+    public static String withoutCredentials(String url) {
+      return url == null ? null : url.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@", "$1");
     }
 
     /** The reference to {@code project}. */

@@ -299,15 +299,17 @@ class RuntimeTest {
   void refusesMissingWrongAndWrongKindTokens() throws Exception {
     fixture().server(b -> b);
     Person ada = fx.person("ada");
-    for (String bad : new String[] {null, "gdt_nope", ada.droneToken()}) {
-      Page page = fx.page(bad);
+    String[][] cases = {
+        {null, "missing token"},
+        {"gdt_nope", "invalid token"},
+        {"not-even-a-token", "invalid token"},
+        {ada.droneToken(), "this is a drone token; it cannot connect here"}};
+    for (String[] c : cases) {
+      Page page = fx.page(c[0]);
       assertThat(page.lifecycle.poll(10, java.util.concurrent.TimeUnit.SECONDS))
           .isEqualTo("refused");
-      assertThat(page.refused.getMessage()).isNotBlank();
+      assertThat(page.refused.getMessage()).isEqualTo(c[1]);
     }
-    Page wrongKind = fx.page(ada.droneToken());
-    wrongKind.lifecycle.poll(10, java.util.concurrent.TimeUnit.SECONDS);
-    assertThat(wrongKind.refused.getMessage()).contains("drone token");
 
     // a drone with a user token is refused too, and the server keeps serving
     TransportClient raw = fx.transport.client();
@@ -322,7 +324,8 @@ class RuntimeTest {
         result.add(e.getMessage());
       }
     });
-    assertThat(result.poll(10, java.util.concurrent.TimeUnit.SECONDS)).contains("user token");
+    assertThat(result.poll(10, java.util.concurrent.TimeUnit.SECONDS))
+        .isEqualTo("this is a user token; it cannot connect here");
     fx.page(ada.pageToken()).connected();
   }
 
@@ -485,11 +488,46 @@ class RuntimeTest {
     for (int i = 0; i < 300; i++) {
       expected.append("token").append(i).append(' ');
     }
-    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+    ScriptedLlmClient scripted = ScriptedLlmClient.builder()
         .reply(ScriptedLlmClient.reply().thinking("Planning it.").text(expected.toString())
             .build())
-        .tokenDelay(Duration.ofMillis(3)).build();
-    fx.drone(ada, tmp.resolve("ws"), llm);
+        .tokenDelay(Duration.ofMillis(1)).build();
+    // The model holds after its 60th text token until the second page has its snapshot, so the
+    // page is sure to reconnect mid-turn, having missed tokens, whatever the machine's speed.
+    java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+    dev.gadget.core.llm.LlmClient held = (request, listener) -> scripted.stream(request,
+        new dev.gadget.core.llm.LlmListener() {
+          int texts;
+
+          @Override
+          public void onThinking(String text) {
+            listener.onThinking(text);
+          }
+
+          @Override
+          public void onText(String text) {
+            if (++texts == 60) {
+              try {
+                resume.await(20, java.util.concurrent.TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            listener.onText(text);
+          }
+
+          @Override
+          public void onComplete(dev.gadget.core.llm.LlmCompletion completion) {
+            listener.onComplete(completion);
+          }
+
+          @Override
+          public void onError(dev.gadget.core.llm.LlmException error,
+              dev.gadget.core.llm.LlmCompletion partial) {
+            listener.onError(error, partial);
+          }
+        });
+    fx.drone(ada, tmp.resolve("ws"), held);
     Page first = fx.page(ada.pageToken()).connected();
     String session = session(first);
     first.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
@@ -499,8 +537,14 @@ class RuntimeTest {
     first.close();
 
     Page second = fx.page(ada.pageToken()).connected();
-    JsonNode snapshot = second.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    JsonNode snapshot;
+    try {
+      snapshot = second.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    } finally {
+      resume.countDown();
+    }
     assertThat(snapshot.get("live")).hasSize(1);
+    assertThat(snapshot.get("live").get(0).get("lastSeq").asLong()).isGreaterThan(40);
     assertThat(second.completion(turn).get("status").asText()).isEqualTo("finished");
     List<String> blocks = assemble(snapshot, turn, second.eventsOf(turn));
     assertThat(blocks).containsExactly("thinking:Planning it.", "responding:" + expected);
@@ -521,6 +565,11 @@ class RuntimeTest {
     String session = chat.session();
     String turn = submit(page, session, "go on forever");
     await("streaming", () -> page.eventsOf(turn).size() > 5);
+    // while the turn runs, its work order is cached, without the API key
+    Path cache = tmp.resolve("ws/.gadget/work-order.json");
+    assertThat(cache).exists();
+    assertThat(RuntimeFixture.gadgetFiles(tmp.resolve("ws")))
+        .contains(turn).doesNotContain(RuntimeFixture.API_KEY);
     assertThat(page.request(Protocol.CANCEL_TURN, Map.of("turnId", turn)).get("ok").asBoolean())
         .isTrue();
     assertThat(page.completion(turn).get("status").asText()).isEqualTo("cancelled");
