@@ -123,6 +123,12 @@ const scenarios = {
         handlers,
         scripts: root.querySelectorAll('script').length,
         iframes: root.querySelectorAll('iframe, object, embed').length,
+        // DOM clobbering: a reply's element must not shadow the page's own controls
+        namedInReply: root.querySelectorAll('[id], [name]').length,
+        controlsIntact: ['prompt', 'send', 'cancel', 'composer-error'].every((id) => {
+          const e = document.getElementById(id);
+          return !!e && !root.contains(e);
+        }),
         text: root.textContent,
       };
     });

@@ -52,7 +52,10 @@
     return DOMPurify.sanitize(html, {
       USE_PROFILES: { html: true },
       FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe'],
-      FORBID_ATTR: ['style'],
+      // No id or name from a reply: an element named like one of the page's controls would
+      // shadow it (DOM clobbering). SANITIZE_NAMED_PROPS prefixes any that remain.
+      FORBID_ATTR: ['style', 'id', 'name'],
+      SANITIZE_NAMED_PROPS: true,
     });
   }
 

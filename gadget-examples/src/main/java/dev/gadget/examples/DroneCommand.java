@@ -39,8 +39,9 @@ final class DroneCommand implements Command {
         its workspace directory and runs the agent loop there, streaming everything back. It
         prints its status here and reconnects by itself. The LLM is the one the server's work
         orders name (ollama, openai or scripted); the API key comes with the work order and
-        stays in memory. Prefer GADGET_DRONE_TOKEN to --token: command lines are visible to
-        other users of the machine.
+        stays in memory, or, when the server sends none, from this drone's own
+        GADGET_LLM_API_KEY (or OPENAI_API_KEY). Prefer GADGET_DRONE_TOKEN to --token: command
+        lines are visible to other users of the machine.
         """;
   }
 
@@ -72,7 +73,9 @@ final class DroneCommand implements Command {
         .normalize();
     String hostname = args.get("hostname").orElseGet(DroneCommand::localHostname);
     CompletableFuture<Integer> exit = new CompletableFuture<>();
-    GadgetDrone drone = start(socket, token, workspace, hostname, new LlmClients(),
+    String ownKey = console.env("GADGET_LLM_API_KEY") != null
+        ? console.env("GADGET_LLM_API_KEY") : console.env("OPENAI_API_KEY");
+    GadgetDrone drone = start(socket, token, workspace, hostname, new LlmClients(ownKey),
         new ConsoleDroneListener(console.out(), server.toString(), exit));
     console.out().println("Gadget drone " + Main.VERSION + ": workspace " + workspace
         + ", server " + server + " (Socket.IO " + socket + ")");

@@ -42,6 +42,8 @@ final class EmbeddedMongo implements AutoCloseable {
     Path dir = dataDir.toAbsolutePath().normalize();
     try {
       Files.createDirectories(dir);
+      // Prompts, tool results and file contents live here: for this user's eyes only.
+      ownerOnly(dir, "rwx------");
     } catch (IOException e) {
       throw new CommandException("cannot create the data directory " + dir + ": " + e, e);
     }
@@ -56,6 +58,11 @@ final class EmbeddedMongo implements AutoCloseable {
       }
       throw new CommandException("cannot open the store in " + dir + ": " + m, e);
     }
+    try {
+      ownerOnly(dir.resolve(DATA_FILE), "rw-------");
+    } catch (IOException e) {
+      log.warn("cannot restrict {} to its owner: {}", dir.resolve(DATA_FILE), e.getMessage());
+    }
     MongoServer server = new MongoServer(backend);
     InetSocketAddress address;
     try {
@@ -68,12 +75,25 @@ final class EmbeddedMongo implements AutoCloseable {
     String uri = "mongodb://127.0.0.1:" + address.getPort();
     try {
       Files.writeString(dir.resolve(URI_FILE), uri + "\n", StandardCharsets.UTF_8);
+      ownerOnly(dir.resolve(URI_FILE), "rw-------");
     } catch (IOException e) {
       server.shutdownNow();
       throw new CommandException("cannot write " + dir.resolve(URI_FILE) + ": " + e, e);
     }
     log.debug("embedded store {} on {}", dir.resolve(DATA_FILE), uri);
     return new EmbeddedMongo(dir, server, uri);
+  }
+
+  /** Restricts {@code path} to its owner where the file system has POSIX permissions. */
+  private static void ownerOnly(Path path, String permissions) throws IOException {
+    if (!path.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+      return;
+    }
+    java.util.Set<java.nio.file.attribute.PosixFilePermission> perms =
+        java.nio.file.attribute.PosixFilePermissions.fromString(permissions);
+    if (Files.exists(path)) {
+      Files.setPosixFilePermissions(path, perms);
+    }
   }
 
   /**

@@ -21,18 +21,36 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
 
   private final Map<String, LlmClient> clients = new ConcurrentHashMap<>();
   private final Function<ProviderConfig, LlmClient> scripted;
+  private final String ownApiKey;
 
   LlmClients() {
     this(p -> DemoScript.client());
   }
 
+  /**
+   * With the drone's own API key, used when a work order carries none (the server's operator
+   * may keep the key off the server and give it to each drone instead). Never logged.
+   */
+  LlmClients(String ownApiKey) {
+    this(p -> DemoScript.client(), ownApiKey);
+  }
+
   /** With another client for the {@code scripted} sdk (tests). */
   LlmClients(Function<ProviderConfig, LlmClient> scripted) {
+    this(scripted, null);
+  }
+
+  private LlmClients(Function<ProviderConfig, LlmClient> scripted, String ownApiKey) {
+    this.ownApiKey = ownApiKey;
     this.scripted = scripted;
   }
 
   @Override
-  public LlmClient apply(ProviderConfig p) {
+  public LlmClient apply(ProviderConfig given) {
+    ProviderConfig p = given.apiKey() == null && ownApiKey != null
+        ? new ProviderConfig(given.sdk(), given.baseUrl(), ownApiKey, given.modelId(),
+            given.params())
+        : given;
     // The key is part of the cache key only as a hash; it is never logged.
     String key = p.sdk() + "\n" + p.baseUrl() + "\n"
         + (p.apiKey() == null ? "" : Tokens.hash(p.apiKey()));

@@ -48,6 +48,17 @@ import org.slf4j.LoggerFactory;
  * their own sessions.
  */
 final class WebServer implements AutoCloseable {
+  static {
+    // The JDK server waits for a request's headers forever by default: a few half-open
+    // connections would hold every worker. Bound reading a request and writing a response.
+    if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+      System.setProperty("sun.net.httpserver.maxReqTime", "10");
+    }
+    if (System.getProperty("sun.net.httpserver.maxRspTime") == null) {
+      System.setProperty("sun.net.httpserver.maxRspTime", "60");
+    }
+  }
+
   private static final Logger log = LoggerFactory.getLogger(WebServer.class);
   private static final Pattern TURNS = Pattern.compile("/api/sessions/([0-9a-f]{24})/turns");
   private static final Pattern STATIC_PATH = Pattern.compile("/[A-Za-z0-9_./-]*");
@@ -85,7 +96,7 @@ final class WebServer implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     AtomicInteger n = new AtomicInteger();
-    this.executor = Executors.newFixedThreadPool(4, r -> {
+    this.executor = Executors.newFixedThreadPool(16, r -> {
       Thread t = new Thread(r, "gadget-http-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
@@ -178,8 +189,9 @@ final class WebServer implements AutoCloseable {
       store.findUser("000000000000000000000000");
       json(ex, 200, Map.of("status", "ok"));
     } catch (StoreException e) {
-      json(ex, 503, Map.of("status", "unavailable", "error",
-          "the server cannot reach its store: " + e.getMessage()));
+      // Unauthenticated: say what is wrong, not where the database is.
+      log.warn("health check: the store is unavailable: {}", e.getMessage());
+      json(ex, 503, Map.of("status", "unavailable", "error", "the server cannot reach its store"));
     }
   }
 

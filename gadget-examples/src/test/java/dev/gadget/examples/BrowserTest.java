@@ -160,6 +160,8 @@ class BrowserTest {
         "[data](data:text/html,<script>alert(1)</script>)",
         "<form><button formaction=\"javascript:window.__pwned='form'\">go</button></form>",
         "![img](x\" onerror=\"window.__pwned='attr')",
+        "<div id=\"prompt\">fake prompt</div><span id=\"send\">fake send</span>"
+            + "<span id=\"cancel\" name=\"cancel\">fake cancel</span>",
         "The end.",
         // last: its unclosed <style> swallows what follows, as a browser's parser would
         "<math><mtext><table><mglyph><style><img src=x onerror=\"window.__pwned='mxss'\">");
@@ -181,6 +183,8 @@ class BrowserTest {
     assertThat(r.get("handlers")).as("on* / javascript: / data:text/html attributes").isEmpty();
     assertThat(r.get("scripts").asInt()).isZero();
     assertThat(r.get("iframes").asInt()).isZero();
+    assertThat(r.get("namedInReply").asInt()).as("elements with id or name in the reply").isZero();
+    assertThat(r.get("controlsIntact").asBoolean()).as("the page's own controls").isTrue();
     assertThat(r.get("clicked").asInt()).as("links clicked").isGreaterThanOrEqualTo(1);
     assertThat(r.get("afterClicks").get("pwned").isNull()).as("after clicking the links: %s",
         r.get("afterClicks")).isTrue();
