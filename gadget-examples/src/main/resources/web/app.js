@@ -122,7 +122,12 @@
     const params = hashParams();
     const fromUrl = params.get('token');
     if (fromUrl) {
-      localStorage.setItem(TOKEN_KEY, fromUrl);
+      const current = localStorage.getItem(TOKEN_KEY);
+      // A link must not silently switch a signed-in person to another account.
+      if (!current || current === fromUrl
+          || window.confirm('This link signs you in with another token. Switch accounts?')) {
+        localStorage.setItem(TOKEN_KEY, fromUrl);
+      }
       params.delete('token');
       const rest = params.toString();
       history.replaceState(null, '', location.pathname + location.search + (rest ? '#' + rest : ''));

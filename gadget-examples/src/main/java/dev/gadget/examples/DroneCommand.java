@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.drone.WorkspaceException;
+import dev.gadget.core.model.WorkOrder;
 import dev.gadget.transport.ws.WebSocketTransportClient;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -76,9 +77,13 @@ final class DroneCommand implements Command {
     String ownKey = console.env("GADGET_LLM_API_KEY") != null
         ? console.env("GADGET_LLM_API_KEY") : console.env("OPENAI_API_KEY");
     GadgetDrone drone = start(socket, token, workspace, hostname, new LlmClients(ownKey),
-        new ConsoleDroneListener(console.out(), server.toString(), exit));
+        new ConsoleDroneListener(console.out(),
+            WorkOrder.ProjectRef.withoutCredentials(server.toString()),
+            exit));
     console.out().println("Gadget drone " + Main.VERSION + ": workspace " + workspace
-        + ", server " + server + " (Socket.IO " + socket + ")");
+        + ", server " + WorkOrder.ProjectRef.withoutCredentials(
+            server.toString()) + " (Socket.IO "
+        + WorkOrder.ProjectRef.withoutCredentials(socket.toString()) + ")");
     return new Running() {
       @Override
       public CompletableFuture<Integer> exitCode() {
