@@ -347,6 +347,8 @@ public final class GadgetDrone implements AutoCloseable {
     /** Cancelled before the loop started (during the checkout). */
     boolean cancelRequested;
     ScheduledFuture<?> heartbeat;
+    /** The worker thread while it checks out and starts; a cancel interrupts it. */
+    Thread starting;
 
     Job(String turnId, long firstSeq) {
       this.turnId = turnId;
@@ -417,7 +419,18 @@ public final class GadgetDrone implements AutoCloseable {
   }
 
   private void runJob(Job j, WorkOrder order, List<WorkOrderCache.Round> journal) {
+    boolean cancelledEarly;
+    synchronized (state) {
+      cancelledEarly = j.cancelRequested;
+      if (!cancelledEarly) {
+        j.starting = Thread.currentThread();
+      }
+    }
     try {
+      if (cancelledEarly) {
+        complete(j, TurnStatus.CANCELLED, TurnStats.EMPTY, "cancelled before the agent started");
+        return;
+      }
       Path projectDir = workspace.projectDir(order.project().slug());
       boolean cloned = git.cloneOrFetch(order.project().gitUrl(), projectDir);
       recordProject(order.project(), cloned);
@@ -433,6 +446,7 @@ public final class GadgetDrone implements AutoCloseable {
           .resume(resumeMessages(journal))
           .build();
       synchronized (state) {
+        j.starting = null;
         if (j.abandoned || closed) {
           return;
         }
@@ -443,9 +457,24 @@ public final class GadgetDrone implements AutoCloseable {
       }
       complete(j, TurnStatus.CANCELLED, TurnStats.EMPTY, "cancelled before the agent started");
     } catch (RuntimeException e) {
+      boolean cancelled;
+      synchronized (state) {
+        cancelled = j.cancelRequested;
+      }
+      if (cancelled) {
+        // The cancel interrupted the checkout.
+        complete(j, TurnStatus.CANCELLED, TurnStats.EMPTY, "cancelled before the agent started");
+        return;
+      }
       // Anything that keeps the loop from starting ends the turn; it never hangs.
       log.warn("turn {} cannot start: {}", j.turnId, e.getMessage());
       complete(j, TurnStatus.ERROR, TurnStats.EMPTY, e.getMessage());
+    } finally {
+      synchronized (state) {
+        j.starting = null;
+        // a cancel's interrupt must not reach the next work order on this thread
+        Thread.interrupted();
+      }
     }
   }
 
@@ -627,8 +656,11 @@ public final class GadgetDrone implements AutoCloseable {
           && job.turnId.equals(p.turnId());
       if (mine) {
         run = job.run;
-        // Still checking out the project: the loop will not start.
+        // Still checking out the project: the loop will not start, and git is stopped.
         job.cancelRequested = true;
+        if (run == null && job.starting != null) {
+          job.starting.interrupt();
+        }
       }
     }
     if (run != null) {

@@ -94,6 +94,7 @@ public final class Git {
     } catch (IOException e) {
       throw new WorkspaceException("git " + args[0] + " failed: " + e.getMessage(), e);
     } catch (InterruptedException e) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new WorkspaceException("interrupted while running git " + args[0], e);

@@ -692,4 +692,72 @@ class RuntimeTest {
     page.connection.emit("noSuchEvent", List.of(json.objectNode()));
     assertThat(page.request(Protocol.LIST_PROJECTS, Map.of()).get("projects")).isEmpty();
   }
+
+  @Test
+  void aCancelDuringTheCheckoutStopsGitAndTheTurn() throws Exception {
+    fixture().server(b -> b.cancelTimeout(Duration.ofSeconds(30)));
+    Person ada = fx.person("ada");
+    // A "git server" that accepts connections and never answers: the clone hangs.
+    try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50,
+        java.net.InetAddress.getLoopbackAddress())) {
+      List<java.net.Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+      Thread acceptor = new Thread(() -> {
+        while (!silent.isClosed()) {
+          try {
+            accepted.add(silent.accept());
+          } catch (java.io.IOException e) {
+            return;
+          }
+        }
+      }, "silent-git");
+      acceptor.setDaemon(true);
+      acceptor.start();
+      ScriptedLlmClient llm = ScriptedLlmClient.of(answer("never asked"));
+      Chat chat = chat(ada, tmp.resolve("ws"), llm);
+      Page page = chat.page();
+      JsonNode project = page.request(Protocol.CREATE_PROJECT, Map.of("name", "Hung",
+          "slug", "hung", "gitUrl", "http://127.0.0.1:" + silent.getLocalPort() + "/hung.git"))
+          .get("project");
+      String session = page.request(Protocol.CREATE_SESSION,
+          Map.of("projectId", project.get("_id").asText())).get("session").get("_id").asText();
+      page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+      String turn = submit(page, session, "clone this");
+      await("git is connected", () -> !accepted.isEmpty());
+
+      assertThat(page.request(Protocol.CANCEL_TURN, Map.of("turnId", turn)).get("ok")
+          .asBoolean()).isTrue();
+      JsonNode done = page.completion(turn);
+      // the drone itself ends it (the server would wait 30 s before giving up on it)
+      assertThat(done.get("status").asText()).isEqualTo("cancelled");
+      assertThat(done.get("error").asText()).isEqualTo("cancelled before the agent started");
+      assertThat(llm.requests()).isEmpty();
+      await("drone free", () -> chat.drone().activeTurnId().isEmpty());
+      for (java.net.Socket socket : accepted) {
+        socket.close();
+      }
+    }
+  }
+
+  @Test
+  void aTurnThatCannotStartEndsAsAnErrorInsteadOfHanging() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    dev.gadget.core.agent.Tool tool = dev.gadget.core.agent.tools.CodingTools.all().get(0);
+    GadgetDrone drone = GadgetDrone.builder().transport(fx.transport.client())
+        .token(ada.droneToken()).workspaceDir(tmp.resolve("ws"))
+        .llmClients(p -> ScriptedLlmClient.of())
+        .tools(List.of(tool, tool)) // two tools of one name: the loop refuses to build
+        .heartbeatInterval(Duration.ofMillis(100)).build();
+    drone.start();
+    fx.closeables.add(drone);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = submit(page, session, "go");
+    JsonNode done = page.completion(turn);
+    assertThat(done.get("status").asText()).isEqualTo("error");
+    assertThat(done.get("error").asText()).contains("two tools are named");
+    await("drone free", () -> drone.activeTurnId().isEmpty());
+  }
 }
