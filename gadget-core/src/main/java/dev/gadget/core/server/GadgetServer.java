@@ -654,14 +654,17 @@ public final class GadgetServer implements AutoCloseable {
 
   private void droneConnected(Connection c, DronePrincipal p) {
     Instant now = clock.instant();
-    DroneRegistration reg = store.findDroneByWorkspace(p.userId(), p.workspaceId())
-        .map(r -> new DroneRegistration(r.id(), r.userId(), r.workspaceId(), p.hostname(),
-            p.workspaceDir(), DroneStatus.AVAILABLE, r.registeredAt(), now))
-        .orElseGet(() -> new DroneRegistration(Ids.next(), p.userId(), p.workspaceId(),
-            p.hostname(), p.workspaceDir(), DroneStatus.AVAILABLE, now, now));
+    DroneRegistration reg;
     Drone drone;
     String staleTurn = null;
     synchronized (routing) {
+      // Looked up and saved under the routing lock: two connections of one new workspace
+      // share one registration.
+      reg = store.findDroneByWorkspace(p.userId(), p.workspaceId())
+          .map(r -> new DroneRegistration(r.id(), r.userId(), r.workspaceId(), p.hostname(),
+              p.workspaceDir(), DroneStatus.AVAILABLE, r.registeredAt(), now))
+          .orElseGet(() -> new DroneRegistration(Ids.next(), p.userId(), p.workspaceId(),
+              p.hostname(), p.workspaceDir(), DroneStatus.AVAILABLE, now, now));
       drone = drones.computeIfAbsent(reg.id(), id -> new Drone(id, p.userId(), p.workspaceId()));
       Connection old = drone.connection;
       drone.connection = c;
@@ -686,9 +689,9 @@ public final class GadgetServer implements AutoCloseable {
           staleTurn = p.activeTurnId();
         }
       }
+      reg = reg.withStatus(drone.status, now);
+      store.saveDrone(reg);
     }
-    reg = reg.withStatus(drone.status, now);
-    store.saveDrone(reg);
     log.info("drone {} connected (workspace {}, host {})", drone.id, p.workspaceId(),
         p.hostname());
     if (staleTurn != null) {
