@@ -1,0 +1,187 @@
+package dev.gadget.core.server.internal;
+
+import static dev.gadget.core.server.internal.Requests.handle;
+import static dev.gadget.core.server.internal.Requests.reply;
+
+import dev.gadget.core.Ids;
+import dev.gadget.core.model.DroneRegistration;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.StoreException;
+import dev.gadget.core.stream.StreamChunk;
+import dev.gadget.core.transport.Ack;
+import dev.gadget.core.transport.Connection;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A drone's link to the server: registration when it connects (one registration per
+ * workspace), its events (stream, heartbeats, the end of a turn, status), the grace period when
+ * it disconnects mid-turn, and crash recovery when it restarts with a cached work order.
+ */
+public final class DroneLink {
+  private static final Logger log = LoggerFactory.getLogger(DroneLink.class);
+
+  private final ServerSettings settings;
+  private final ChatStore store;
+  private final WatcherRooms rooms;
+  private final DroneRouter router;
+  private final LiveTurns turns;
+  private volatile boolean closed;
+
+  public DroneLink(ServerSettings settings, WatcherRooms rooms, DroneRouter router,
+      LiveTurns turns) {
+    this.settings = settings;
+    this.store = settings.store();
+    this.rooms = rooms;
+    this.router = router;
+    this.turns = turns;
+  }
+
+  /** A drone connected: registers it, resumes or stops the turn it says it runs, and listens. */
+  public void connected(Connection c, Authenticator.DronePrincipal p) {
+    Instant now = settings.clock().instant();
+    DroneRegistration reg;
+    DroneState drone;
+    String staleTurn = null;
+    synchronized (router.lock()) {
+      // Looked up and saved under the routing lock: two connections of one new workspace
+      // share one registration.
+      reg = store.findDroneByWorkspace(p.userId(), p.workspaceId())
+          .map(r -> new DroneRegistration(r.id(), r.userId(), r.workspaceId(), p.hostname(),
+              p.workspaceDir(), DroneStatus.AVAILABLE, r.registeredAt(), now))
+          .orElseGet(() -> new DroneRegistration(Ids.next(), p.userId(), p.workspaceId(),
+              p.hostname(), p.workspaceDir(), DroneStatus.AVAILABLE, now, now));
+      drone = router.register(reg.id(), p.userId(), p.workspaceId());
+      Connection old = drone.connection;
+      drone.connection = c;
+      drone.mode = p.mode();
+      if (old != null && old != c) {
+        old.disconnect();
+      }
+      String active = drone.activeTurnId;
+      LiveTurn running = turns.get(active);
+      if (running != null && active.equals(p.activeTurnId())) {
+        synchronized (running.lock) {
+          running.cancelGrace();
+          running.lastEventAt = now;
+        }
+        drone.status = DroneStatus.BUSY;
+        log.info("drone {} came back and still runs turn {}", drone.id, running.turn.id());
+      } else {
+        drone.status = DroneStatus.AVAILABLE;
+        if (p.activeTurnId() != null && running == null) {
+          staleTurn = p.activeTurnId();
+        }
+      }
+      reg = reg.withStatus(drone.status, now);
+      store.saveDrone(reg);
+    }
+    log.info("drone {} connected (workspace {}, host {})", drone.id, p.workspaceId(),
+        p.hostname());
+    if (staleTurn != null) {
+      // The drone runs a turn the server no longer follows (it restarted): stop it.
+      c.emit(Protocol.CANCEL_WORK_ORDER, Protocol.args(new Payloads.CancelWorkOrder(staleTurn)));
+    }
+    listen(c, drone);
+  }
+
+  /** The drone's events; add a new drone → server event here. */
+  private void listen(Connection c, DroneState me) {
+    handle(c, Protocol.THINKING, Payloads.TextEvent.class, (e, ack) -> turns.stream(me.id,
+        e.turnId(), e.seq(), new StreamChunk.Thinking(e.data()), Protocol.THINKING, e));
+    handle(c, Protocol.RESPONSE, Payloads.TextEvent.class, (e, ack) -> turns.stream(me.id,
+        e.turnId(), e.seq(), new StreamChunk.Response(e.data()), Protocol.RESPONSE, e));
+    handle(c, Protocol.TOOL_CALL, Payloads.ToolCallEvent.class, (e, ack) -> turns.stream(me.id,
+        e.turnId(), e.seq(), new StreamChunk.ToolCallChunk(e.call()), Protocol.TOOL_CALL, e));
+    handle(c, Protocol.HEARTBEAT, Payloads.Heartbeat.class, (e, ack) ->
+        turns.heard(me.id, String.valueOf(e.turnId())));
+    handle(c, Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class, (e, ack) -> {
+      LiveTurn t = turns.get(e.turnId());
+      if (t != null && t.droneId.equals(me.id)) {
+        synchronized (t.lock) {
+          t.lastSeq = Math.max(t.lastSeq, e.seq() - 1);
+        }
+        turns.end(t, e.status().isTerminal() ? e.status() : TurnStatus.ERROR, e.stats(),
+            e.error());
+      }
+      reply(ack, Payloads.OkReply.success());
+    });
+    handle(c, Protocol.REQUEST_CRASH_RECOVERY, Payloads.CrashRecoveryRequest.class,
+        (e, ack) -> recover(c, me, e, ack));
+    handle(c, Protocol.DRONE_STATUS, Payloads.DroneStatusEvent.class, (e, ack) -> {
+      if (e.status() == DroneStatus.AVAILABLE || e.status() == DroneStatus.BUSY) {
+        saveStatus(me, e.status());
+        rooms.toUserPages(me.userId, new Payloads.DroneStatusEvent(me.id, e.status(), e.turnId()));
+      }
+    });
+  }
+
+  /** The drone's link dropped: it goes offline, and its turn waits the grace period for it. */
+  public void disconnected(Connection c, String reason) {
+    DroneState drone = router.byConnection(c);
+    if (drone == null || closed) {
+      return;
+    }
+    LiveTurn running;
+    synchronized (router.lock()) {
+      if (drone.connection != c) {
+        return;
+      }
+      drone.connection = null;
+      drone.status = DroneStatus.OFFLINE;
+      running = turns.get(drone.activeTurnId);
+    }
+    saveStatus(drone, DroneStatus.OFFLINE);
+    log.info("drone {} disconnected: {}", drone.id, reason);
+    rooms.toUserPages(drone.userId,
+        new Payloads.DroneStatusEvent(drone.id, DroneStatus.OFFLINE, null));
+    if (running != null) {
+      turns.awaitReturn(running, reason);
+    }
+  }
+
+  /** The server is closing: links that drop now are not the drones' fault. */
+  public void close() {
+    closed = true;
+  }
+
+  private void recover(Connection c, DroneState drone, Payloads.CrashRecoveryRequest req,
+      Ack ack) {
+    LiveTurn t = turns.get(req.turnId());
+    Payloads.CrashRecoveryResponse answer = new Payloads.CrashRecoveryResponse(req.turnId(),
+        Payloads.CrashRecoveryResponse.DISCARD, null);
+    if (t != null && t.droneId.equals(drone.id)) {
+      synchronized (t.lock) {
+        if (!t.ended) {
+          t.cancelGrace();
+          // What was streamed before the crash stays; the retry's stream goes on after it (in
+          // the same open block, as a page watching live sees it).
+          long firstSeq = t.lastSeq + 1;
+          t.lastEventAt = settings.clock().instant();
+          drone.status = DroneStatus.BUSY;
+          drone.activeTurnId = t.turn.id();
+          answer = new Payloads.CrashRecoveryResponse(t.turn.id(),
+              Payloads.CrashRecoveryResponse.RETRY,
+              new Payloads.ProcessWorkOrder(t.workOrder, firstSeq, req.journaledMessages() > 0));
+          log.info("drone {} crashed during turn {}; retrying from seq {}", drone.id,
+              t.turn.id(), firstSeq);
+        }
+      }
+    }
+    c.emit(Protocol.CRASH_RECOVERY_RESPONSE, Protocol.args(answer));
+    reply(ack, answer);
+  }
+
+  private void saveStatus(DroneState drone, DroneStatus status) {
+    try {
+      store.updateDroneStatus(drone.id, status, settings.clock().instant());
+    } catch (StoreException e) {
+      log.debug("could not store drone status: {}", e.getMessage());
+    }
+  }
+}

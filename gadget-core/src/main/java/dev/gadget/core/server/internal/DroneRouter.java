@@ -1,0 +1,100 @@
+package dev.gadget.core.server.internal;
+
+import dev.gadget.core.model.WorkspaceMode;
+import dev.gadget.core.transport.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which drone gets a work order: the user's connected drones, the one that already holds the
+ * chat session's workspace first, then any free one (lowest id first); a drone whose workspace
+ * is in user mode or that runs a turn is not free. Its {@link #lock()} guards every drone's
+ * status, so two prompts never get the same drone.
+ */
+public final class DroneRouter {
+  private final Map<String, DroneState> drones = new ConcurrentHashMap<>();
+  private final Object lock = new Object();
+
+  /** The routing lock: held while a drone is chosen, registered or marked offline. */
+  Object lock() {
+    return lock;
+  }
+
+  /** The drone with this registration id, created (not yet connected) if it is new. */
+  DroneState register(String droneId, String userId, String workspaceId) {
+    return drones.computeIfAbsent(droneId, id -> new DroneState(id, userId, workspaceId));
+  }
+
+  /** The drone with this registration id, if the server has seen it since it started. */
+  DroneState find(String droneId) {
+    return droneId == null ? null : drones.get(droneId);
+  }
+
+  /** The drone whose current link is {@code c}. */
+  DroneState byConnection(Connection c) {
+    DroneState found = null;
+    for (DroneState d : drones.values()) {
+      if (d.connection == c) {
+        found = d;
+      }
+    }
+    return found;
+  }
+
+  /** Frees drone {@code droneId} if it was running {@code turnId}. */
+  void release(String droneId, String turnId) {
+    DroneState d = drones.get(droneId);
+    if (d != null) {
+      d.release(turnId);
+    }
+  }
+
+  /**
+   * Picks a drone of {@code userId} for a work order; call under {@link #lock()}.
+   *
+   * @param workspaceId the chat session's workspace, preferred when its drone is free; or null
+   * @param droneId the drone the page asked for, or null for any
+   * @throws RequestException when no drone can take it, saying why
+   */
+  DroneState pick(String userId, String workspaceId, String droneId) {
+    List<DroneState> mine = new ArrayList<>();
+    for (DroneState d : drones.values()) {
+      if (d.userId.equals(userId) && d.isConnected()) {
+        mine.add(d);
+      }
+    }
+    if (droneId != null) {
+      return mine.stream().filter(d -> d.id.equals(droneId)).findFirst()
+          .map(DroneRouter::checkFree)
+          .orElseThrow(() -> new RequestException("that drone is not connected"));
+    }
+    if (mine.isEmpty()) {
+      throw new RequestException("no drone is connected: start a drone with one of your tokens");
+    }
+    if (workspaceId != null) {
+      Optional<DroneState> home = mine.stream()
+          .filter(d -> d.workspaceId.equals(workspaceId) && d.isFree()).findFirst();
+      if (home.isPresent()) {
+        return home.get();
+      }
+    }
+    return mine.stream().filter(DroneState::isFree).min((a, b) -> a.id.compareTo(b.id))
+        .orElseThrow(() -> new RequestException(mine.stream().allMatch(
+            d -> d.mode == WorkspaceMode.USER)
+                ? "every drone's workspace is in user mode"
+                : "every drone is busy"));
+  }
+
+  private static DroneState checkFree(DroneState d) {
+    if (d.mode == WorkspaceMode.USER) {
+      throw new RequestException("the workspace is in user mode");
+    }
+    if (!d.isFree()) {
+      throw new RequestException("the drone is busy");
+    }
+    return d;
+  }
+}

@@ -1,0 +1,45 @@
+package dev.gadget.core.server.internal;
+
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.WorkspaceMode;
+import dev.gadget.core.transport.Connection;
+
+/**
+ * A drone as the server sees it now: its link, status, workspace mode and running turn. Its
+ * mutable fields change under {@link DroneRouter#lock()}.
+ */
+public final class DroneState {
+  final String id;
+  final String userId;
+  final String workspaceId;
+  volatile Connection connection;
+  volatile DroneStatus status = DroneStatus.AVAILABLE;
+  volatile WorkspaceMode mode = WorkspaceMode.IDLE;
+  volatile String activeTurnId;
+
+  DroneState(String id, String userId, String workspaceId) {
+    this.id = id;
+    this.userId = userId;
+    this.workspaceId = workspaceId;
+  }
+
+  /** Frees the drone if it was running {@code turnId}. */
+  synchronized void release(String turnId) {
+    if (turnId.equals(activeTurnId)) {
+      activeTurnId = null;
+      if (status == DroneStatus.BUSY) {
+        status = DroneStatus.AVAILABLE;
+      }
+    }
+  }
+
+  boolean isFree() {
+    return status == DroneStatus.AVAILABLE && activeTurnId == null
+        && mode != WorkspaceMode.USER;
+  }
+
+  boolean isConnected() {
+    Connection c = connection;
+    return c != null && c.isConnected();
+  }
+}

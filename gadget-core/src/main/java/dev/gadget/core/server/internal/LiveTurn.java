@@ -1,0 +1,64 @@
+package dev.gadget.core.server.internal;
+
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.StoreException;
+import dev.gadget.core.stream.BlockAggregator;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A turn running on a drone: its work order, the last sequence number applied, the block
+ * aggregation that stores each finished block, and its timers. Every mutable field is guarded by
+ * {@link #lock}, the chat session's lock.
+ */
+final class LiveTurn {
+  private static final Logger log = LoggerFactory.getLogger(LiveTurn.class);
+
+  final ChatTurn turn;
+  final WorkOrder workOrder;
+  final String droneId;
+  /** The session's lock: guards every mutable field. */
+  final Object lock;
+  final BlockAggregator aggregator;
+  private final ChatStore store;
+  long lastSeq = -1;
+  Instant lastEventAt;
+  boolean ended;
+  ScheduledFuture<?> graceTimer;
+  ScheduledFuture<?> cancelTimer;
+
+  LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId, Object lock, ChatStore store,
+      Clock clock) {
+    this.lock = lock;
+    this.turn = turn;
+    this.workOrder = workOrder;
+    this.droneId = droneId;
+    this.store = store;
+    this.aggregator = new BlockAggregator(this::store, clock, 0);
+    this.lastEventAt = clock.instant();
+  }
+
+  /** Stops waiting for the drone to come back (under {@link #lock}). */
+  void cancelGrace() {
+    if (graceTimer != null) {
+      graceTimer.cancel(false);
+      graceTimer = null;
+    }
+  }
+
+  private void store(TurnBlock block) {
+    try {
+      store.appendBlock(turn.id(), block);
+    } catch (StoreException e) {
+      // The pages still get the stream; the block is lost from the store only.
+      log.error("could not store block {} of turn {}: {}", block.seq(), turn.id(),
+          e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package dev.gadget.core.server.internal;
+
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.StoreException;
+import dev.gadget.core.stream.StreamChunk;
+import dev.gadget.core.transport.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The turns running now and how their streams are relayed: each event is applied once in
+ * sequence order, aggregated into blocks that are stored as they finish, and forwarded to the
+ * session's watchers; a turn ends once, with its end stored and announced. One lock per chat
+ * session orders all of it against a page's snapshot.
+ */
+public final class LiveTurns {
+  private static final Logger log = LoggerFactory.getLogger(LiveTurns.class);
+
+  private final ServerSettings settings;
+  private final ChatStore store;
+  private final ServerTimer timer;
+  private final WatcherRooms rooms;
+  private final DroneRouter router;
+  private final Map<String, LiveTurn> live = new ConcurrentHashMap<>();
+  /** One monitor per chat session: guards its live turn, its room and the snapshot. */
+  private final Map<String, Object> sessionLocks = new ConcurrentHashMap<>();
+
+  public LiveTurns(ServerSettings settings, ServerTimer timer, WatcherRooms rooms,
+      DroneRouter router) {
+    this.settings = settings;
+    this.store = settings.store();
+    this.timer = timer;
+    this.rooms = rooms;
+    this.router = router;
+  }
+
+  /** The running turn with this id, or null. */
+  LiveTurn get(String turnId) {
+    return turnId == null ? null : live.get(turnId);
+  }
+
+  /** Whether a turn runs in {@code sessionId} now. */
+  boolean runningIn(String sessionId) {
+    for (LiveTurn t : live.values()) {
+      if (t.turn.sessionId().equals(sessionId)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Follows a new turn on {@code droneId} and tells the session's watchers it started. */
+  LiveTurn start(ChatTurn turn, WorkOrder order, String droneId) {
+    LiveTurn t = new LiveTurn(turn, order, droneId, sessionLock(turn.sessionId()), store,
+        settings.clock());
+    synchronized (t.lock) {
+      live.put(turn.id(), t);
+      rooms.toWatchers(turn.sessionId(), Protocol.TURN_STARTED, new Payloads.TurnStarted(turn));
+    }
+    return t;
+  }
+
+  /**
+   * The session as it stands (stored turns, each live turn's open block and last sequence
+   * number) with {@code page} joining its room at that same point of the stream.
+   */
+  public Payloads.SessionSnapshot snapshot(Connection page, ChatSession session) {
+    // Under the session's lock no turn starts or ends, no stream event is applied and no block
+    // is stored: reading the store, taking the open block and joining the room happen at one
+    // point of the stream, so the page sees every later event exactly once.
+    synchronized (sessionLock(session.id())) {
+      List<ChatTurn> turns = store.listTurns(session.id());
+      List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
+      for (LiveTurn t : live.values()) {
+        if (t.turn.sessionId().equals(session.id())) {
+          liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
+              t.aggregator.openBlock().orElse(null)));
+        }
+      }
+      rooms.join(session.id(), page);
+      return new Payloads.SessionSnapshot(session.id(), turns, liveTurns);
+    }
+  }
+
+  /** Applies one stream event from {@code droneId}: once, in order, then forwards it. */
+  void stream(String droneId, String turnId, long seq, StreamChunk chunk, String event,
+      Object payload) {
+    LiveTurn t = get(turnId);
+    if (t == null || !t.droneId.equals(droneId)) {
+      log.debug("ignoring '{}' for turn {} that drone {} does not run", event, turnId, droneId);
+      return;
+    }
+    synchronized (t.lock) {
+      if (t.ended || seq <= t.lastSeq) {
+        return;
+      }
+      t.lastSeq = seq;
+      t.lastEventAt = settings.clock().instant();
+      t.aggregator.accept(chunk);
+      // Forwarded under the turn's lock, so a page joining now gets either the snapshot with
+      // this event or the event itself, never both and never neither.
+      rooms.toWatchers(t.turn.sessionId(), event, payload);
+    }
+  }
+
+  /** The drone is alive: a turn it runs is not silent. */
+  void heard(String droneId, String turnId) {
+    LiveTurn t = get(turnId);
+    if (t != null && t.droneId.equals(droneId)) {
+      synchronized (t.lock) {
+        t.lastEventAt = settings.clock().instant();
+      }
+    }
+  }
+
+  /**
+   * Ends a live turn once: flushes its blocks, stores the end, frees the drone, tells the pages.
+   * All under the session's lock, so a page that starts watching meanwhile either sees the turn
+   * ended in the store or is in the room when the end is announced.
+   */
+  void end(LiveTurn t, TurnStatus status, TurnStats stats, String error) {
+    TurnStats finalStats = stats == null ? TurnStats.EMPTY : stats;
+    synchronized (t.lock) {
+      if (t.ended) {
+        return;
+      }
+      t.ended = true;
+      long seq = t.lastSeq + 1;
+      t.aggregator.complete();
+      if (t.graceTimer != null) {
+        t.graceTimer.cancel(false);
+      }
+      if (t.cancelTimer != null) {
+        t.cancelTimer.cancel(false);
+      }
+      try {
+        store.finalizeTurn(t.turn.id(), status, finalStats, error, settings.clock().instant());
+      } catch (StoreException e) {
+        log.error("could not store the end of turn {}: {}", t.turn.id(), e.getMessage());
+      }
+      router.release(t.droneId, t.turn.id());
+      live.remove(t.turn.id(), t);
+      log.info("turn {} ended: {}{}", t.turn.id(), status.name().toLowerCase(),
+          error == null ? "" : " (" + error + ")");
+      rooms.toWatchers(t.turn.sessionId(), Protocol.WORK_ORDER_COMPLETE,
+          new Payloads.WorkOrderComplete(t.turn.id(), seq, status, finalStats, error));
+    }
+  }
+
+  /** The user cancelled: the turn ends as cancelled if the drone does not confirm in time. */
+  void awaitCancel(LiveTurn t) {
+    synchronized (t.lock) {
+      if (t.cancelTimer == null && !t.ended) {
+        t.cancelTimer = timer.schedule(() -> end(t, TurnStatus.CANCELLED, null,
+            "cancelled by the user; the drone did not confirm"), settings.cancelTimeout());
+      }
+    }
+  }
+
+  /** The turn's drone is gone: the turn ends as interrupted unless it comes back in time. */
+  void awaitReturn(LiveTurn t, String reason) {
+    Duration grace = settings.droneGracePeriod();
+    synchronized (t.lock) {
+      if (!t.ended && t.graceTimer == null) {
+        t.graceTimer = timer.schedule(() -> end(t, TurnStatus.INTERRUPTED, null,
+            "the drone disconnected (" + reason + ") and did not come back within "
+                + grace.toSeconds() + " s"), grace);
+      }
+    }
+  }
+
+  /** Ends, as interrupted, every turn whose drone has said nothing for the silence timeout. */
+  public void checkSilence() {
+    Instant now = settings.clock().instant();
+    Duration silenceTimeout = settings.silenceTimeout();
+    for (LiveTurn t : live.values()) {
+      boolean silent;
+      synchronized (t.lock) {
+        silent = !t.ended && t.graceTimer == null
+            && Duration.between(t.lastEventAt, now).compareTo(silenceTimeout) > 0;
+      }
+      if (silent) {
+        end(t, TurnStatus.INTERRUPTED, null,
+            "the drone fell silent for more than " + silenceTimeout.toSeconds() + " s");
+      }
+    }
+  }
+
+  private Object sessionLock(String sessionId) {
+    return sessionLocks.computeIfAbsent(sessionId, k -> new Object());
+  }
+}

@@ -1,0 +1,92 @@
+package dev.gadget.core.server.internal;
+
+import static dev.gadget.core.server.internal.Requests.handle;
+import static dev.gadget.core.server.internal.Requests.reply;
+import static dev.gadget.core.server.internal.Requests.required;
+
+import dev.gadget.core.Ids;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.transport.Connection;
+import java.util.Map;
+
+/**
+ * Everything a signed-in page may ask, one handler per event: its projects, chat sessions and
+ * drones; watching a session; submitting a prompt and cancelling a turn; locking a session to a
+ * workspace and switching a workspace's mode. A page reaches only its own user's data.
+ */
+public final class PageRequests {
+  private final ServerSettings settings;
+  private final ChatStore store;
+  private final WatcherRooms rooms;
+  private final LiveTurns turns;
+  private final Ownership owned;
+  private final TurnDispatcher dispatcher;
+  private final DroneRequests droneRequests;
+
+  public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
+      DroneRouter router) {
+    this.settings = settings;
+    this.store = settings.store();
+    this.rooms = rooms;
+    this.turns = turns;
+    this.owned = new Ownership(store);
+    this.dispatcher = new TurnDispatcher(settings, owned, router, turns);
+    this.droneRequests = new DroneRequests(settings, owned, router);
+  }
+
+  /** A page of {@code userId} connected: registers its handlers. */
+  public void connected(Connection c, String userId) {
+    rooms.pageConnected(c, userId);
+    handle(c, Protocol.LIST_PROJECTS, Payloads.ListSessions.class, (req, ack) ->
+        reply(ack, Map.of("projects", store.listProjects(userId))));
+    handle(c, Protocol.CREATE_PROJECT, Payloads.CreateProject.class, (req, ack) -> {
+      Project project;
+      try {
+        project = new Project(Ids.next(), userId, required(req.name(), "name"),
+            required(req.slug(), "slug"), required(req.gitUrl(), "gitUrl"),
+            settings.clock().instant());
+      } catch (IllegalArgumentException e) {
+        throw new RequestException(e.getMessage());
+      }
+      store.createProject(project);
+      reply(ack, Map.of("project", project));
+    });
+    handle(c, Protocol.LIST_SESSIONS, Payloads.ListSessions.class, (req, ack) ->
+        reply(ack, Map.of("sessions", store.listSessions(userId, req.projectId()))));
+    handle(c, Protocol.CREATE_SESSION, Payloads.CreateSession.class, (req, ack) -> {
+      Project project = owned.project(userId, req.projectId());
+      String name = req.name() == null || req.name().isBlank() ? "New chat" : req.name();
+      ChatSession s = new ChatSession(
+          Ids.next(), userId, project.id(), name, null, settings.clock().instant());
+      store.createSession(s);
+      reply(ack, Map.of("session", s));
+    });
+    handle(c, Protocol.LIST_DRONES, Payloads.ListSessions.class, (req, ack) ->
+        reply(ack, Map.of("drones", store.listDrones(userId))));
+    handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) ->
+        reply(ack, turns.snapshot(c, owned.session(userId, req.sessionId()))));
+    handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
+      rooms.leave(req.sessionId(), c);
+      reply(ack, Payloads.OkReply.success());
+    });
+    handle(c, Protocol.SUBMIT_PROMPT, Payloads.SubmitPrompt.class, (req, ack) ->
+        reply(ack, new Payloads.SubmitReply(dispatcher.submit(userId, req), null)));
+    handle(c, Protocol.CANCEL_TURN, Payloads.CancelTurn.class, (req, ack) -> {
+      dispatcher.cancel(userId, req.turnId());
+      reply(ack, Payloads.OkReply.success());
+    });
+    handle(c, Protocol.REQUEST_SESSION_LOCK, Payloads.SessionLock.class, (req, ack) ->
+        droneRequests.lockSession(userId, req, ack));
+    handle(c, Protocol.REQUEST_WORKSPACE_MODE, Payloads.WorkspaceModeRequest.class,
+        (req, ack) -> droneRequests.workspaceMode(userId, req, ack));
+  }
+
+  /** A page disconnected: it leaves every room. */
+  public void disconnected(Connection c) {
+    rooms.pageDisconnected(c);
+  }
+}

@@ -1,0 +1,33 @@
+package dev.gadget.core.server.internal;
+
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.spi.ChatStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * What every part of the server shares: the store, the clock, the provider choice and the
+ * timeouts, as the server's builder set them.
+ */
+public record ServerSettings(
+    ChatStore store,
+    Clock clock,
+    Function<ChatSession, ProviderConfig> providers,
+    Duration droneGracePeriod,
+    Duration silenceTimeout,
+    Duration cancelTimeout,
+    Duration ackTimeout) {
+
+  public ServerSettings {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(providers, "provider");
+    Objects.requireNonNull(droneGracePeriod, "droneGracePeriod");
+    Objects.requireNonNull(silenceTimeout, "silenceTimeout");
+    Objects.requireNonNull(cancelTimeout, "cancelTimeout");
+    Objects.requireNonNull(ackTimeout, "ackTimeout");
+  }
+}

@@ -1,0 +1,122 @@
+package dev.gadget.core.server.internal;
+
+import dev.gadget.core.Ids;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.StoreException;
+import dev.gadget.core.transport.Connection;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * From a prompt to a running turn: one turn at a time per chat session, a drone chosen, the turn
+ * stored, the work order (with the session's context) sent and its acknowledgement awaited; and
+ * a user's cancel forwarded to the drone.
+ */
+final class TurnDispatcher {
+  private static final Logger log = LoggerFactory.getLogger(TurnDispatcher.class);
+
+  private final ServerSettings settings;
+  private final ChatStore store;
+  private final Ownership owned;
+  private final DroneRouter router;
+  private final LiveTurns turns;
+
+  TurnDispatcher(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns) {
+    this.settings = settings;
+    this.store = settings.store();
+    this.owned = owned;
+    this.router = router;
+    this.turns = turns;
+  }
+
+  /** Starts a turn for the prompt and sends its work order; returns the turn's id. */
+  String submit(String userId, Payloads.SubmitPrompt req) {
+    ChatSession session = owned.session(userId, req.sessionId());
+    String prompt = Requests.required(req.prompt(), "prompt");
+    LiveTurn liveTurn;
+    DroneState drone;
+    Connection droneConnection;
+    synchronized (router.lock()) {
+      if (turns.runningIn(session.id())) {
+        throw new RequestException("a turn is already running in this chat session");
+      }
+      drone = router.pick(userId, session.workspaceId(), null);
+      Project project = owned.project(userId, session.projectId());
+      List<ChatTurn> history = store.listTurns(session.id());
+      long seq = history.isEmpty() ? 0 : history.get(history.size() - 1).seq() + 1;
+      ChatTurn turn = ChatTurn.start(
+          Ids.next(), session.id(), userId, seq, prompt, req.mode(), settings.clock().instant());
+      WorkOrder order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project),
+          settings.providers().apply(session),
+          new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history)),
+          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt));
+      store.createTurn(turn);
+      drone.status = DroneStatus.BUSY;
+      drone.activeTurnId = turn.id();
+      droneConnection = drone.connection;
+      liveTurn = turns.start(turn, order, drone.id);
+    }
+    dispatch(liveTurn, drone, droneConnection,
+        new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false));
+    return liveTurn.turn.id();
+  }
+
+  /** Sends a work order; the turn ends as an error if the drone does not take it. */
+  void dispatch(LiveTurn t, DroneState drone, Connection connection,
+      Payloads.ProcessWorkOrder order) {
+    connection.emitWithAck(Protocol.PROCESS_WORK_ORDER, Protocol.args(order),
+            settings.ackTimeout())
+        .whenComplete((reply, error) -> {
+          if (error != null) {
+            turns.end(t, TurnStatus.ERROR, null, "the drone did not accept the work order: "
+                + error.getMessage());
+            return;
+          }
+          Payloads.WorkOrderAck ack;
+          try {
+            ack = Protocol.payload(reply, Payloads.WorkOrderAck.class);
+          } catch (IllegalArgumentException e) {
+            turns.end(t, TurnStatus.ERROR, null, "the drone sent an invalid acknowledgement");
+            return;
+          }
+          if (!ack.accepted()) {
+            turns.end(t, TurnStatus.ERROR, null,
+                "the drone refused the work order: " + ack.reason());
+            return;
+          }
+          try {
+            store.setTurnDrone(t.turn.id(), drone.id);
+            store.setSessionWorkspace(t.turn.sessionId(), drone.workspaceId);
+          } catch (StoreException e) {
+            log.warn("could not record the drone of turn {}: {}", t.turn.id(), e.getMessage());
+          }
+        });
+  }
+
+  /** Asks the turn's drone to cancel; the turn ends as cancelled even if it never confirms. */
+  void cancel(String userId, String turnId) {
+    LiveTurn t = turns.get(Requests.required(turnId, "turnId"));
+    if (t == null || !t.turn.userId().equals(userId)) {
+      Optional<ChatTurn> stored = store.findTurn(turnId).filter(x -> x.userId().equals(userId));
+      throw new RequestException(stored.isPresent() ? "the turn has already ended"
+          : "turn not found");
+    }
+    DroneState d = router.find(t.droneId);
+    Connection droneConnection = d == null ? null : d.connection;
+    if (droneConnection != null) {
+      droneConnection.emitWithAck(Protocol.CANCEL_WORK_ORDER,
+          Protocol.args(new Payloads.CancelWorkOrder(turnId)), settings.ackTimeout());
+    }
+    turns.awaitCancel(t);
+  }
+}

@@ -1,0 +1,68 @@
+package dev.gadget.core.server.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.transport.Connection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The connected pages and the rooms they watch: one room per chat session, holding the pages
+ * that receive its live stream. Joining a room happens under the session's lock (see
+ * {@link LiveTurns#snapshot}), so a page never misses or doubles an event.
+ */
+public final class WatcherRooms {
+  private final Map<Connection, String> pageUsers = new ConcurrentHashMap<>();
+  private final Map<String, Set<Connection>> rooms = new ConcurrentHashMap<>();
+
+  /** A page of {@code userId} connected. */
+  public void pageConnected(Connection page, String userId) {
+    pageUsers.put(page, userId);
+  }
+
+  /** A page disconnected: it leaves every room. */
+  public void pageDisconnected(Connection page) {
+    pageUsers.remove(page);
+    for (Set<Connection> room : rooms.values()) {
+      room.remove(page);
+    }
+  }
+
+  /** {@code page} receives the live stream of {@code sessionId} from now on. */
+  void join(String sessionId, Connection page) {
+    rooms.computeIfAbsent(sessionId, k -> ConcurrentHashMap.newKeySet()).add(page);
+  }
+
+  /** {@code page} no longer receives the live stream of {@code sessionId}. */
+  public void leave(String sessionId, Connection page) {
+    Set<Connection> room = rooms.get(sessionId);
+    if (room != null) {
+      room.remove(page);
+    }
+  }
+
+  /** Sends {@code event} to every page watching {@code sessionId}. */
+  void toWatchers(String sessionId, String event, Object payload) {
+    Set<Connection> room = rooms.get(sessionId);
+    if (room == null || room.isEmpty()) {
+      return;
+    }
+    List<JsonNode> args = Protocol.args(payload);
+    for (Connection c : room) {
+      c.emit(event, args);
+    }
+  }
+
+  /** Tells every page of {@code userId} that one of its drones changed status. */
+  void toUserPages(String userId, Payloads.DroneStatusEvent status) {
+    List<JsonNode> args = Protocol.args(status);
+    pageUsers.forEach((connection, user) -> {
+      if (user.equals(userId)) {
+        connection.emit(Protocol.DRONE_STATUS, args);
+      }
+    });
+  }
+}
