@@ -1,0 +1,42 @@
+package dev.gadget.core.agent.internal;
+
+import dev.gadget.core.agent.AgentLimits;
+import dev.gadget.core.agent.ContextPruner;
+import dev.gadget.core.agent.SystemPrompt;
+import dev.gadget.core.llm.LlmClient;
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * What every turn of one {@link dev.gadget.core.agent.AgentLoop} shares: the model, the tools, the
+ * limits and the once-only warnings. Immutable apart from the warnings, which are thread-safe.
+ *
+ * @param llm the model to call
+ * @param tools the tools offered to the model
+ * @param limits the limits of a turn
+ * @param pruner prunes the conversation before each round trip
+ * @param clock for timestamps and durations
+ * @param systemPrompt writes the first message of a turn
+ * @param listenerWarning logs a listener that threw
+ * @param budgetWarning logs a context still over its budget after pruning
+ */
+public record LoopSettings(
+    LlmClient llm,
+    ToolSet tools,
+    AgentLimits limits,
+    ContextPruner pruner,
+    Clock clock,
+    SystemPrompt systemPrompt,
+    WarnOnce listenerWarning,
+    WarnOnce budgetWarning) {
+  public LoopSettings {
+    Objects.requireNonNull(llm, "llmClient");
+    Objects.requireNonNull(tools, "tools");
+    Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(pruner, "pruner");
+    Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(systemPrompt, "systemPrompt");
+    Objects.requireNonNull(listenerWarning, "listenerWarning");
+    Objects.requireNonNull(budgetWarning, "budgetWarning");
+  }
+}

@@ -1,0 +1,100 @@
+package dev.gadget.core.agent.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.agent.AgentLoop;
+import dev.gadget.core.agent.Tool;
+import dev.gadget.core.agent.ToolException;
+import dev.gadget.core.agent.ToolResult;
+import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.stream.StreamChunk;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the tool calls of one run: looks the tool up, runs it, turns what it returned or threw into
+ * the {@link ToolResult} the model reads, and reports the call to the listener and the journal.
+ * Used on the run's thread.
+ */
+public final class ToolRunner {
+  // the loop's log category, as before these internals were split out of it
+  private static final Logger log = LoggerFactory.getLogger(AgentLoop.class);
+
+  private final ToolSet tools;
+  private final Clock clock;
+  private final RunState state;
+  private final RunEvents events;
+  private final TurnJournal journal;
+
+  /** Runs the tools of {@code settings} for one run. */
+  public ToolRunner(LoopSettings settings, RunState state, RunEvents events, TurnJournal journal) {
+    this.tools = settings.tools();
+    this.clock = settings.clock();
+    this.state = state;
+    this.events = events;
+    this.journal = journal;
+  }
+
+  /**
+   * Runs {@code call}; a tool's failure is its result, not an exception.
+   *
+   * @throws Cancelled if the run was cancelled while the tool ran (after reporting it)
+   */
+  public ToolResult run(RunToolContext ctx, LlmToolCall call) {
+    ToolCall started = new ToolCall(call.id(), call.name(), parametersText(call.arguments()),
+        null);
+    events.emit(l -> l.onToolStart(started));
+    Instant t0 = clock.instant();
+    ToolResult result = execute(ctx, call);
+    boolean wasCancelled = state.isCancelled();
+    if (wasCancelled && !result.error()) {
+      result = ToolResult.error(result.output() + "\n(the turn was cancelled while "
+          + call.name() + " ran)");
+    }
+    Duration duration = Duration.between(t0, clock.instant());
+    ToolCall finished = started.withResponse(result.forModel());
+    journal.toolRan(finished);
+    boolean success = !result.error();
+    events.emit(l -> l.onToolEnd(finished, success, duration));
+    events.emit(l -> l.onChunk(new StreamChunk.ToolCallChunk(finished)));
+    if (wasCancelled) {
+      throw new Cancelled();
+    }
+    return result;
+  }
+
+  /** Looks the tool up, checks the arguments and runs it; never throws. */
+  private ToolResult execute(RunToolContext ctx, LlmToolCall call) {
+    Tool tool = tools.get(call.name());
+    JsonNode args = call.arguments().isNull() || call.arguments().isMissingNode()
+        ? GadgetJson.mapper().createObjectNode() : call.arguments();
+    try {
+      if (tool == null) {
+        return ToolResult.error("there is no tool named \"" + call.name() + "\"; the tools "
+            + "are: " + tools.names());
+      }
+      if (!args.isObject()) {
+        return ToolResult.error("the arguments of " + call.name() + " must be a JSON object; "
+            + "got: " + parametersText(args));
+      }
+      ToolResult result = tool.execute(args, ctx);
+      return result != null ? result : ToolResult.error(call.name() + " returned no result");
+    } catch (ToolException e) {
+      return ToolResult.error(e.getMessage());
+    } catch (InterruptedException e) {
+      return ToolResult.error("interrupted: the turn was cancelled while " + call.name()
+          + " ran");
+    } catch (Exception e) {
+      log.debug("tool {} threw", call.name(), e);
+      return ToolResult.error(call.name() + " failed: " + e);
+    }
+  }
+
+  private static String parametersText(JsonNode arguments) {
+    return arguments.isTextual() ? arguments.asText() : arguments.toString();
+  }
+}
