@@ -1,0 +1,56 @@
+// The Socket.IO connection (docs/PROTOCOL.md): connect with the page token, show its state,
+// reload the sidebar and the watched chat after every (re)connect (socket.io-client reconnects
+// by itself), and route the server's events to the turns and the drone list.
+import { state } from './state.js';
+import { $, showError } from './dom.js';
+import { signOut } from './signin.js';
+import { refreshAll } from './sidebar.js';
+import { onStream, onTurnStarted } from './turns.js';
+import { updateComposer } from './composer.js';
+import { refreshDrones } from './drones.js';
+
+const TOKEN_ERRORS = ['missing token', 'invalid token', 'this is a drone token'];
+
+export function connect() {
+  if (state.socket) state.socket.disconnect();
+  const url = location.protocol + '//' + location.hostname + ':' + state.config.socketPort;
+  const socket = io(url, {
+    path: state.config.socketPath || '/socket.io/',
+    transports: ['websocket'],
+    auth: (cb) => cb({ token: state.token }),
+    reconnectionDelayMax: 5000,
+  });
+  state.socket = socket;
+  setConn('connecting', 'connecting…');
+  socket.on('connect', () => {
+    setConn('connected', 'connected');
+    refreshAll().catch((e) => showError('side-error', e.message));
+  });
+  socket.on('disconnect', (reason) => {
+    state.watched = null;
+    setConn('offline', reason === 'io client disconnect' ? 'signed out' : 'reconnecting…');
+  });
+  socket.on('connect_error', (err) => {
+    const message = (err && err.message) || 'connection failed';
+    if (socket.active) {
+      setConn('offline', 'reconnecting…');
+    } else if (TOKEN_ERRORS.some((m) => message.startsWith(m))) {
+      signOut('The server refused the token: ' + message + '.');
+    } else {
+      setConn('offline', 'refused: ' + message + '; retrying');
+      setTimeout(() => { if (state.socket === socket) socket.connect(); }, 3000);
+    }
+  });
+  socket.on('turnStarted', (p) => onTurnStarted(p.turn));
+  socket.on('droneStatus', () => refreshDrones());
+  for (const name of ['thinking', 'response', 'toolCall', 'workOrderComplete']) {
+    socket.on(name, (p) => onStream(name, p));
+  }
+}
+
+function setConn(s, text) {
+  const c = $('conn');
+  c.dataset.state = s;
+  c.textContent = text;
+  updateComposer();
+}

@@ -1,0 +1,31 @@
+// The sidebar's list of drones: fetched after a (re)connect, on droneStatus events, around
+// turns, and every 10 seconds.
+import { state } from './state.js';
+import { $, el } from './dom.js';
+import { request } from './server.js';
+
+export async function refreshDrones() {
+  if (!state.socket || !state.socket.connected) return;
+  try {
+    const reply = await request('listDrones', {});
+    const ul = $('drone-list');
+    ul.textContent = '';
+    for (const d of reply.drones || []) {
+      const li = el('li', 'drone');
+      li.appendChild(el('span', 'dot ' + d.status));
+      li.appendChild(el('span', 'drone-host', d.hostname));
+      li.appendChild(el('span', 'drone-status', d.status));
+      li.title = d.workspaceDir || '';
+      ul.appendChild(li);
+    }
+    if (!(reply.drones || []).length) {
+      ul.appendChild(el('li', 'hint', 'No drone yet: start one with your drone token.'));
+    }
+  } catch (e) {
+    // the next refresh tries again
+  }
+}
+
+export function pollDrones() {
+  setInterval(refreshDrones, 10000);
+}

@@ -1,0 +1,137 @@
+// The sidebar: the project picker and the new-project form, the list of chats and the New chat
+// button, and which chat is watched (its snapshot fills the turns).
+import { state, SESSION_KEY, hashParams, setHashSession } from './state.js';
+import { $, el, showError } from './dom.js';
+import { request } from './server.js';
+import { applySnapshot, clearTurns } from './turns.js';
+import { updateComposer } from './composer.js';
+import { refreshDrones } from './drones.js';
+
+/** After every (re)connect: projects, sessions, drones, and watch the session again. */
+export async function refreshAll() {
+  const reply = await request('listProjects', {});
+  state.projects = reply.projects || [];
+  const wanted = hashParams().get('s') || localStorage.getItem(SESSION_KEY);
+  let session = null;
+  if (wanted) {
+    const all = await request('listSessions', {});
+    session = (all.sessions || []).find((s) => s._id === wanted) || null;
+  }
+  if (session) state.projectId = session.projectId;
+  if (!state.projects.some((p) => p._id === state.projectId)) {
+    state.projectId = state.projects.length ? state.projects[0]._id : null;
+  }
+  renderProjects();
+  await loadSessions(session ? session._id : state.sessionId);
+  refreshDrones();
+}
+
+function renderProjects() {
+  const sel = $('project-select');
+  sel.textContent = '';
+  for (const p of state.projects) {
+    const o = el('option', null, p.name);
+    o.value = p._id;
+    sel.appendChild(o);
+  }
+  sel.value = state.projectId || '';
+  $('new-project').open = state.projects.length === 0;
+}
+
+async function loadSessions(preferred) {
+  if (!state.projectId) {
+    state.sessions = [];
+    renderSessions();
+    await selectSession(null);
+    return;
+  }
+  const reply = await request('listSessions', { projectId: state.projectId });
+  state.sessions = reply.sessions || [];
+  renderSessions();
+  let id = preferred && state.sessions.some((s) => s._id === preferred) ? preferred : null;
+  if (!id && state.sessions.length) id = state.sessions[state.sessions.length - 1]._id;
+  await selectSession(id);
+}
+
+function renderSessions() {
+  const ul = $('session-list');
+  ul.textContent = '';
+  for (const s of state.sessions) {
+    const li = el('li');
+    const b = el('button', 'session' + (s._id === state.sessionId ? ' active' : ''), s.name);
+    b.type = 'button';
+    b.dataset.sessionId = s._id;
+    b.addEventListener('click', () => selectSession(s._id).catch((e) => showError('side-error', e.message)));
+    li.appendChild(b);
+    ul.appendChild(li);
+  }
+  if (!state.sessions.length) ul.appendChild(el('li', 'hint', 'No chats yet: start one.'));
+}
+
+async function selectSession(id) {
+  const previous = state.watched;
+  state.sessionId = id;
+  setHashSession(id);
+  if (id) localStorage.setItem(SESSION_KEY, id);
+  renderSessions();
+  if (previous && previous !== id && state.socket && state.socket.connected) {
+    state.socket.emit('unwatchSession', { sessionId: previous });
+  }
+  state.watched = null;
+  if (!id) {
+    clearTurns();
+    $('turns').appendChild(el('p', 'hint', state.projectId
+      ? 'Start a new chat to talk to the agent.' : 'Create a project to begin.'));
+    updateComposer();
+    return;
+  }
+  const snapshot = await request('watchSession', { sessionId: id });
+  if (state.sessionId !== id) return; // another session was picked meanwhile
+  state.watched = id;
+  applySnapshot(snapshot);
+}
+
+function slugOf(name) {
+  const s = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return s || 'project';
+}
+
+export function wireSidebar() {
+  $('project-select').addEventListener('change', (ev) => {
+    state.projectId = ev.target.value || null;
+    loadSessions(null).catch((e) => showError('side-error', e.message));
+  });
+  $('project-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const f = ev.target;
+    const name = f.elements.name.value.trim();
+    const gitUrl = f.elements.gitUrl.value.trim();
+    showError('side-error', '');
+    try {
+      const reply = await request('createProject', { name, slug: slugOf(name), gitUrl });
+      state.projects.push(reply.project);
+      state.projectId = reply.project._id;
+      f.reset();
+      renderProjects();
+      await loadSessions(null);
+    } catch (e) {
+      showError('side-error', e.message);
+    }
+  });
+  $('new-session').addEventListener('click', async () => {
+    showError('side-error', '');
+    if (!state.projectId) {
+      showError('side-error', 'Create a project first.');
+      return;
+    }
+    try {
+      const reply = await request('createSession', {
+        projectId: state.projectId, name: 'Chat ' + (state.sessions.length + 1),
+      });
+      state.sessions.push(reply.session);
+      await selectSession(reply.session._id);
+    } catch (e) {
+      showError('side-error', e.message);
+    }
+  });
+}

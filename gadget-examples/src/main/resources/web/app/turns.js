@@ -1,0 +1,155 @@
+// The watched chat's turns, kept in step with the server (seed 003): a turn is an ordered list
+// of blocks (thinking, responding, tool); stream events append to the open block *in place*
+// (the same DOM element is updated, never re-created), a change of mode or a tool call starts a
+// new block. Events carry a per-turn seq: an event with seq <= the turn's lastSeq is already
+// reflected and is ignored, so the watchSession snapshot plus the live tail shows every token
+// exactly once, also after a reconnect. A finished turn is compared with the store.
+import { state } from './state.js';
+import { $, el } from './dom.js';
+import { api } from './server.js';
+import { addBlock, flush, markDirty, renderStatus } from './render.js';
+import { updateComposer } from './composer.js';
+import { refreshDrones } from './drones.js';
+
+export function clearTurns() {
+  state.turns = new Map();
+  state.dirty.clear();
+  $('turns').textContent = '';
+}
+
+/**
+ * Renders a session snapshot: stored turns with their blocks; for a running turn, its
+ * lastSeq and the open block not stored yet. Stored blocks at or after the open block's seq
+ * were flushed after the snapshot was taken: the live events after lastSeq rebuild them.
+ */
+export function applySnapshot(snap) {
+  clearTurns();
+  const live = new Map((snap.live || []).map((l) => [l.turnId, l]));
+  for (const t of snap.turns || []) {
+    const tv = addTurn(t);
+    const l = live.get(t._id);
+    let blocks = t.blocks || [];
+    if (l) {
+      tv.lastSeq = l.lastSeq;
+      tv.status = 'processing';
+      if (l.openBlock) blocks = blocks.filter((b) => b.seq < l.openBlock.seq);
+      else if (l.lastSeq < 0) blocks = [];
+    }
+    for (const b of blocks) addBlock(tv, b, false);
+    if (l && l.openBlock) {
+      tv.openIdx = tv.blocks.length;
+      addBlock(tv, l.openBlock, true);
+    }
+    renderStatus(tv);
+  }
+  flush();
+  scrollToEnd(true);
+  updateComposer();
+}
+
+function addTurn(t) {
+  const section = el('section', 'turn');
+  section.dataset.turnId = t._id;
+  const prompt = el('div', 'prompt');
+  prompt.appendChild(el('div', 'prompt-text', t.prompt));
+  section.appendChild(prompt);
+  const blocksEl = el('div', 'blocks');
+  section.appendChild(blocksEl);
+  const footer = el('div', 'turn-footer');
+  section.appendChild(footer);
+  $('turns').querySelectorAll(':scope > .hint').forEach((h) => h.remove());
+  $('turns').appendChild(section);
+  const tv = {
+    id: t._id, seq: t.seq, status: t.status, error: t.error || null, stats: t.stats || null,
+    lastSeq: -1, openIdx: -1, blocks: [], el: section, blocksEl, footer,
+  };
+  state.turns.set(t._id, tv);
+  return tv;
+}
+
+/** The server's turnStarted event. */
+export function onTurnStarted(turn) {
+  if (!turn || turn.sessionId !== state.watched || state.turns.has(turn._id)) return;
+  const tv = addTurn(turn);
+  renderStatus(tv);
+  scrollToEnd(true);
+  updateComposer();
+  refreshDrones();
+}
+
+function nextBlockSeq(tv) {
+  return tv.blocks.length ? tv.blocks[tv.blocks.length - 1].seq + 1 : 0;
+}
+
+/** The server's stream events: thinking, response, toolCall and workOrderComplete. */
+export function onStream(name, p) {
+  const tv = state.turns.get(p.turnId);
+  if (!tv || typeof p.seq !== 'number' || p.seq <= tv.lastSeq) return;
+  tv.lastSeq = p.seq;
+  if (name === 'thinking' || name === 'response') {
+    const mode = name === 'thinking' ? 'thinking' : 'responding';
+    const open = tv.openIdx >= 0 ? tv.blocks[tv.openIdx] : null;
+    if (open && open.mode === mode) {
+      open.content += p.data; // in place: same block, same element
+      markDirty(open);
+    } else {
+      tv.openIdx = tv.blocks.length;
+      addBlock(tv, { seq: nextBlockSeq(tv), mode, content: p.data }, true);
+    }
+  } else if (name === 'toolCall') {
+    tv.openIdx = -1;
+    addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: p.call }, false);
+  } else if (name === 'workOrderComplete') {
+    tv.openIdx = -1;
+    tv.status = p.status;
+    tv.error = p.error || null;
+    tv.stats = p.stats || null;
+    renderStatus(tv);
+    updateComposer();
+    reconcile(tv);
+    refreshDrones();
+    setTimeout(refreshDrones, 1500); // the drone reports itself available just after
+  }
+  scrollToEnd(false);
+}
+
+/**
+ * After a turn ends, compares what the page built from the stream with what the store kept,
+ * and re-renders the turn's blocks from the store only if they differ.
+ */
+async function reconcile(tv) {
+  const sessionId = state.watched;
+  try {
+    const reply = await api('/api/sessions/' + encodeURIComponent(sessionId) + '/turns');
+    const stored = (reply.turns || []).find((t) => t._id === tv.id);
+    if (!stored || state.turns.get(tv.id) !== tv) return;
+    const same = stored.blocks.length === tv.blocks.length
+      && stored.blocks.every((b, i) => sameBlock(b, tv.blocks[i]));
+    if (!same) {
+      tv.blocksEl.textContent = '';
+      tv.blocks = [];
+      for (const b of stored.blocks) addBlock(tv, b, false);
+      flush();
+    }
+    tv.status = stored.status;
+    tv.error = stored.error || tv.error;
+    tv.stats = stored.stats || tv.stats;
+    renderStatus(tv);
+  } catch (e) {
+    // the live view stays; a reload shows the store
+  } finally {
+    tv.el.dataset.reconciled = 'true';
+  }
+}
+
+function sameBlock(b, v) {
+  if (!v || b.mode !== v.mode) return false;
+  if (b.mode === 'tool') return b.content.callId === v.content.callId && b.content.response === v.content.response;
+  return b.content === v.content;
+}
+
+function scrollToEnd(force) {
+  const t = $('turns');
+  const near = t.scrollHeight - t.scrollTop - t.clientHeight < 120;
+  if (force || near) t.scrollTop = t.scrollHeight;
+}
