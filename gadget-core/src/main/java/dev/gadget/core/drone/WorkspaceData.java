@@ -72,21 +72,6 @@ public record WorkspaceData(
    */
   public record Registration(String status, Instant registeredAt) {}
 
-  WorkspaceData with(SessionLock session, ProjectLock project) {
-    return new WorkspaceData(workspaceId, createdAt, hostname, workspaceDir, session, project,
-        projects, registration);
-  }
-
-  WorkspaceData withProjects(List<ProjectEntry> projects) {
-    return new WorkspaceData(workspaceId, createdAt, hostname, workspaceDir, chatSession,
-        lockedProject, projects, registration);
-  }
-
-  WorkspaceData withRegistration(Registration registration) {
-    return new WorkspaceData(workspaceId, createdAt, hostname, workspaceDir, chatSession,
-        lockedProject, projects, registration);
-  }
-
   WorkspaceData withHost(String hostname, String workspaceDir) {
     return new WorkspaceData(workspaceId, createdAt, hostname, workspaceDir, chatSession,
         lockedProject, projects, registration);

@@ -1,0 +1,132 @@
+package dev.gadget.core.drone.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.drone.WorkOrderCache;
+import dev.gadget.core.drone.WorkspaceException;
+import dev.gadget.core.llm.LlmMessage;
+import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.transport.Ack;
+import dev.gadget.core.transport.Connection;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Crash recovery: when {@code .gadget/work-order.json} survived a crash, asks the server whether
+ * to discard the turn or retry it, and retries it, resuming after the journaled tool rounds when
+ * the server allows.
+ */
+public final class CrashRecovery {
+  private static final Logger log = LoggerFactory.getLogger(CrashRecovery.class);
+
+  private final DroneState state;
+  private final DroneWorkspace workspace;
+  private final DroneLink link;
+  private final JobRunner jobs;
+
+  /** Recovery that retries through {@code jobs}. */
+  public CrashRecovery(DroneState state, DroneWorkspace workspace, DroneLink link,
+      JobRunner jobs) {
+    this.state = Objects.requireNonNull(state, "state");
+    this.workspace = Objects.requireNonNull(workspace, "workspace");
+    this.link = Objects.requireNonNull(link, "link");
+    this.jobs = Objects.requireNonNull(jobs, "jobs");
+  }
+
+  /**
+   * Asks the server what to do with a work order cached before a crash. Asked on every
+   * connection while the answer is pending, and only once the handlers are registered, so the
+   * answer cannot arrive unheard.
+   */
+  public void ask(Connection c) {
+    WorkOrderCache cache;
+    synchronized (state) {
+      if (state.job != null && !state.job.pendingRecovery) {
+        return;
+      }
+      Optional<WorkOrderCache> cached;
+      try {
+        cached = workspace.readWorkOrder();
+      } catch (WorkspaceException e) {
+        Path aside = workspace.quarantineWorkOrder();
+        log.error("{}; moved it to {}", e.getMessage(), aside);
+        return;
+      }
+      if (cached.isEmpty()) {
+        return;
+      }
+      cache = cached.get();
+      if (state.job == null) {
+        state.job = new Job(cache.turnId(), cache.lastSeq() + 1);
+        state.job.pendingRecovery = true;
+      }
+    }
+    log.warn("found the work order of turn {} from before a crash; asking the server",
+        cache.turnId());
+    c.emit(Protocol.REQUEST_CRASH_RECOVERY, Protocol.args(new Payloads.CrashRecoveryRequest(
+        workspace.id(), cache.turnId(), cache.chatSessionId(), cache.workOrderId(),
+        cache.journal().size())));
+  }
+
+  /** Handles the server's answer: discard the cached turn, or retry it. */
+  void onResponse(List<JsonNode> args, Ack ack) {
+    Payloads.CrashRecoveryResponse r = Protocol.payload(args, Payloads.CrashRecoveryResponse.class);
+    WorkOrderCache cache;
+    boolean retry = Payloads.CrashRecoveryResponse.RETRY.equals(r.action()) && r.retry() != null;
+    synchronized (state) {
+      Job job = state.job;
+      if (job == null || !job.pendingRecovery || !job.turnId.equals(r.turnId())) {
+        return;
+      }
+      cache = workspace.readWorkOrder().orElse(null);
+      if (retry && cache != null) {
+        state.job = new Job(r.turnId(), r.retry().firstSeq());
+      } else {
+        workspace.deleteWorkOrder();
+        state.job = null;
+      }
+    }
+    if (retry && cache != null) {
+      log.info("retrying turn {} after a crash{}", r.turnId(),
+          r.retry().resume() ? ", resuming after the journaled tool rounds" : "");
+      jobs.begin(r.retry().workOrder(), r.retry().firstSeq(),
+          r.retry().resume() ? cache.journal() : List.of());
+    } else {
+      log.info("the server discarded turn {} from before the crash", r.turnId());
+      link.emitStatus();
+    }
+  }
+
+  /** The LLM messages of journaled rounds: each assistant reply, then each tool's result. */
+  static List<LlmMessage> resumeMessages(List<WorkOrderCache.Round> journal) {
+    List<LlmMessage> messages = new ArrayList<>();
+    for (WorkOrderCache.Round round : journal) {
+      List<LlmToolCall> calls = new ArrayList<>();
+      for (ToolCall c : round.calls()) {
+        calls.add(new LlmToolCall(c.callId(), c.name(), parseArgs(c.parameters())));
+      }
+      messages.add(LlmMessage.assistant(round.text(), round.thinking(), calls));
+      for (int i = 0; i < calls.size(); i++) {
+        String response = round.calls().get(i).response();
+        messages.add(LlmMessage.tool(calls.get(i), response == null ? "" : response));
+      }
+    }
+    return messages;
+  }
+
+  private static JsonNode parseArgs(String json) {
+    try {
+      return GadgetJson.mapper().readTree(json);
+    } catch (Exception e) {
+      return GadgetJson.mapper().getNodeFactory().textNode(json);
+    }
+  }
+}

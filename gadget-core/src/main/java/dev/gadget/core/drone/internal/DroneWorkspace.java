@@ -1,0 +1,123 @@
+package dev.gadget.core.drone.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.drone.Git;
+import dev.gadget.core.drone.WorkOrderCache;
+import dev.gadget.core.drone.Workspace;
+import dev.gadget.core.drone.WorkspaceData;
+import dev.gadget.core.drone.WorkspaceException;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.transport.Ack;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The drone's use of its {@link Workspace} and {@code .gadget/} files: checks projects out with
+ * git, keeps {@code workspace.json} up to date (registration, projects, session lock) and reads
+ * and writes the work order cache {@code work-order.json}.
+ */
+public final class DroneWorkspace {
+  private final Workspace workspace;
+  private final Git git;
+  private final Clock clock;
+
+  /** The drone's view of {@code workspace}; {@code clock} stamps what it records. */
+  public DroneWorkspace(Workspace workspace, Git git, Clock clock) {
+    this.workspace = Objects.requireNonNull(workspace, "workspace");
+    this.git = Objects.requireNonNull(git, "git");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  String id() {
+    return workspace.id();
+  }
+
+  Path dir() {
+    return workspace.dir();
+  }
+
+  /** The directory of project {@code slug}; a bad slug is a {@link WorkspaceException}. */
+  Path projectDir(String slug) {
+    return workspace.projectDir(slug);
+  }
+
+  /** Clones or fetches {@code project}, records it in {@code workspace.json}; its directory. */
+  Path checkout(WorkOrder.ProjectRef project) {
+    Path projectDir = workspace.projectDir(project.slug());
+    boolean cloned = git.cloneOrFetch(project.gitUrl(), projectDir);
+    recordProject(project, cloned);
+    return projectDir;
+  }
+
+  private void recordProject(WorkOrder.ProjectRef project, boolean cloned) {
+    workspace.update(d -> {
+      List<WorkspaceData.ProjectEntry> entries = new ArrayList<>();
+      WorkspaceData.ProjectEntry existing = null;
+      for (WorkspaceData.ProjectEntry e : d.projects()) {
+        if (e.id().equals(project.id())) {
+          existing = e;
+        } else {
+          entries.add(e);
+        }
+      }
+      entries.add(new WorkspaceData.ProjectEntry(project.id(), project.slug(),
+          WorkOrder.ProjectRef.withoutCredentials(project.gitUrl()),
+          existing == null || cloned ? clock.instant() : existing.clonedAt(), clock.instant()));
+      return new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(), d.workspaceDir(),
+          d.chatSession(), d.lockedProject(), entries, d.registration());
+    });
+  }
+
+  /** Records a (re)connection to the server with the status the drone registered with. */
+  void registered(DroneStatus status) {
+    WorkspaceData.Registration registration =
+        new WorkspaceData.Registration(status.name().toLowerCase(), clock.instant());
+    workspace.update(d -> new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(),
+        d.workspaceDir(), d.chatSession(), d.lockedProject(), d.projects(), registration));
+  }
+
+  /** Handles the server's request to lock the workspace to a chat session and its project. */
+  void onSessionLock(List<JsonNode> args, Ack ack) {
+    Payloads.SessionLock p = Protocol.payload(args, Payloads.SessionLock.class);
+    try {
+      workspace.projectDir(p.project().slug());
+      WorkspaceData.SessionLock session =
+          new WorkspaceData.SessionLock(p.sessionId(), p.sessionName(), clock.instant());
+      WorkspaceData.ProjectLock project = new WorkspaceData.ProjectLock(p.project().id(),
+          p.project().slug(), WorkOrder.ProjectRef.withoutCredentials(p.project().gitUrl()),
+          clock.instant());
+      workspace.update(d -> new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(),
+          d.workspaceDir(), session, project, d.projects(), d.registration()));
+      ServerEvents.reply(ack, Payloads.OkReply.success());
+    } catch (WorkspaceException e) {
+      ServerEvents.reply(ack, Payloads.OkReply.failure(e.getMessage()));
+    }
+  }
+
+  /** Writes {@code work-order.json}. */
+  void writeWorkOrder(WorkOrderCache cache) {
+    workspace.writeWorkOrder(cache);
+  }
+
+  /** Reads {@code work-order.json}; an unreadable one is a {@link WorkspaceException}. */
+  Optional<WorkOrderCache> readWorkOrder() {
+    return workspace.readWorkOrder();
+  }
+
+  /** Removes {@code work-order.json}. */
+  void deleteWorkOrder() {
+    workspace.deleteWorkOrder();
+  }
+
+  /** Moves an unreadable {@code work-order.json} aside; where it went. */
+  Path quarantineWorkOrder() {
+    return workspace.quarantineWorkOrder();
+  }
+}

@@ -1,0 +1,215 @@
+package dev.gadget.core.drone.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.agent.AgentLoop;
+import dev.gadget.core.agent.AgentRequest;
+import dev.gadget.core.agent.AgentRun;
+import dev.gadget.core.drone.WorkOrderCache;
+import dev.gadget.core.drone.WorkspaceException;
+import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.model.WorkspaceMode;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.transport.Ack;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs work orders, one at a time: accepts one (after caching it in
+ * {@code .gadget/work-order.json}), checks its project out and starts the agent loop on the
+ * worker thread, streams the run through a {@link Streamer}, and cancels it on request. Also
+ * switches the workspace mode, which a running turn holds at agent.
+ */
+public final class JobRunner {
+  private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
+
+  private final DroneState state;
+  private final DroneWorkspace workspace;
+  private final DroneLink link;
+  private final TurnCompletion completion;
+  private final Function<ProviderConfig, AgentLoop> loops;
+  private final Clock clock;
+  private final ExecutorService worker;
+
+  /** Runs turns on {@code worker} with the loop {@code loops} makes for a work order's provider. */
+  public JobRunner(DroneState state, DroneWorkspace workspace, DroneLink link,
+      TurnCompletion completion, Function<ProviderConfig, AgentLoop> loops, Clock clock,
+      ExecutorService worker) {
+    this.state = Objects.requireNonNull(state, "state");
+    this.workspace = Objects.requireNonNull(workspace, "workspace");
+    this.link = Objects.requireNonNull(link, "link");
+    this.completion = Objects.requireNonNull(completion, "completion");
+    this.loops = Objects.requireNonNull(loops, "loops");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.worker = Objects.requireNonNull(worker, "worker");
+  }
+
+  /** Accepts a work order unless busy or in user mode, then runs it. */
+  void onProcessWorkOrder(List<JsonNode> args, Ack ack) {
+    Payloads.ProcessWorkOrder p;
+    try {
+      p = Protocol.payload(args, Payloads.ProcessWorkOrder.class);
+    } catch (IllegalArgumentException e) {
+      ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, e.getMessage()));
+      return;
+    }
+    WorkOrder order = p.workOrder();
+    synchronized (state) {
+      Job job = state.job;
+      if (job != null && !job.finished) {
+        ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, job.pendingRecovery
+            ? "busy: recovering turn " + job.turnId : "busy: running turn " + job.turnId));
+        return;
+      }
+      if (state.mode == WorkspaceMode.USER) {
+        ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, "the workspace is in user mode"));
+        return;
+      }
+      try {
+        workspace.projectDir(order.project().slug());
+        workspace.writeWorkOrder(WorkOrderCache.of(order, clock.instant(), p.firstSeq() - 1));
+      } catch (WorkspaceException e) {
+        ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, e.getMessage()));
+        return;
+      }
+      state.job = new Job(order.chatTurn().id(), p.firstSeq());
+    }
+    ServerEvents.reply(ack, new Payloads.WorkOrderAck(true, null));
+    begin(order, p.firstSeq(), List.of());
+  }
+
+  /**
+   * Runs the current job's work order on the worker thread: checkout, then the loop, resumed
+   * after {@code journal}'s rounds.
+   */
+  void begin(WorkOrder order, long firstSeq, List<WorkOrderCache.Round> journal) {
+    link.emitStatus();
+    Job j;
+    synchronized (state) {
+      j = state.job;
+      state.mode = WorkspaceMode.AGENT;
+      j.cache = WorkOrderCache.of(order, clock.instant(), firstSeq - 1);
+      for (WorkOrderCache.Round round : journal) {
+        j.cache = j.cache.withRound(round, firstSeq - 1);
+      }
+      workspace.writeWorkOrder(j.cache);
+      j.heartbeat = link.startHeartbeats(j);
+    }
+    worker.execute(() -> run(j, order, journal));
+  }
+
+  private void run(Job j, WorkOrder order, List<WorkOrderCache.Round> journal) {
+    boolean cancelledEarly;
+    synchronized (state) {
+      cancelledEarly = j.cancelRequested;
+      if (!cancelledEarly) {
+        j.starting = Thread.currentThread();
+      }
+    }
+    try {
+      if (cancelledEarly) {
+        completion.complete(j, TurnStatus.CANCELLED, TurnStats.EMPTY,
+            "cancelled before the agent started");
+        return;
+      }
+      Path projectDir = workspace.checkout(order.project());
+      AgentLoop loop = loops.apply(order.provider());
+      AgentRequest request = AgentRequest.builder(projectDir, order.provider().modelId(),
+              order.chatTurn().prompt())
+          .projectName(order.project().name())
+          .params(order.provider().params())
+          .context(order.chatSession().context())
+          .mode(order.chatTurn().mode())
+          .resume(CrashRecovery.resumeMessages(journal))
+          .build();
+      synchronized (state) {
+        j.starting = null;
+        if (j.abandoned || state.closed) {
+          return;
+        }
+        if (!j.cancelRequested) {
+          j.run = loop.start(request, new Streamer(j, state, workspace, link, completion));
+          return;
+        }
+      }
+      completion.complete(j, TurnStatus.CANCELLED, TurnStats.EMPTY,
+          "cancelled before the agent started");
+    } catch (RuntimeException e) {
+      boolean cancelled;
+      synchronized (state) {
+        cancelled = j.cancelRequested;
+      }
+      if (cancelled) {
+        // The cancel interrupted the checkout.
+        completion.complete(j, TurnStatus.CANCELLED, TurnStats.EMPTY,
+            "cancelled before the agent started");
+        return;
+      }
+      // Anything that keeps the loop from starting ends the turn; it never hangs.
+      log.warn("turn {} cannot start: {}", j.turnId, e.getMessage());
+      completion.complete(j, TurnStatus.ERROR, TurnStats.EMPTY, e.getMessage());
+    } finally {
+      synchronized (state) {
+        j.starting = null;
+        // a cancel's interrupt must not reach the next work order on this thread
+        Thread.interrupted();
+      }
+    }
+  }
+
+  /** Cancels the running turn, also while its project is being checked out. */
+  void onCancel(List<JsonNode> args, Ack ack) {
+    Payloads.CancelWorkOrder p = Protocol.payload(args, Payloads.CancelWorkOrder.class);
+    AgentRun run = null;
+    boolean mine;
+    synchronized (state) {
+      Job job = state.job;
+      mine = job != null && !job.finished && !job.pendingRecovery
+          && job.turnId.equals(p.turnId());
+      if (mine) {
+        run = job.run;
+        // Still checking out the project: the loop will not start, and git is stopped.
+        job.cancelRequested = true;
+        if (run == null && job.starting != null) {
+          job.starting.interrupt();
+        }
+      }
+    }
+    if (run != null) {
+      log.info("cancelling turn {}", p.turnId());
+      run.cancel();
+    }
+    ServerEvents.reply(ack, mine ? Payloads.OkReply.success()
+        : Payloads.OkReply.failure("not running turn " + p.turnId()));
+  }
+
+  /** Switches the workspace mode; only a work order sets agent mode, which stays while it runs. */
+  void onWorkspaceMode(List<JsonNode> args, Ack ack) {
+    Payloads.WorkspaceModeRequest p =
+        Protocol.payload(args, Payloads.WorkspaceModeRequest.class);
+    synchronized (state) {
+      Job job = state.job;
+      boolean running = job != null && !job.finished;
+      if (running && p.mode() != WorkspaceMode.AGENT) {
+        ServerEvents.reply(ack,
+            Payloads.OkReply.failure("the agent is running turn " + job.turnId));
+        return;
+      }
+      if (!running && p.mode() == WorkspaceMode.AGENT) {
+        ServerEvents.reply(ack, Payloads.OkReply.failure("agent mode is set by a work order"));
+        return;
+      }
+      state.mode = p.mode();
+    }
+    ServerEvents.reply(ack, Payloads.OkReply.success());
+  }
+}

@@ -1,0 +1,91 @@
+package dev.gadget.core.drone.internal;
+
+import dev.gadget.core.agent.AgentListener;
+import dev.gadget.core.agent.AgentOutcome;
+import dev.gadget.core.drone.WorkOrderCache;
+import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.stream.StreamChunk;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns one agent run's events into protocol events with sequence numbers, journals each
+ * completed tool round into the work order cache, and ends the turn when the run ends.
+ */
+final class Streamer implements AgentListener {
+  private final Job job;
+  private final DroneState state;
+  private final DroneWorkspace workspace;
+  private final DroneLink link;
+  private final TurnCompletion completion;
+  private final StringBuilder thinking = new StringBuilder();
+  private final StringBuilder text = new StringBuilder();
+  private final List<ToolCall> calls = new ArrayList<>();
+
+  Streamer(Job job, DroneState state, DroneWorkspace workspace, DroneLink link,
+      TurnCompletion completion) {
+    this.job = job;
+    this.state = state;
+    this.workspace = workspace;
+    this.link = link;
+    this.completion = completion;
+  }
+
+  @Override
+  public void onIteration(int iteration) {
+    journalRound();
+  }
+
+  private void journalRound() {
+    if (calls.isEmpty()) {
+      thinking.setLength(0);
+      text.setLength(0);
+      return;
+    }
+    synchronized (state) {
+      if (job.abandoned) {
+        return;
+      }
+      job.cache = job.cache.withRound(new WorkOrderCache.Round(thinking.toString(),
+          text.toString(), calls), job.nextSeq - 1);
+      workspace.writeWorkOrder(job.cache);
+    }
+    thinking.setLength(0);
+    text.setLength(0);
+    calls.clear();
+  }
+
+  @Override
+  public void onChunk(StreamChunk chunk) {
+    String event;
+    Object payload;
+    synchronized (state) {
+      if (job.abandoned) {
+        return;
+      }
+      long seq = job.nextSeq++;
+      if (chunk instanceof StreamChunk.Thinking t) {
+        thinking.append(t.data());
+        event = Protocol.THINKING;
+        payload = new Payloads.TextEvent(job.turnId, seq, t.data());
+      } else if (chunk instanceof StreamChunk.Response r) {
+        text.append(r.data());
+        event = Protocol.RESPONSE;
+        payload = new Payloads.TextEvent(job.turnId, seq, r.data());
+      } else {
+        ToolCall call = ((StreamChunk.ToolCallChunk) chunk).call();
+        calls.add(call);
+        event = Protocol.TOOL_CALL;
+        payload = new Payloads.ToolCallEvent(job.turnId, seq, call);
+      }
+    }
+    link.emit(event, payload);
+  }
+
+  @Override
+  public void onComplete(AgentOutcome outcome) {
+    completion.complete(job, outcome.status().toTurnStatus(), outcome.stats(), outcome.message());
+  }
+}

@@ -1,0 +1,89 @@
+package dev.gadget.core.drone.internal;
+
+import dev.gadget.core.drone.DroneListener;
+import dev.gadget.core.drone.WorkspaceException;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.WorkspaceMode;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ends a turn: reports its end to the server, retrying with backoff until the server
+ * acknowledges it, then frees the drone and removes the work order cache.
+ */
+public final class TurnCompletion {
+  private static final Logger log = LoggerFactory.getLogger(TurnCompletion.class);
+
+  private final DroneState state;
+  private final DroneWorkspace workspace;
+  private final DroneLink link;
+  private final DroneListener listener;
+  private final ScheduledExecutorService timer;
+
+  /** Retries on {@code timer}. */
+  public TurnCompletion(DroneState state, DroneWorkspace workspace, DroneLink link,
+      DroneListener listener, ScheduledExecutorService timer) {
+    this.state = Objects.requireNonNull(state, "state");
+    this.workspace = Objects.requireNonNull(workspace, "workspace");
+    this.link = Objects.requireNonNull(link, "link");
+    this.listener = Objects.requireNonNull(listener, "listener");
+    this.timer = Objects.requireNonNull(timer, "timer");
+  }
+
+  /** Reports the end of a turn until the server acknowledges it, then clears the cache. */
+  void complete(Job j, TurnStatus status, TurnStats stats, String message) {
+    long seq;
+    synchronized (state) {
+      if (j.abandoned) {
+        return;
+      }
+      if (j.finished) {
+        return;
+      }
+      j.finished = true;
+      seq = j.nextSeq++;
+      if (j.heartbeat != null) {
+        j.heartbeat.cancel(false);
+      }
+    }
+    log.info("turn {} ended: {}{}", j.turnId, status.name().toLowerCase(),
+        message == null ? "" : " (" + message + ")");
+    listener.onTurnEnded(j.turnId, status.name().toLowerCase(), message);
+    Payloads.WorkOrderComplete done =
+        new Payloads.WorkOrderComplete(j.turnId, seq, status, stats, message);
+    send(j, done, 0);
+  }
+
+  private void send(Job j, Payloads.WorkOrderComplete done, int attempt) {
+    link.emitWithAck(Protocol.WORK_ORDER_COMPLETE, done).ifPresent(sent ->
+        sent.whenComplete((reply, error) -> {
+          if (error != null) {
+            if (!state.closed) {
+              log.warn("the server did not acknowledge the end of turn {} ({}); retrying",
+                  j.turnId, error.getMessage());
+              timer.schedule(() -> send(j, done, attempt + 1),
+                  Math.min(5_000, 100L << Math.min(attempt, 6)), TimeUnit.MILLISECONDS);
+            }
+            return;
+          }
+          synchronized (state) {
+            if (state.job == j) {
+              state.job = null;
+              state.mode = WorkspaceMode.IDLE;
+              try {
+                workspace.deleteWorkOrder();
+              } catch (WorkspaceException e) {
+                log.error(e.getMessage());
+              }
+            }
+          }
+          link.emitStatus();
+        }));
+  }
+}
