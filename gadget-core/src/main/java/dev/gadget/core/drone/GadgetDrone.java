@@ -6,7 +6,7 @@ import dev.gadget.core.agent.AgentRun;
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.drone.internal.CrashRecovery;
-import dev.gadget.core.drone.internal.DroneLink;
+import dev.gadget.core.drone.internal.ServerLink;
 import dev.gadget.core.drone.internal.DroneState;
 import dev.gadget.core.drone.internal.DroneWorkspace;
 import dev.gadget.core.drone.internal.JobRunner;
@@ -102,7 +102,7 @@ public final class GadgetDrone implements AutoCloseable {
     workspace = Workspace.open(workspaceDir, hostname, clock);
     log.info("workspace {} in {}", workspace.id(), workspace.dir());
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
-    DroneLink link = new DroneLink(transport, token, hostname, files, state, listener, timer,
+    ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
         heartbeatInterval, ackTimeout);
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer);
     JobRunner jobs = new JobRunner(state, files, link, completion, this::newLoop, clock, worker);

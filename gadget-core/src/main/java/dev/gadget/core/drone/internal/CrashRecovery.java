@@ -29,11 +29,11 @@ public final class CrashRecovery {
 
   private final DroneState state;
   private final DroneWorkspace workspace;
-  private final DroneLink link;
+  private final ServerLink link;
   private final JobRunner jobs;
 
   /** Recovery that retries through {@code jobs}. */
-  public CrashRecovery(DroneState state, DroneWorkspace workspace, DroneLink link,
+  public CrashRecovery(DroneState state, DroneWorkspace workspace, ServerLink link,
       JobRunner jobs) {
     this.state = Objects.requireNonNull(state, "state");
     this.workspace = Objects.requireNonNull(workspace, "workspace");

@@ -34,14 +34,14 @@ public final class JobRunner {
 
   private final DroneState state;
   private final DroneWorkspace workspace;
-  private final DroneLink link;
+  private final ServerLink link;
   private final TurnCompletion completion;
   private final Function<ProviderConfig, AgentLoop> loops;
   private final Clock clock;
   private final ExecutorService worker;
 
   /** Runs turns on {@code worker} with the loop {@code loops} makes for a work order's provider. */
-  public JobRunner(DroneState state, DroneWorkspace workspace, DroneLink link,
+  public JobRunner(DroneState state, DroneWorkspace workspace, ServerLink link,
       TurnCompletion completion, Function<ProviderConfig, AgentLoop> loops, Clock clock,
       ExecutorService worker) {
     this.state = Objects.requireNonNull(state, "state");

@@ -18,13 +18,13 @@ final class Streamer implements AgentListener {
   private final Job job;
   private final DroneState state;
   private final DroneWorkspace workspace;
-  private final DroneLink link;
+  private final ServerLink link;
   private final TurnCompletion completion;
   private final StringBuilder thinking = new StringBuilder();
   private final StringBuilder text = new StringBuilder();
   private final List<ToolCall> calls = new ArrayList<>();
 
-  Streamer(Job job, DroneState state, DroneWorkspace workspace, DroneLink link,
+  Streamer(Job job, DroneState state, DroneWorkspace workspace, ServerLink link,
       TurnCompletion completion) {
     this.job = job;
     this.state = state;

@@ -22,12 +22,12 @@ public final class TurnCompletion {
 
   private final DroneState state;
   private final DroneWorkspace workspace;
-  private final DroneLink link;
+  private final ServerLink link;
   private final DroneListener listener;
   private final ScheduledExecutorService timer;
 
   /** Retries on {@code timer}. */
-  public TurnCompletion(DroneState state, DroneWorkspace workspace, DroneLink link,
+  public TurnCompletion(DroneState state, DroneWorkspace workspace, ServerLink link,
       DroneListener listener, ScheduledExecutorService timer) {
     this.state = Objects.requireNonNull(state, "state");
     this.workspace = Objects.requireNonNull(workspace, "workspace");

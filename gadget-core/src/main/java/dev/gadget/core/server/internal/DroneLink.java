@@ -46,7 +46,7 @@ public final class DroneLink {
   public void connected(Connection c, Authenticator.DronePrincipal p) {
     Instant now = settings.clock().instant();
     DroneRegistration reg;
-    DroneState drone;
+    ConnectedDrone drone;
     String staleTurn = null;
     synchronized (router.lock()) {
       // Looked up and saved under the routing lock: two connections of one new workspace
@@ -91,7 +91,7 @@ public final class DroneLink {
   }
 
   /** The drone's events; add a new drone → server event here. */
-  private void listen(Connection c, DroneState me) {
+  private void listen(Connection c, ConnectedDrone me) {
     handle(c, Protocol.THINKING, Payloads.TextEvent.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), new StreamChunk.Thinking(e.data()), Protocol.THINKING, e));
     handle(c, Protocol.RESPONSE, Payloads.TextEvent.class, (e, ack) -> turns.stream(me.id,
@@ -123,7 +123,7 @@ public final class DroneLink {
 
   /** The drone's link dropped: it goes offline, and its turn waits the grace period for it. */
   public void disconnected(Connection c, String reason) {
-    DroneState drone = router.byConnection(c);
+    ConnectedDrone drone = router.byConnection(c);
     if (drone == null || closed) {
       return;
     }
@@ -150,7 +150,7 @@ public final class DroneLink {
     closed = true;
   }
 
-  private void recover(Connection c, DroneState drone, Payloads.CrashRecoveryRequest req,
+  private void recover(Connection c, ConnectedDrone drone, Payloads.CrashRecoveryRequest req,
       Ack ack) {
     LiveTurn t = turns.get(req.turnId());
     Payloads.CrashRecoveryResponse answer = new Payloads.CrashRecoveryResponse(req.turnId(),
@@ -177,7 +177,7 @@ public final class DroneLink {
     reply(ack, answer);
   }
 
-  private void saveStatus(DroneState drone, DroneStatus status) {
+  private void saveStatus(ConnectedDrone drone, DroneStatus status) {
     try {
       store.updateDroneStatus(drone.id, status, settings.clock().instant());
     } catch (StoreException e) {

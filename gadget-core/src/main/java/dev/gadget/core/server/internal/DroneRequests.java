@@ -39,7 +39,7 @@ final class DroneRequests {
   void lockSession(String userId, Payloads.SessionLock req, Ack ack) {
     ChatSession session = owned.session(userId, req.sessionId());
     Project project = owned.project(userId, session.projectId());
-    DroneState drone;
+    ConnectedDrone drone;
     Connection connection;
     synchronized (router.lock()) {
       drone = router.pick(userId, session.workspaceId(), req.droneId());
@@ -55,7 +55,7 @@ final class DroneRequests {
 
   /** Switches a drone's workspace between agent use and the user's own use. */
   void workspaceMode(String userId, Payloads.WorkspaceModeRequest req, Ack ack) {
-    DroneState drone = router.find(req.droneId());
+    ConnectedDrone drone = router.find(req.droneId());
     Connection connection = drone == null ? null : drone.connection;
     if (drone == null || !drone.userId.equals(userId) || connection == null) {
       throw new RequestException("that drone is not connected");

@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * status, so two prompts never get the same drone.
  */
 public final class DroneRouter {
-  private final Map<String, DroneState> drones = new ConcurrentHashMap<>();
+  private final Map<String, ConnectedDrone> drones = new ConcurrentHashMap<>();
   private final Object lock = new Object();
 
   /** The routing lock: held while a drone is chosen, registered or marked offline. */
@@ -24,19 +24,19 @@ public final class DroneRouter {
   }
 
   /** The drone with this registration id, created (not yet connected) if it is new. */
-  DroneState register(String droneId, String userId, String workspaceId) {
-    return drones.computeIfAbsent(droneId, id -> new DroneState(id, userId, workspaceId));
+  ConnectedDrone register(String droneId, String userId, String workspaceId) {
+    return drones.computeIfAbsent(droneId, id -> new ConnectedDrone(id, userId, workspaceId));
   }
 
   /** The drone with this registration id, if the server has seen it since it started. */
-  DroneState find(String droneId) {
+  ConnectedDrone find(String droneId) {
     return droneId == null ? null : drones.get(droneId);
   }
 
   /** The drone whose current link is {@code c}. */
-  DroneState byConnection(Connection c) {
-    DroneState found = null;
-    for (DroneState d : drones.values()) {
+  ConnectedDrone byConnection(Connection c) {
+    ConnectedDrone found = null;
+    for (ConnectedDrone d : drones.values()) {
       if (d.connection == c) {
         found = d;
       }
@@ -46,7 +46,7 @@ public final class DroneRouter {
 
   /** Frees drone {@code droneId} if it was running {@code turnId}. */
   void release(String droneId, String turnId) {
-    DroneState d = drones.get(droneId);
+    ConnectedDrone d = drones.get(droneId);
     if (d != null) {
       d.release(turnId);
     }
@@ -59,9 +59,9 @@ public final class DroneRouter {
    * @param droneId the drone the page asked for, or null for any
    * @throws RequestException when no drone can take it, saying why
    */
-  DroneState pick(String userId, String workspaceId, String droneId) {
-    List<DroneState> mine = new ArrayList<>();
-    for (DroneState d : drones.values()) {
+  ConnectedDrone pick(String userId, String workspaceId, String droneId) {
+    List<ConnectedDrone> mine = new ArrayList<>();
+    for (ConnectedDrone d : drones.values()) {
       if (d.userId.equals(userId) && d.isConnected()) {
         mine.add(d);
       }
@@ -75,20 +75,20 @@ public final class DroneRouter {
       throw new RequestException("no drone is connected: start a drone with one of your tokens");
     }
     if (workspaceId != null) {
-      Optional<DroneState> home = mine.stream()
+      Optional<ConnectedDrone> home = mine.stream()
           .filter(d -> d.workspaceId.equals(workspaceId) && d.isFree()).findFirst();
       if (home.isPresent()) {
         return home.get();
       }
     }
-    return mine.stream().filter(DroneState::isFree).min((a, b) -> a.id.compareTo(b.id))
+    return mine.stream().filter(ConnectedDrone::isFree).min((a, b) -> a.id.compareTo(b.id))
         .orElseThrow(() -> new RequestException(mine.stream().allMatch(
             d -> d.mode == WorkspaceMode.USER)
                 ? "every drone's workspace is in user mode"
                 : "every drone is busy"));
   }
 
-  private static DroneState checkFree(DroneState d) {
+  private static ConnectedDrone checkFree(ConnectedDrone d) {
     if (d.mode == WorkspaceMode.USER) {
       throw new RequestException("the workspace is in user mode");
     }

@@ -44,7 +44,7 @@ final class TurnDispatcher {
     ChatSession session = owned.session(userId, req.sessionId());
     String prompt = Requests.required(req.prompt(), "prompt");
     LiveTurn liveTurn;
-    DroneState drone;
+    ConnectedDrone drone;
     Connection droneConnection;
     synchronized (router.lock()) {
       if (turns.runningIn(session.id())) {
@@ -72,7 +72,7 @@ final class TurnDispatcher {
   }
 
   /** Sends a work order; the turn ends as an error if the drone does not take it. */
-  void dispatch(LiveTurn t, DroneState drone, Connection connection,
+  void dispatch(LiveTurn t, ConnectedDrone drone, Connection connection,
       Payloads.ProcessWorkOrder order) {
     connection.emitWithAck(Protocol.PROCESS_WORK_ORDER, Protocol.args(order),
             settings.ackTimeout())
@@ -111,7 +111,7 @@ final class TurnDispatcher {
       throw new RequestException(stored.isPresent() ? "the turn has already ended"
           : "turn not found");
     }
-    DroneState d = router.find(t.droneId);
+    ConnectedDrone d = router.find(t.droneId);
     Connection droneConnection = d == null ? null : d.connection;
     if (droneConnection != null) {
       droneConnection.emitWithAck(Protocol.CANCEL_WORK_ORDER,

@@ -8,7 +8,7 @@ import dev.gadget.core.transport.Connection;
  * A drone as the server sees it now: its link, status, workspace mode and running turn. Its
  * mutable fields change under {@link DroneRouter#lock()}.
  */
-public final class DroneState {
+public final class ConnectedDrone {
   final String id;
   final String userId;
   final String workspaceId;
@@ -17,7 +17,7 @@ public final class DroneState {
   volatile WorkspaceMode mode = WorkspaceMode.IDLE;
   volatile String activeTurnId;
 
-  DroneState(String id, String userId, String workspaceId) {
+  ConnectedDrone(String id, String userId, String workspaceId) {
     this.id = id;
     this.userId = userId;
     this.workspaceId = workspaceId;

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * itself), registers the {@link ServerEvents} handlers, and sends the drone's status, its stream
  * events and the heartbeats of a running turn.
  */
-public final class DroneLink {
-  private static final Logger log = LoggerFactory.getLogger(DroneLink.class);
+public final class ServerLink {
+  private static final Logger log = LoggerFactory.getLogger(ServerLink.class);
 
   private final TransportClient transport;
   private final String token;
@@ -49,7 +49,7 @@ public final class DroneLink {
    * A link that says it is {@code hostname} with {@code token}, sends a running turn's heartbeat
    * every {@code heartbeatInterval} on {@code timer}, and waits {@code ackTimeout} for answers.
    */
-  public DroneLink(TransportClient transport, String token, String hostname,
+  public ServerLink(TransportClient transport, String token, String hostname,
       DroneWorkspace workspace, DroneState state, DroneListener listener,
       ScheduledExecutorService timer, Duration heartbeatInterval, Duration ackTimeout) {
     this.transport = Objects.requireNonNull(transport, "transport");
