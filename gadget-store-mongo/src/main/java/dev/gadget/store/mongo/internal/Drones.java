@@ -56,8 +56,8 @@ public final class Drones {
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(at, "at");
     List<Bson> sets = new ArrayList<>();
-    sets.add(Updates.set("status", Codecs.wire(status)));
-    sets.addAll(Codecs.setInstant("lastSeenAt", at));
+    sets.add(Updates.set("status", Fields.wire(status)));
+    sets.addAll(Fields.setInstant("lastSeenAt", at));
     ops.updateExisting("updateDroneStatus", drones, "drone " + droneId, droneId,
         Updates.combine(sets));
   }

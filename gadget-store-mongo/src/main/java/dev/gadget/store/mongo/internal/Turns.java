@@ -27,7 +27,7 @@ import org.bson.conversions.Bson;
  * {@code status: "processing"} (so exactly one finalizer wins).
  */
 public final class Turns {
-  private static final String PROCESSING = Codecs.wire(TurnStatus.PROCESSING);
+  private static final String PROCESSING = Fields.wire(TurnStatus.PROCESSING);
 
   private final Operations ops;
   private final MongoCollection<Document> turns;
@@ -94,8 +94,8 @@ public final class Turns {
     }
     Objects.requireNonNull(finishedAt, "finishedAt");
     List<Bson> sets = new ArrayList<>();
-    sets.add(Updates.set("status", Codecs.wire(status)));
-    sets.addAll(Codecs.setInstant("finishedAt", finishedAt));
+    sets.add(Updates.set("status", Fields.wire(status)));
+    sets.addAll(Fields.setInstant("finishedAt", finishedAt));
     if (stats != null) {
       sets.add(Updates.set("stats", Codecs.stats(stats)));
     }
