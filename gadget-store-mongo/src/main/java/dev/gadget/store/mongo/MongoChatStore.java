@@ -1,21 +1,7 @@
 package dev.gadget.store.mongo;
 
-import static com.mongodb.client.model.Filters.and;
-import static com.mongodb.client.model.Filters.eq;
-import static com.mongodb.client.model.Filters.ne;
-import static com.mongodb.client.model.Sorts.ascending;
-
-import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
-import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.MongoDatabase;
-import com.mongodb.client.model.ReplaceOptions;
-import com.mongodb.client.model.Updates;
-import com.mongodb.client.result.UpdateResult;
-import com.mongodb.connection.ClusterSettings;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
@@ -28,21 +14,19 @@ import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
-import dev.gadget.store.mongo.internal.Codecs;
-import dev.gadget.store.mongo.internal.Errors;
-import dev.gadget.store.mongo.internal.Schema;
+import dev.gadget.store.mongo.internal.Connection;
+import dev.gadget.store.mongo.internal.Drones;
+import dev.gadget.store.mongo.internal.Operations;
+import dev.gadget.store.mongo.internal.Projects;
+import dev.gadget.store.mongo.internal.Sessions;
+import dev.gadget.store.mongo.internal.Turns;
+import dev.gadget.store.mongo.internal.Users;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.Supplier;
-import org.bson.Document;
-import org.bson.conversions.Bson;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,37 +74,24 @@ import org.slf4j.LoggerFactory;
  */
 public final class MongoChatStore implements ChatStore {
   private static final Logger log = LoggerFactory.getLogger(MongoChatStore.class);
-  private static final String PROCESSING = Codecs.wire(TurnStatus.PROCESSING);
 
-  private final MongoClient client;
-  private final boolean ownsClient;
-  private final String databaseName;
-  private final String where;
-  private final Errors errors;
-  private final MongoDatabase db;
-  private final MongoCollection<Document> users;
-  private final MongoCollection<Document> tokens;
-  private final MongoCollection<Document> projects;
-  private final MongoCollection<Document> sessions;
-  private final MongoCollection<Document> turns;
-  private final MongoCollection<Document> drones;
-  private volatile boolean indexesReady;
-  private volatile boolean closed;
+  private final Connection connection;
+  private final Operations ops;
+  private final Users users;
+  private final Projects projects;
+  private final Sessions sessions;
+  private final Turns turns;
+  private final Drones drones;
 
-  private MongoChatStore(MongoClient client, boolean ownsClient, String databaseName,
-      String hosts, Duration serverSelectionTimeout) {
-    this.client = client;
-    this.ownsClient = ownsClient;
-    this.databaseName = databaseName;
-    this.where = hosts + "/" + databaseName;
-    this.errors = new Errors(where, serverSelectionTimeout);
-    this.db = client.getDatabase(databaseName);
-    this.users = db.getCollection(Schema.USERS);
-    this.tokens = db.getCollection(Schema.TOKENS);
-    this.projects = db.getCollection(Schema.PROJECTS);
-    this.sessions = db.getCollection(Schema.SESSIONS);
-    this.turns = db.getCollection(Schema.TURNS);
-    this.drones = db.getCollection(Schema.DRONES);
+  private MongoChatStore(Connection connection) {
+    this.connection = connection;
+    this.ops = new Operations(connection.client().getDatabase(connection.database()),
+        connection.where(), connection.serverSelectionTimeout());
+    this.users = new Users(ops);
+    this.projects = new Projects(ops);
+    this.sessions = new Sessions(ops);
+    this.turns = new Turns(ops);
+    this.drones = new Drones(ops);
   }
 
   /** A builder with the defaults described on its methods. */
@@ -130,123 +101,98 @@ public final class MongoChatStore implements ChatStore {
 
   /** The name of the database this store uses. */
   public String databaseName() {
-    return databaseName;
+    return connection.database();
   }
 
   // ---- users and tokens
 
   @Override
   public void createUser(User user) {
-    Objects.requireNonNull(user, "user");
-    run("createUser", "user " + user.username() + " (or id " + user.id() + ")",
-        () -> users.insertOne(Codecs.user(user)));
+    users.createUser(user);
   }
 
   @Override
   public Optional<User> findUser(String id) {
-    return findOne("findUser", users, eq("_id", id), Codecs::user);
+    return users.findUser(id);
   }
 
   @Override
   public Optional<User> findUserByName(String username) {
-    return findOne("findUserByName", users, eq("username", username), Codecs::user);
+    return users.findUserByName(username);
   }
 
   @Override
   public void saveToken(StoredToken token) {
-    Objects.requireNonNull(token, "token");
-    run("saveToken", "token " + token.id() + " (or its hash)", () -> {
-      if (users.find(eq("_id", token.userId())).projection(new Document("_id", 1)).first()
-          == null) {
-        throw notFound("user " + token.userId());
-      }
-      tokens.insertOne(Codecs.token(token));
-    });
+    users.saveToken(token);
   }
 
   @Override
   public Optional<StoredToken> findTokenByHash(String hash) {
-    return findOne("findTokenByHash", tokens, eq("hash", hash), Codecs::token);
+    return users.findTokenByHash(hash);
   }
 
   @Override
   public boolean deleteToken(String tokenId) {
-    return call("deleteToken", "token " + tokenId,
-        () -> tokens.deleteOne(eq("_id", tokenId)).getDeletedCount() == 1);
+    return users.deleteToken(tokenId);
   }
 
   // ---- projects and sessions
 
   @Override
   public void createProject(Project project) {
-    Objects.requireNonNull(project, "project");
-    run("createProject", "project " + project.id(),
-        () -> projects.insertOne(Codecs.project(project)));
+    projects.createProject(project);
   }
 
   @Override
   public Optional<Project> findProject(String id) {
-    return findOne("findProject", projects, eq("_id", id), Codecs::project);
+    return projects.findProject(id);
   }
 
   @Override
   public List<Project> listProjects(String userId) {
-    return findAll("listProjects", projects, eq("userId", userId), ascending("_id"),
-        Codecs::project);
+    return projects.listProjects(userId);
   }
 
   @Override
   public void createSession(ChatSession session) {
-    Objects.requireNonNull(session, "session");
-    run("createSession", "chat session " + session.id(),
-        () -> sessions.insertOne(Codecs.session(session)));
+    sessions.createSession(session);
   }
 
   @Override
   public Optional<ChatSession> findSession(String id) {
-    return findOne("findSession", sessions, eq("_id", id), Codecs::session);
+    return sessions.findSession(id);
   }
 
   @Override
   public List<ChatSession> listSessions(String userId, String projectId) {
-    Bson filter = projectId == null
-        ? eq("userId", userId)
-        : and(eq("userId", userId), eq("projectId", projectId));
-    return findAll("listSessions", sessions, filter, ascending("_id"), Codecs::session);
+    return sessions.listSessions(userId, projectId);
   }
 
   @Override
   public void setSessionWorkspace(String sessionId, String workspaceId) {
-    Bson update = workspaceId == null
-        ? Updates.unset("workspaceId")
-        : Updates.set("workspaceId", workspaceId);
-    updateExisting("setSessionWorkspace", sessions, "chat session " + sessionId, sessionId,
-        update);
+    sessions.setSessionWorkspace(sessionId, workspaceId);
   }
 
   // ---- turns
 
   @Override
   public void createTurn(ChatTurn turn) {
-    Objects.requireNonNull(turn, "turn");
-    run("createTurn", "chat turn " + turn.id(), () -> turns.insertOne(Codecs.turn(turn)));
+    turns.createTurn(turn);
   }
 
   @Override
   public Optional<ChatTurn> findTurn(String id) {
-    return findOne("findTurn", turns, eq("_id", id), Codecs::turn);
+    return turns.findTurn(id);
   }
 
   @Override
   public List<ChatTurn> listTurns(String sessionId) {
-    return findAll("listTurns", turns, eq("sessionId", sessionId), ascending("seq", "_id"),
-        Codecs::turn);
+    return turns.listTurns(sessionId);
   }
 
   @Override
   public List<ChatTurn> listUnfinishedTurns() {
-    return findAll("listUnfinishedTurns", turns, eq("status", PROCESSING), ascending("_id"),
-        Codecs::turn);
+    return turns.listUnfinishedTurns();
   }
 
   /**
@@ -258,25 +204,12 @@ public final class MongoChatStore implements ChatStore {
    */
   @Override
   public void appendBlock(String turnId, TurnBlock block) {
-    Objects.requireNonNull(block, "block");
-    Bson push = Updates.push("blocks", Codecs.block(block));
-    if (block instanceof TurnBlock.Tool tool) {
-      push = Updates.combine(push, Updates.push("toolCalls", Codecs.toolCall(tool.content())));
-    }
-    Bson update = push;
-    run("appendBlock", "chat turn " + turnId, () -> {
-      UpdateResult r = turns.updateOne(
-          and(eq("_id", turnId), ne("blocks.seq", block.seq())), update);
-      if (r.getMatchedCount() == 0 && !exists(turns, turnId)) {
-        throw notFound("chat turn " + turnId);
-      }
-    });
+    turns.appendBlock(turnId, block);
   }
 
   @Override
   public void setTurnDrone(String turnId, String droneId) {
-    Bson update = droneId == null ? Updates.unset("droneId") : Updates.set("droneId", droneId);
-    updateExisting("setTurnDrone", turns, "chat turn " + turnId, turnId, update);
+    turns.setTurnDrone(turnId, droneId);
   }
 
   /**
@@ -288,177 +221,62 @@ public final class MongoChatStore implements ChatStore {
   @Override
   public boolean finalizeTurn(
       String turnId, TurnStatus status, TurnStats stats, String error, Instant finishedAt) {
-    if (!Objects.requireNonNull(status, "status").isTerminal()) {
-      throw new IllegalArgumentException("not a terminal status: " + status);
-    }
-    Objects.requireNonNull(finishedAt, "finishedAt");
-    List<Bson> sets = new ArrayList<>();
-    sets.add(Updates.set("status", Codecs.wire(status)));
-    sets.addAll(Codecs.setInstant("finishedAt", finishedAt));
-    if (stats != null) {
-      sets.add(Updates.set("stats", Codecs.stats(stats)));
-    }
-    sets.add(error == null ? Updates.unset("error") : Updates.set("error", error));
-    Bson update = Updates.combine(sets);
-    return call("finalizeTurn", "chat turn " + turnId, () -> turns.updateOne(
-        and(eq("_id", turnId), eq("status", PROCESSING)), update).getMatchedCount() == 1);
+    return turns.finalizeTurn(turnId, status, stats, error, finishedAt);
   }
 
   // ---- drones
 
   @Override
   public void saveDrone(DroneRegistration drone) {
-    Objects.requireNonNull(drone, "drone");
-    run("saveDrone", "drone " + drone.id(), () -> drones.replaceOne(
-        eq("_id", drone.id()), Codecs.drone(drone), new ReplaceOptions().upsert(true)));
+    drones.saveDrone(drone);
   }
 
   @Override
   public Optional<DroneRegistration> findDrone(String id) {
-    return findOne("findDrone", drones, eq("_id", id), Codecs::drone);
+    return drones.findDrone(id);
   }
 
   /** {@inheritDoc} If several match, the one with the smallest id. */
   @Override
   public Optional<DroneRegistration> findDroneByWorkspace(String userId, String workspaceId) {
-    return call("findDroneByWorkspace", "drone", () -> Optional.ofNullable(
-        drones.find(and(eq("userId", userId), eq("workspaceId", workspaceId)))
-            .sort(ascending("_id")).first()).map(Codecs::drone));
+    return drones.findDroneByWorkspace(userId, workspaceId);
   }
 
   @Override
   public List<DroneRegistration> listDrones(String userId) {
-    return findAll("listDrones", drones, eq("userId", userId), ascending("_id"), Codecs::drone);
+    return drones.listDrones(userId);
   }
 
   @Override
   public void updateDroneStatus(String droneId, DroneStatus status, Instant at) {
-    Objects.requireNonNull(status, "status");
-    Objects.requireNonNull(at, "at");
-    List<Bson> sets = new ArrayList<>();
-    sets.add(Updates.set("status", Codecs.wire(status)));
-    sets.addAll(Codecs.setInstant("lastSeenAt", at));
-    updateExisting("updateDroneStatus", drones, "drone " + droneId, droneId,
-        Updates.combine(sets));
+    drones.updateDroneStatus(droneId, status, at);
   }
 
   /** Closes the MongoDB client if this store created it. Idempotent. */
   @Override
   public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    if (ownsClient) {
-      client.close();
+    if (ops.close() && connection.ownsClient()) {
+      connection.client().close();
     }
   }
 
   /** Names the hosts and the database; never credentials. */
   @Override
   public String toString() {
-    return "MongoChatStore[" + where + "]";
+    return "MongoChatStore[" + connection.where() + "]";
   }
-
-  // ---- plumbing
 
   /** Creates the indexes now; an unreachable database defers them to the first operation. */
   private void start() {
     try {
-      call("createIndexes", "index", () -> null);
+      ops.call("createIndexes", "index", () -> null);
     } catch (StoreException e) {
       if (e.reason() != StoreException.Reason.UNAVAILABLE) {
         throw e;
       }
       log.warn("Indexes for {} not created yet; the first operation that reaches the database "
-          + "will create them", where);
+          + "will create them", connection.where());
     }
-  }
-
-  private void ensureIndexes(String operation) {
-    if (indexesReady) {
-      return;
-    }
-    // No lock: createIndexes is idempotent, and a lock would queue callers behind one timeout.
-    try {
-      for (String name : Schema.COLLECTIONS) {
-        db.getCollection(name).createIndexes(Schema.INDEXES.get(name));
-      }
-    } catch (RuntimeException e) {
-      if (Errors.isUnavailable(e)) {
-        throw errors.translate(operation, "indexes", e);
-      }
-      // Not DUPLICATE even for error 11000: existing documents break a unique index.
-      throw new StoreException(StoreException.Reason.FAILED, "cannot create the indexes in "
-          + where + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", e);
-    }
-    indexesReady = true;
-    log.debug("Indexes ready in {}", where);
-  }
-
-  private <T> T call(String operation, String what, Supplier<T> body) {
-    if (closed) {
-      throw new IllegalStateException("MongoChatStore is closed");
-    }
-    try {
-      ensureIndexes(operation);
-      T result = body.get();
-      errors.reached();
-      return result;
-    } catch (StoreException e) {
-      if (e.reason() != StoreException.Reason.UNAVAILABLE) {
-        errors.reached();
-      }
-      throw e;
-    } catch (IllegalStateException e) {
-      if (closed) {
-        throw new IllegalStateException("MongoChatStore is closed", e);
-      }
-      throw errors.translate(operation, what, e);
-    } catch (RuntimeException e) {
-      throw errors.translate(operation, what, e);
-    }
-  }
-
-  private void run(String operation, String what, Runnable body) {
-    call(operation, what, () -> {
-      body.run();
-      return null;
-    });
-  }
-
-  private <T> Optional<T> findOne(String operation, MongoCollection<Document> collection,
-      Bson filter, Function<Document, T> decode) {
-    return call(operation, operation,
-        () -> Optional.ofNullable(collection.find(filter).first()).map(decode));
-  }
-
-  private <T> List<T> findAll(String operation, MongoCollection<Document> collection,
-      Bson filter, Bson sort, Function<Document, T> decode) {
-    return call(operation, operation, () -> {
-      List<T> out = new ArrayList<>();
-      for (Document d : collection.find(filter).sort(sort)) {
-        out.add(decode.apply(d));
-      }
-      return out;
-    });
-  }
-
-  private void updateExisting(String operation, MongoCollection<Document> collection,
-      String what, String id, Bson update) {
-    run(operation, what, () -> {
-      if (collection.updateOne(eq("_id", id), update).getMatchedCount() == 0) {
-        throw notFound(what);
-      }
-    });
-  }
-
-  private static boolean exists(MongoCollection<Document> collection, String id) {
-    return collection.find(eq("_id", id)).projection(new Document("_id", 1)).first() != null;
-  }
-
-  private static StoreException notFound(String what) {
-    return new StoreException(StoreException.Reason.NOT_FOUND, what + " not found");
   }
 
   /**
@@ -577,7 +395,10 @@ public final class MongoChatStore implements ChatStore {
         throw new IllegalStateException("timeouts and clientSettings(...) apply only to a client "
             + "the store creates from a connection string; configure the given MongoClient instead");
       }
-      MongoChatStore store = client != null ? fromClient() : fromConnectionString();
+      MongoChatStore store = new MongoChatStore(client != null
+          ? Connection.of(client, database)
+          : Connection.create(connectionString, database, serverSelectionTimeout, connectTimeout,
+              readTimeout, settings));
       try {
         store.start();
       } catch (RuntimeException e) {
@@ -585,69 +406,6 @@ public final class MongoChatStore implements ChatStore {
         throw e;
       }
       return store;
-    }
-
-    private MongoChatStore fromClient() {
-      ClusterSettings cluster = client.getClusterDescription().getClusterSettings();
-      String hosts = hosts(cluster);
-      Duration selection =
-          Duration.ofMillis(cluster.getServerSelectionTimeout(TimeUnit.MILLISECONDS));
-      return new MongoChatStore(client, false, database == null ? DEFAULT_DATABASE : database,
-          hosts, selection);
-    }
-
-    private MongoChatStore fromConnectionString() {
-      ConnectionString uri;
-      try {
-        uri = new ConnectionString(connectionString);
-      } catch (RuntimeException e) {
-        // The driver's message may quote the string, credentials included: do not pass it on.
-        throw new IllegalArgumentException("malformed MongoDB connection string");
-      }
-      Duration selection = pick(serverSelectionTimeout, uri.getServerSelectionTimeout(),
-          DEFAULT_SERVER_SELECTION_TIMEOUT);
-      Duration connect = pick(connectTimeout, uri.getConnectTimeout(), DEFAULT_CONNECT_TIMEOUT);
-      Duration read = pick(readTimeout, uri.getSocketTimeout(), DEFAULT_READ_TIMEOUT);
-      MongoClientSettings.Builder b = MongoClientSettings.builder()
-          .applyConnectionString(uri)
-          .applyToClusterSettings(
-              c -> c.serverSelectionTimeout(selection.toMillis(), TimeUnit.MILLISECONDS))
-          .applyToSocketSettings(s -> s
-              .connectTimeout(connect.toMillis(), TimeUnit.MILLISECONDS)
-              .readTimeout(read.toMillis(), TimeUnit.MILLISECONDS));
-      if (uri.getApplicationName() == null) {
-        b.applicationName("gadget");
-      }
-      if (settings != null) {
-        settings.accept(b);
-      }
-      MongoClientSettings built = b.build();
-      ClusterSettings cluster = built.getClusterSettings();
-      String hosts = hosts(cluster);
-      String name = database != null ? database
-          : uri.getDatabase() != null ? uri.getDatabase() : DEFAULT_DATABASE;
-      Duration effective =
-          Duration.ofMillis(cluster.getServerSelectionTimeout(TimeUnit.MILLISECONDS));
-      return new MongoChatStore(MongoClients.create(built), true, name, hosts, effective);
-    }
-
-    /** The hosts, or the SRV host name, for messages: never credentials. */
-    private static String hosts(ClusterSettings cluster) {
-      if (cluster.getSrvHost() != null) {
-        return cluster.getSrvHost();
-      }
-      List<String> out = new ArrayList<>();
-      for (ServerAddress a : cluster.getHosts()) {
-        out.add(a.toString());
-      }
-      return String.join(",", out);
-    }
-
-    private static Duration pick(Duration explicit, Integer fromUriMillis, Duration fallback) {
-      if (explicit != null) {
-        return explicit;
-      }
-      return fromUriMillis != null ? Duration.ofMillis(fromUriMillis) : fallback;
     }
 
     private static Duration positive(Duration d, String name) {

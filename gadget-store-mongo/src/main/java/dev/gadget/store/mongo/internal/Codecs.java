@@ -1,6 +1,17 @@
 package dev.gadget.store.mongo.internal;
 
-import com.mongodb.client.model.Updates;
+import static dev.gadget.store.mongo.internal.Fields.documents;
+import static dev.gadget.store.mongo.internal.Fields.instant;
+import static dev.gadget.store.mongo.internal.Fields.number;
+import static dev.gadget.store.mongo.internal.Fields.optInstant;
+import static dev.gadget.store.mongo.internal.Fields.optNumber;
+import static dev.gadget.store.mongo.internal.Fields.optString;
+import static dev.gadget.store.mongo.internal.Fields.parse;
+import static dev.gadget.store.mongo.internal.Fields.putIfPresent;
+import static dev.gadget.store.mongo.internal.Fields.putInstant;
+import static dev.gadget.store.mongo.internal.Fields.string;
+import static dev.gadget.store.mongo.internal.Fields.wire;
+
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
@@ -15,23 +26,17 @@ import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.StoreException;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Date;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.Function;
 import org.bson.Document;
-import org.bson.conversions.Bson;
 
 /**
  * Maps the core model to BSON documents and back, by hand: field names are those of
- * docs/MODEL.md (the names {@code GadgetJson} writes), instants are BSON dates (milliseconds)
- * with any finer part in a companion {@code <field>Nanos} field written only when non-zero,
- * enums are their lower-case wire names, and absent values are omitted. Reading is tolerant of what a person or an older writer may have left:
- * any BSON number where a number is expected, ISO-8601 strings or epoch milliseconds where a date
- * is expected, and unknown fields ignored. A document that cannot be read becomes a
+ * docs/MODEL.md (the names {@code GadgetJson} writes), each value encoded as {@link Fields}
+ * describes (instants exact to the nanosecond, enums by wire name, absent values omitted), and
+ * unknown fields ignored when reading. A document that cannot be read becomes a
  * {@link StoreException.Reason#FAILED} naming the collection and the document's id.
  *
  * <p>Blocks are ordered by {@code seq} when read, whatever order they were pushed in.
@@ -227,62 +232,6 @@ public final class Codecs {
         Math.toIntExact(optNumber(d, "llmCalls")), optNumber(d, "durationMs"));
   }
 
-  // ---- values
-
-  /** The wire name of an enum constant: its lower-case name, as {@code GadgetJson} writes it. */
-  public static String wire(Enum<?> value) {
-    return value.name().toLowerCase(Locale.ROOT);
-  }
-
-  /** The field holding the part of {@code field}'s instant finer than a millisecond. */
-  public static String nanosField(String field) {
-    return field + "Nanos";
-  }
-
-  /** A BSON date for {@code instant}: its millisecond, finer parts dropped. */
-  public static Date date(Instant instant) {
-    return new Date(instant.toEpochMilli());
-  }
-
-  /**
-   * The updates that set {@code field} to {@code instant} as {@link #putInstant} writes it,
-   * removing a finer part left from an earlier value.
-   */
-  public static List<Bson> setInstant(String field, Instant instant) {
-    int nanos = subMillisNanos(instant);
-    return List.of(Updates.set(field, date(instant)), nanos == 0
-        ? Updates.unset(nanosField(field))
-        : Updates.set(nanosField(field), nanos));
-  }
-
-  /** The nanoseconds of {@code instant} past its millisecond, 0 to 999,999. */
-  public static int subMillisNanos(Instant instant) {
-    return instant.getNano() % 1_000_000;
-  }
-
-  /**
-   * Puts {@code instant} as a BSON date under {@code field} and, only when it is finer than a
-   * millisecond, the rest under {@link #nanosField}, so that nothing is lost.
-   */
-  public static Document putInstant(Document d, String field, Instant instant) {
-    d.append(field, date(instant));
-    int nanos = subMillisNanos(instant);
-    if (nanos != 0) {
-      d.append(nanosField(field), nanos);
-    }
-    return d;
-  }
-
-  private static <E extends Enum<E>> E parse(Class<E> type, String wire) {
-    for (E e : type.getEnumConstants()) {
-      if (wire(e).equals(wire)) {
-        return e;
-      }
-    }
-    throw new IllegalArgumentException(
-        "unknown " + type.getSimpleName() + " '" + wire + "'");
-  }
-
   private static <T> T read(String collection, Document d, Function<Document, T> reader) {
     try {
       return reader.apply(d);
@@ -291,99 +240,5 @@ public final class Codecs {
       throw new StoreException(StoreException.Reason.FAILED,
           "malformed document in " + collection + " (_id " + id + "): " + e.getMessage(), e);
     }
-  }
-
-  private static void putIfPresent(Document d, String key, Object value) {
-    if (value != null) {
-      d.append(key, value);
-    }
-  }
-
-  private static Object required(Document d, String key) {
-    Object v = d.get(key);
-    if (v == null) {
-      throw new IllegalArgumentException("missing field '" + key + "'");
-    }
-    return v;
-  }
-
-  private static String string(Document d, String key) {
-    Object v = required(d, key);
-    if (!(v instanceof String s)) {
-      throw new IllegalArgumentException(
-          "field '" + key + "' is a " + v.getClass().getSimpleName() + ", not a string");
-    }
-    return s;
-  }
-
-  private static String optString(Document d, String key) {
-    return d.get(key) == null ? null : string(d, key);
-  }
-
-  private static long number(Document d, String key) {
-    Object v = required(d, key);
-    if (!(v instanceof Number n)) {
-      throw new IllegalArgumentException(
-          "field '" + key + "' is a " + v.getClass().getSimpleName() + ", not a number");
-    }
-    return n.longValue();
-  }
-
-  private static long optNumber(Document d, String key) {
-    return d.get(key) == null ? 0 : number(d, key);
-  }
-
-  private static Instant instant(Document d, String key) {
-    Object nanos = d.get(nanosField(key));
-    Instant at = millisInstant(d, key);
-    if (nanos == null) {
-      return at;
-    }
-    if (!(nanos instanceof Number n) || n.longValue() < 0 || n.longValue() >= 1_000_000) {
-      throw new IllegalArgumentException(
-          "field '" + nanosField(key) + "' is not a number from 0 to 999999");
-    }
-    return at.plusNanos(n.longValue());
-  }
-
-  private static Instant millisInstant(Document d, String key) {
-    Object v = required(d, key);
-    if (v instanceof Date date) {
-      return date.toInstant();
-    }
-    if (v instanceof String s) {
-      try {
-        return Instant.parse(s);
-      } catch (DateTimeParseException e) {
-        throw new IllegalArgumentException("field '" + key + "' is not an ISO-8601 instant", e);
-      }
-    }
-    if (v instanceof Long || v instanceof Integer) {
-      return Instant.ofEpochMilli(((Number) v).longValue());
-    }
-    throw new IllegalArgumentException(
-        "field '" + key + "' is a " + v.getClass().getSimpleName() + ", not a date");
-  }
-
-  private static Instant optInstant(Document d, String key) {
-    return d.get(key) == null ? null : instant(d, key);
-  }
-
-  private static List<Document> documents(Document d, String key) {
-    Object v = d.get(key);
-    if (v == null) {
-      return List.of();
-    }
-    if (!(v instanceof List<?> list)) {
-      throw new IllegalArgumentException("field '" + key + "' is not an array");
-    }
-    List<Document> out = new ArrayList<>(list.size());
-    for (Object o : list) {
-      if (!(o instanceof Document doc)) {
-        throw new IllegalArgumentException("field '" + key + "' holds a non-document");
-      }
-      out.add(doc);
-    }
-    return out;
   }
 }

@@ -1,0 +1,117 @@
+package dev.gadget.store.mongo.internal;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.ServerAddress;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.connection.ClusterSettings;
+import dev.gadget.store.mongo.MongoChatStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The MongoDB client a store uses, made from a connection string and the builder's timeouts or
+ * given as it is, with what the store needs to know of it: whether it owns (and so closes) it,
+ * the database name, and the hosts and server selection timeout for messages. The hosts never
+ * include credentials.
+ *
+ * @param client the client
+ * @param ownsClient whether the store created the client and must close it
+ * @param database the database name
+ * @param hosts the hosts, or the SRV host name
+ * @param serverSelectionTimeout the client's effective server selection timeout
+ */
+public record Connection(MongoClient client, boolean ownsClient, String database, String hosts,
+    Duration serverSelectionTimeout) {
+
+  /**
+   * An existing client, which the store will not close.
+   *
+   * @param database the database, or {@code null} for the default one
+   */
+  public static Connection of(MongoClient client, String database) {
+    ClusterSettings cluster = client.getClusterDescription().getClusterSettings();
+    return new Connection(client, false,
+        database == null ? MongoChatStore.Builder.DEFAULT_DATABASE : database, hosts(cluster),
+        Duration.ofMillis(cluster.getServerSelectionTimeout(TimeUnit.MILLISECONDS)));
+  }
+
+  /**
+   * A new client for {@code connectionString}, which the store will close. A timeout or database
+   * left {@code null} is the connection string's, else the builder's default.
+   *
+   * @throws IllegalArgumentException if the connection string is malformed (without quoting it)
+   */
+  public static Connection create(String connectionString, String database,
+      Duration serverSelectionTimeout, Duration connectTimeout, Duration readTimeout,
+      Consumer<MongoClientSettings.Builder> settings) {
+    ConnectionString uri;
+    try {
+      uri = new ConnectionString(connectionString);
+    } catch (RuntimeException e) {
+      // The driver's message may quote the string, credentials included: do not pass it on.
+      throw new IllegalArgumentException("malformed MongoDB connection string");
+    }
+    Duration selection = pick(serverSelectionTimeout, uri.getServerSelectionTimeout(),
+        MongoChatStore.Builder.DEFAULT_SERVER_SELECTION_TIMEOUT);
+    Duration connect = pick(connectTimeout, uri.getConnectTimeout(),
+        MongoChatStore.Builder.DEFAULT_CONNECT_TIMEOUT);
+    Duration read = pick(readTimeout, uri.getSocketTimeout(),
+        MongoChatStore.Builder.DEFAULT_READ_TIMEOUT);
+    MongoClientSettings.Builder b = MongoClientSettings.builder()
+        .applyConnectionString(uri)
+        .applyToClusterSettings(
+            c -> c.serverSelectionTimeout(selection.toMillis(), TimeUnit.MILLISECONDS))
+        .applyToSocketSettings(s -> s
+            .connectTimeout(connect.toMillis(), TimeUnit.MILLISECONDS)
+            .readTimeout(read.toMillis(), TimeUnit.MILLISECONDS));
+    if (uri.getApplicationName() == null) {
+      b.applicationName("gadget");
+    }
+    if (settings != null) {
+      settings.accept(b);
+    }
+    MongoClientSettings built = b.build();
+    ClusterSettings cluster = built.getClusterSettings();
+    String hosts = hosts(cluster);
+    String name = database != null ? database
+        : uri.getDatabase() != null ? uri.getDatabase() : MongoChatStore.Builder.DEFAULT_DATABASE;
+    Duration effective =
+        Duration.ofMillis(cluster.getServerSelectionTimeout(TimeUnit.MILLISECONDS));
+    return new Connection(MongoClients.create(built), true, name, hosts, effective);
+  }
+
+  /** The hosts and the database, for messages: never credentials. */
+  public String where() {
+    return hosts + "/" + database;
+  }
+
+  /** Names the hosts and the database only: the client's settings may hold credentials. */
+  @Override
+  public String toString() {
+    return "Connection[" + where() + "]";
+  }
+
+  /** The hosts, or the SRV host name, for messages: never credentials. */
+  private static String hosts(ClusterSettings cluster) {
+    if (cluster.getSrvHost() != null) {
+      return cluster.getSrvHost();
+    }
+    List<String> out = new ArrayList<>();
+    for (ServerAddress a : cluster.getHosts()) {
+      out.add(a.toString());
+    }
+    return String.join(",", out);
+  }
+
+  private static Duration pick(Duration explicit, Integer fromUriMillis, Duration fallback) {
+    if (explicit != null) {
+      return explicit;
+    }
+    return fromUriMillis != null ? Duration.ofMillis(fromUriMillis) : fallback;
+  }
+}

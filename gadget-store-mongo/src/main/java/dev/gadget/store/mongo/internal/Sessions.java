@@ -1,0 +1,54 @@
+package dev.gadget.store.mongo.internal;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Sorts.ascending;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
+import dev.gadget.core.model.ChatSession;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+/**
+ * The {@code chatSessions} collection: a user's chat sessions (all, or one project's) in id
+ * order, and the workspace a session is bound to.
+ */
+public final class Sessions {
+  private final Operations ops;
+  private final MongoCollection<Document> sessions;
+
+  public Sessions(Operations ops) {
+    this.ops = ops;
+    this.sessions = ops.collection(Schema.SESSIONS);
+  }
+
+  public void createSession(ChatSession session) {
+    Objects.requireNonNull(session, "session");
+    ops.run("createSession", "chat session " + session.id(),
+        () -> sessions.insertOne(Codecs.session(session)));
+  }
+
+  public Optional<ChatSession> findSession(String id) {
+    return ops.findOne("findSession", sessions, eq("_id", id), Codecs::session);
+  }
+
+  public List<ChatSession> listSessions(String userId, String projectId) {
+    Bson filter = projectId == null
+        ? eq("userId", userId)
+        : and(eq("userId", userId), eq("projectId", projectId));
+    return ops.findAll("listSessions", sessions, filter, ascending("_id"), Codecs::session);
+  }
+
+  /** Sets the session's {@code workspaceId}, or removes it for {@code null}. */
+  public void setSessionWorkspace(String sessionId, String workspaceId) {
+    Bson update = workspaceId == null
+        ? Updates.unset("workspaceId")
+        : Updates.set("workspaceId", workspaceId);
+    ops.updateExisting("setSessionWorkspace", sessions, "chat session " + sessionId, sessionId,
+        update);
+  }
+}

@@ -1,0 +1,107 @@
+package dev.gadget.store.mongo.internal;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.ne;
+import static com.mongodb.client.model.Sorts.ascending;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.result.UpdateResult;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+/**
+ * The {@code chatTurns} collection: a turn with its ordered blocks and tool calls. Every write is
+ * one single-document operation: an insert, a {@code $push} of one block guarded by its
+ * {@code seq} (so a replay changes nothing), or an update guarded by
+ * {@code status: "processing"} (so exactly one finalizer wins).
+ */
+public final class Turns {
+  private static final String PROCESSING = Fields.wire(TurnStatus.PROCESSING);
+
+  private final Operations ops;
+  private final MongoCollection<Document> turns;
+
+  public Turns(Operations ops) {
+    this.ops = ops;
+    this.turns = ops.collection(Schema.TURNS);
+  }
+
+  public void createTurn(ChatTurn turn) {
+    Objects.requireNonNull(turn, "turn");
+    ops.run("createTurn", "chat turn " + turn.id(), () -> turns.insertOne(Codecs.turn(turn)));
+  }
+
+  public Optional<ChatTurn> findTurn(String id) {
+    return ops.findOne("findTurn", turns, eq("_id", id), Codecs::turn);
+  }
+
+  public List<ChatTurn> listTurns(String sessionId) {
+    return ops.findAll("listTurns", turns, eq("sessionId", sessionId), ascending("seq", "_id"),
+        Codecs::turn);
+  }
+
+  public List<ChatTurn> listUnfinishedTurns() {
+    return ops.findAll("listUnfinishedTurns", turns, eq("status", PROCESSING),
+        ascending("_id"), Codecs::turn);
+  }
+
+  /**
+   * One {@code updateOne}: {@code {_id: turnId, "blocks.seq": {$ne: seq}}} with {@code $push}
+   * of the block (and of its call onto {@code toolCalls} for a tool block). Only when that
+   * matches nothing is the turn read, to tell a replay from a missing turn.
+   */
+  public void appendBlock(String turnId, TurnBlock block) {
+    Objects.requireNonNull(block, "block");
+    Bson push = Updates.push("blocks", Codecs.block(block));
+    if (block instanceof TurnBlock.Tool tool) {
+      push = Updates.combine(push, Updates.push("toolCalls", Codecs.toolCall(tool.content())));
+    }
+    Bson update = push;
+    ops.run("appendBlock", "chat turn " + turnId, () -> {
+      UpdateResult r = turns.updateOne(
+          and(eq("_id", turnId), ne("blocks.seq", block.seq())), update);
+      if (r.getMatchedCount() == 0 && !Operations.exists(turns, turnId)) {
+        throw Operations.notFound("chat turn " + turnId);
+      }
+    });
+  }
+
+  /** Sets the turn's {@code droneId}, or removes it for {@code null}. */
+  public void setTurnDrone(String turnId, String droneId) {
+    Bson update = droneId == null ? Updates.unset("droneId") : Updates.set("droneId", droneId);
+    ops.updateExisting("setTurnDrone", turns, "chat turn " + turnId, turnId, update);
+  }
+
+  /**
+   * One {@code updateOne} filtered on {@code {_id: turnId, status: "processing"}} that sets the
+   * status, {@code finishedAt}, the stats (unless {@code null}) and the error (or removes it).
+   */
+  public boolean finalizeTurn(
+      String turnId, TurnStatus status, TurnStats stats, String error, Instant finishedAt) {
+    if (!Objects.requireNonNull(status, "status").isTerminal()) {
+      throw new IllegalArgumentException("not a terminal status: " + status);
+    }
+    Objects.requireNonNull(finishedAt, "finishedAt");
+    List<Bson> sets = new ArrayList<>();
+    sets.add(Updates.set("status", Fields.wire(status)));
+    sets.addAll(Fields.setInstant("finishedAt", finishedAt));
+    if (stats != null) {
+      sets.add(Updates.set("stats", Codecs.stats(stats)));
+    }
+    sets.add(error == null ? Updates.unset("error") : Updates.set("error", error));
+    Bson update = Updates.combine(sets);
+    return ops.call("finalizeTurn", "chat turn " + turnId, () -> turns.updateOne(
+        and(eq("_id", turnId), eq("status", PROCESSING)), update).getMatchedCount() == 1);
+  }
+}
