@@ -74,8 +74,12 @@ class ArchitectureTest {
 
   @Test
   void serverAndDroneInternalsExistAndAreNotExported() throws IOException {
+    // javac writes no ModulePackages attribute, so the packages are looked up as compiled
+    for (String internal : RUNTIME_INTERNALS) {
+      assertThat(Paths.get("target/classes", internal.split("\\.")))
+          .as("compiled package %s", internal).isDirectoryContaining("glob:**.class");
+    }
     ModuleDescriptor descriptor = descriptor();
-    assertThat(descriptor.packages()).containsAll(RUNTIME_INTERNALS);
     assertThat(descriptor.exports()).extracting(ModuleDescriptor.Exports::source)
         .doesNotContainAnyElementsOf(RUNTIME_INTERNALS);
     assertThat(descriptor.opens()).extracting(ModuleDescriptor.Opens::source)
