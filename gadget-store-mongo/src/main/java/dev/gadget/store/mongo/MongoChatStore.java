@@ -286,13 +286,14 @@ public final class MongoChatStore implements ChatStore {
    */
   public static final class Builder {
     /** The server selection timeout when neither the builder nor the URI sets one. */
-    public static final Duration DEFAULT_SERVER_SELECTION_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_SERVER_SELECTION_TIMEOUT =
+        Connection.DEFAULT_SERVER_SELECTION_TIMEOUT;
     /** The connect timeout when neither the builder nor the URI sets one. */
-    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Connection.DEFAULT_CONNECT_TIMEOUT;
     /** The read timeout when neither the builder nor the URI sets one. */
-    public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_READ_TIMEOUT = Connection.DEFAULT_READ_TIMEOUT;
     /** The database when neither the builder nor the URI names one. */
-    public static final String DEFAULT_DATABASE = "gadget";
+    public static final String DEFAULT_DATABASE = Connection.DEFAULT_DATABASE;
 
     private String connectionString;
     private MongoClient client;

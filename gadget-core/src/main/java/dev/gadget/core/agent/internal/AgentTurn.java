@@ -2,7 +2,6 @@ package dev.gadget.core.agent.internal;
 
 import dev.gadget.core.agent.AgentLimits;
 import dev.gadget.core.agent.AgentListener;
-import dev.gadget.core.agent.AgentLoop;
 import dev.gadget.core.agent.AgentOutcome;
 import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.AgentRun;
@@ -18,13 +17,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One turn of an {@link AgentLoop}: alternates {@link ModelRound model round trips} and
+ * One turn of an {@code AgentLoop}: alternates {@link ModelRound model round trips} and
  * {@link ToolRunner tool calls} until the model asks for no tool, a limit is hit, the model call
  * fails or the run is cancelled; then ends the run with exactly one outcome.
  */
 public final class AgentTurn implements AgentRun {
   // the loop's log category, as before these internals were split out of it
-  private static final Logger log = LoggerFactory.getLogger(AgentLoop.class);
+  private static final Logger log = LoggerFactory.getLogger(AgentTurn.class);
 
   private final LoopSettings settings;
   private final AgentRequest request;

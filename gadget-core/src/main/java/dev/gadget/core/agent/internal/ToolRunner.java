@@ -2,7 +2,6 @@ package dev.gadget.core.agent.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.GadgetJson;
-import dev.gadget.core.agent.AgentLoop;
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.ToolException;
 import dev.gadget.core.agent.ToolResult;
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ToolRunner {
   // the loop's log category, as before these internals were split out of it
-  private static final Logger log = LoggerFactory.getLogger(AgentLoop.class);
+  private static final Logger log = LoggerFactory.getLogger(ToolRunner.class);
 
   private final ToolSet tools;
   private final Clock clock;

@@ -1,6 +1,5 @@
 package dev.gadget.core.transport.internal;
 
-import dev.gadget.core.transport.InMemoryTransport;
 import dev.gadget.core.transport.TransportClient;
 import dev.gadget.core.transport.TransportServer;
 import java.time.Duration;
@@ -14,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shared state behind one {@link InMemoryTransport}: its threads, its settings, connection
+ * The shared state behind one {@code InMemoryTransport}: its threads, its settings, connection
  * ids, and the one server listening on it. Public only so that the public class can hold it;
  * every other piece of the in-memory transport is package-private here.
  *
@@ -23,7 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class InMemoryNetwork {
   /** Every in-memory piece logs under the public class's name. */
-  static final Logger log = LoggerFactory.getLogger(InMemoryTransport.class);
+  static final Logger log = LoggerFactory.getLogger(InMemoryNetwork.class);
 
   private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "gadget-inmemory-transport");
@@ -41,7 +40,7 @@ public final class InMemoryNetwork {
   private final int bufferLimit;
   private volatile InMemoryServer listening;
 
-  /** See {@link InMemoryTransport#InMemoryTransport(Duration, Duration, int)}. */
+  /** See {@code InMemoryTransport(Duration, Duration, int)}. */
   public InMemoryNetwork(Duration minBackoff, Duration maxBackoff, int bufferLimit) {
     this.minBackoff = Objects.requireNonNull(minBackoff, "minBackoff");
     this.maxBackoff = Objects.requireNonNull(maxBackoff, "maxBackoff");

@@ -6,7 +6,6 @@ import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.connection.ClusterSettings;
-import dev.gadget.store.mongo.MongoChatStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +26,11 @@ import java.util.function.Consumer;
  */
 public record Connection(MongoClient client, boolean ownsClient, String database, String hosts,
     Duration serverSelectionTimeout) {
+  /** The defaults that {@code MongoChatStore.Builder} publishes. */
+  public static final Duration DEFAULT_SERVER_SELECTION_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
+  public static final String DEFAULT_DATABASE = "gadget";
 
   /**
    * An existing client, which the store will not close.
@@ -36,7 +40,7 @@ public record Connection(MongoClient client, boolean ownsClient, String database
   public static Connection of(MongoClient client, String database) {
     ClusterSettings cluster = client.getClusterDescription().getClusterSettings();
     return new Connection(client, false,
-        database == null ? MongoChatStore.Builder.DEFAULT_DATABASE : database, hosts(cluster),
+        database == null ? DEFAULT_DATABASE : database, hosts(cluster),
         Duration.ofMillis(cluster.getServerSelectionTimeout(TimeUnit.MILLISECONDS)));
   }
 
@@ -57,11 +61,11 @@ public record Connection(MongoClient client, boolean ownsClient, String database
       throw new IllegalArgumentException("malformed MongoDB connection string");
     }
     Duration selection = pick(serverSelectionTimeout, uri.getServerSelectionTimeout(),
-        MongoChatStore.Builder.DEFAULT_SERVER_SELECTION_TIMEOUT);
+        DEFAULT_SERVER_SELECTION_TIMEOUT);
     Duration connect = pick(connectTimeout, uri.getConnectTimeout(),
-        MongoChatStore.Builder.DEFAULT_CONNECT_TIMEOUT);
+        DEFAULT_CONNECT_TIMEOUT);
     Duration read = pick(readTimeout, uri.getSocketTimeout(),
-        MongoChatStore.Builder.DEFAULT_READ_TIMEOUT);
+        DEFAULT_READ_TIMEOUT);
     MongoClientSettings.Builder b = MongoClientSettings.builder()
         .applyConnectionString(uri)
         .applyToClusterSettings(
@@ -79,7 +83,7 @@ public record Connection(MongoClient client, boolean ownsClient, String database
     ClusterSettings cluster = built.getClusterSettings();
     String hosts = hosts(cluster);
     String name = database != null ? database
-        : uri.getDatabase() != null ? uri.getDatabase() : MongoChatStore.Builder.DEFAULT_DATABASE;
+        : uri.getDatabase() != null ? uri.getDatabase() : DEFAULT_DATABASE;
     Duration effective =
         Duration.ofMillis(cluster.getServerSelectionTimeout(TimeUnit.MILLISECONDS));
     return new Connection(MongoClients.create(built), true, name, hosts, effective);

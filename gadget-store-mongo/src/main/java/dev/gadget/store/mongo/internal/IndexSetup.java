@@ -2,7 +2,6 @@ package dev.gadget.store.mongo.internal;
 
 import com.mongodb.client.MongoDatabase;
 import dev.gadget.core.spi.StoreException;
-import dev.gadget.store.mongo.MongoChatStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * an index that exists does nothing.
  */
 final class IndexSetup {
-  private static final Logger log = LoggerFactory.getLogger(MongoChatStore.class);
+  private static final Logger log = LoggerFactory.getLogger(IndexSetup.class);
 
   private final MongoDatabase db;
   private final String where;
