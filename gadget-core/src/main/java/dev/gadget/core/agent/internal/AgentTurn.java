@@ -22,7 +22,6 @@ import org.slf4j.LoggerFactory;
  * fails or the run is cancelled; then ends the run with exactly one outcome.
  */
 public final class AgentTurn implements AgentRun {
-  // the loop's log category, as before these internals were split out of it
   private static final Logger log = LoggerFactory.getLogger(AgentTurn.class);
 
   private final LoopSettings settings;

@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
  * Used on the run's thread.
  */
 public final class ToolRunner {
-  // the loop's log category, as before these internals were split out of it
   private static final Logger log = LoggerFactory.getLogger(ToolRunner.class);
 
   private final ToolSet tools;
