@@ -21,6 +21,12 @@ public final class Limits {
   /** What a slug may hold: letters, digits, {@code .}, {@code _} and {@code -}. */
   public static final String SLUG_PATTERN = "[A-Za-z0-9._-]+";
 
+  /** A drone's host name: the longest DNS name. */
+  public static final int HOSTNAME = 253;
+
+  /** A path, such as a drone's workspace directory: Linux's {@code PATH_MAX}. */
+  public static final int PATH = 4_096;
+
   /** A project's git URL. */
   public static final int GIT_URL = 2_000;
 

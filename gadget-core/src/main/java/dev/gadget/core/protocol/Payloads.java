@@ -21,6 +21,22 @@ import java.util.Objects;
 public final class Payloads {
   private Payloads() {}
 
+  /**
+   * What a drone says about itself when it connects to {@code /drone} (its auth payload, beside
+   * {@code token}, which is read apart so that it is never part of a record's
+   * {@code toString()}).
+   *
+   * @param workspaceId its workspace's id, which never changes
+   * @param hostname the machine it runs on
+   * @param workspaceDir its workspace directory there
+   * @param activeTurnId the turn it still runs after a reconnect, or {@code null}
+   * @param mode its workspace's mode, or {@code null}: idle
+   */
+  public record DroneAuth(@Rule(required = true, maxLength = Limits.ID) String workspaceId,
+      @Rule(maxLength = Limits.HOSTNAME) String hostname,
+      @Rule(maxLength = Limits.PATH) String workspaceDir,
+      @Rule(maxLength = Limits.ID) String activeTurnId, WorkspaceMode mode) {}
+
   /** An error reply in an ack: {@code {"error": "..."}}. */
   public record ErrorReply(String error) {}
 

@@ -10,9 +10,14 @@ import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.TransportClient;
+import dev.gadget.core.transport.TransportException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -222,6 +227,49 @@ class BadPayloadTest {
     assertThat(error.length()).as("a short answer").isLessThan(300);
     assertThat(stored()).as("nothing stored").isEqualTo(before);
     assertThat(page.request(Protocol.LIST_PROJECTS, obj()).get("projects")).hasSize(1);
+  }
+
+  @Order(1)
+  @ParameterizedTest(name = "drone auth: {0}")
+  @MethodSource("droneAuths")
+  void aDroneWithABadAuthPayloadIsRefusedWithTheField(String what, ObjectNode auth,
+      String message) throws Exception {
+    auth.put("token", ada.droneToken());
+    TransportClient raw = fx.transport.client();
+    BlockingQueue<String> result = new LinkedBlockingQueue<>();
+    try {
+      raw.connect(Protocol.DRONE_NAMESPACE, () -> auth, new TransportClient.ClientListener() {
+        @Override
+        public void onConnect(Connection c) {
+          result.add("connected");
+        }
+
+        @Override
+        public void onConnectError(Connection c, TransportException e) {
+          result.add(e.getMessage());
+        }
+      });
+      assertThat(result.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+          .isEqualTo(message);
+    } finally {
+      raw.close();
+    }
+    assertThat(fx.store.listDrones(ada.user().id())).hasSize(1);
+  }
+
+  static Stream<Arguments> droneAuths() {
+    return Stream.of(
+        Arguments.of("no workspaceId", obj("hostname", "h"),
+            "bad auth payload: \"workspaceId\" is required"),
+        Arguments.of("workspaceId a number", obj("workspaceId", 5),
+            "bad auth payload: \"workspaceId\" must be a string; got 5"),
+        Arguments.of("hostname 254 characters", obj("workspaceId", "w2", "hostname", chars(254)),
+            "bad auth payload: \"hostname\" must be at most 253 characters; got 254"),
+        Arguments.of("workspaceDir 4,097 characters", obj("workspaceId", "w3",
+            "workspaceDir", "/" + chars(4_096)),
+            "bad auth payload: \"workspaceDir\" must be at most 4,096 characters; got 4,097"),
+        Arguments.of("mode an ordinal", obj("workspaceId", "w4", "mode", 1),
+            "bad auth payload: \"mode\" must be one of \"idle\", \"user\", \"agent\"; got 1"));
   }
 
   @Order(2)

@@ -1,0 +1,95 @@
+package dev.gadget.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.TransportClient;
+import dev.gadget.transport.ws.WebSocketTransportClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Bad payloads and the prompt limit over the whole stack: the jar's server with its embedded
+ * store, a drone and a page client on the real WebSocket transport. Every bad request is
+ * answered in people's words on the same connection, and the largest prompt the limit allows,
+ * in its worst case for size, fits the transport's frame and runs.
+ */
+class PayloadOverWebSocketTest {
+  static final Duration WAIT = Duration.ofSeconds(20);
+
+  @TempDir Path tmp;
+  PageFixture fx;
+
+  @AfterEach
+  void tearDown() {
+    if (fx != null) {
+      fx.close();
+    }
+  }
+
+  private static JsonNode ask(Connection c, String event, Object payload) throws Exception {
+    return c.emitWithAck(event, List.of(GadgetJson.mapper().valueToTree(payload)), WAIT)
+        .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).get(0);
+  }
+
+  @Test
+  void badRequestsAreAnsweredAndTheLargestPromptRuns() throws Exception {
+    fx = new PageFixture(tmp, ScriptedLlmClient.builder()
+        .script(r -> ScriptedLlmClient.reply().text("Read it all.").build()).build(), true);
+    List<String> drops = new CopyOnWriteArrayList<>();
+    try (WebSocketTransportClient client = WebSocketTransportClient.builder()
+        .uri(fx.app.socketUri()).build()) {
+      Connection c = client.connect(Protocol.PAGE_NAMESPACE,
+          () -> GadgetJson.mapper().createObjectNode().put("token", fx.user.pageToken()),
+          new TransportClient.ClientListener() {
+            @Override
+            public void onDisconnect(Connection connection, String reason,
+                boolean willReconnect) {
+              drops.add(reason);
+            }
+          });
+      String session = fx.session.id();
+
+      assertThat(ask(c, Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
+          "prompt", "p".repeat(100_001))).path("error").asText())
+          .isEqualTo("bad submitPrompt payload: \"prompt\" must be at most 100,000 characters; "
+              + "got 100,001");
+      assertThat(ask(c, Protocol.REQUEST_WORKSPACE_MODE, Map.of("droneId", "d", "mode", true))
+          .path("error").asText()).isEqualTo("bad requestWorkspaceMode payload: \"mode\" must be "
+              + "one of \"idle\", \"user\", \"agent\"; got true");
+      assertThat(ask(c, Protocol.UNWATCH_SESSION, Map.of()).path("error").asText())
+          .isEqualTo("bad unwatchSession payload: \"sessionId\" is required");
+      assertThat(ask(c, Protocol.CREATE_PROJECT, Map.of("name", "n", "slug", "s".repeat(100_000),
+          "gitUrl", "/git/x")).path("error").asText())
+          .isEqualTo("bad createProject payload: \"slug\" must be at most 100 characters; "
+              + "got 100,000");
+      assertThat(ask(c, Protocol.LIST_PROJECTS, Map.of()).get("projects")).hasSize(1);
+      assertThat(fx.store.store().listTurns(session)).isEmpty();
+
+      // The worst case for size: every character of the longest prompt escaped as \\u0001.
+      String largest = "\u0001".repeat(100_000);
+      JsonNode submitted = ask(c, Protocol.SUBMIT_PROMPT,
+          Map.of("sessionId", session, "prompt", largest));
+      assertThat(submitted.has("turnId")).as("%s", submitted).isTrue();
+      PageFixture.await("the largest prompt's turn to finish", () -> fx.store.store()
+          .findTurn(submitted.get("turnId").asText()).map(ChatTurn::status)
+          .filter(s -> s == TurnStatus.FINISHED).isPresent());
+      assertThat(fx.store.store().findTurn(submitted.get("turnId").asText()).orElseThrow()
+          .prompt()).isEqualTo(largest);
+      assertThat(drops).as("the page's connection never dropped").isEmpty();
+    }
+  }
+}
