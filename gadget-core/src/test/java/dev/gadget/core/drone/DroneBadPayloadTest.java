@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.protocol.JavaWords;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.ConnectionAcceptor;
@@ -28,10 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Jackson's or Java's words, and the drone goes on working.
  */
 class DroneBadPayloadTest {
-  static final Pattern INTERNALS = Pattern.compile("(?i)jsontoken|dev\\.gadget|java\\.|javax\\."
-      + "|fasterxml|jackson|cannot deserialize|cannot construct|exception|`|\\[source"
-      + "|line: \\d|column: \\d|instance of|value_(true|false|number|string)|start_(object|array)"
-      + "|mismatched|coerc");
+  static final Pattern INTERNALS = JavaWords.PATTERN;
   static final Duration WAIT = Duration.ofSeconds(10);
 
   @TempDir Path tmp;

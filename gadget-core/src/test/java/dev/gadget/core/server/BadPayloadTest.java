@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.protocol.JavaWords;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
@@ -43,10 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BadPayloadTest {
-  static final Pattern INTERNALS = Pattern.compile("(?i)jsontoken|dev\\.gadget|java\\.|javax\\."
-      + "|fasterxml|jackson|cannot deserialize|cannot construct|exception|`|\\[source"
-      + "|line: \\d|column: \\d|instance of|value_(true|false|number|string)|start_(object|array)"
-      + "|mismatched|coerc");
+  static final Pattern INTERNALS = JavaWords.PATTERN;
   static final JsonNodeFactory JSON = GadgetJson.mapper().getNodeFactory();
 
   RuntimeFixture fx;

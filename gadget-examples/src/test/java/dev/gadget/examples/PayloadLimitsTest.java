@@ -7,27 +7,34 @@ import dev.gadget.core.GadgetJson;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Limits;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient;
 import dev.gadget.transport.ws.WebSocketTransportClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Bad payloads and the prompt limit over the whole stack: the jar's server with its embedded
- * store, a drone and a page client on the real WebSocket transport. Every bad request is
- * answered in people's words on the same connection, and the largest prompt the limit allows,
- * in its worst case for size, fits the transport's frame and runs.
+ * store and a drone, and either a page client on the real WebSocket transport or the page in
+ * headless Chromium. Every bad request is answered in people's words on the same connection; the
+ * largest prompt the limit allows, in its worst case for size, fits the transport's frame and
+ * runs; and the page refuses a longer one itself, with a message, keeping its connection.
  */
-class PayloadOverWebSocketTest {
+class PayloadLimitsTest {
   static final Duration WAIT = Duration.ofSeconds(20);
 
   @TempDir Path tmp;
@@ -91,5 +98,39 @@ class PayloadOverWebSocketTest {
           .prompt()).isEqualTo(largest);
       assertThat(drops).as("the page's connection never dropped").isEmpty();
     }
+  }
+
+  @Test
+  void aPastedPromptOverTheLimitIsRefusedInThePageAndTheConnectionStays() throws Exception {
+    fx = new PageFixture(tmp, ScriptedLlmClient.builder()
+        .script(r -> ScriptedLlmClient.reply().text("Short and sweet.").build()).build(), true);
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.signInUrl());
+    c.put("scenario", "longPrompt");
+    c.put("length", 1_200_000);
+    c.put("prompt", "A short question");
+    c.put("timeoutMs", 30000);
+    JsonNode r = BrowserHarness.run(c);
+
+    assertThat(r.get("onPaste").asText()).isEqualTo("This prompt is 1,200,000 characters long; "
+        + "the limit is 100,000. Shorten it, or put the long text in a file of the project and "
+        + "ask about that file.");
+    assertThat(r.get("afterEnter").asText()).isEqualTo(r.get("onPaste").asText());
+    assertThat(r.get("kept").asInt()).as("the prompt stays to be shortened").isEqualTo(1_200_000);
+    assertThat(r.get("cleared").asText()).isEmpty();
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    assertThat(r.get("conn").toString()).as("the connection never dropped")
+        .isEqualTo("[\"connected\"]");
+    List<ChatTurn> turns = fx.store.store().listTurns(fx.session.id());
+    assertThat(turns).extracting(ChatTurn::prompt).containsExactly("A short question");
+  }
+
+  @Test
+  void thePagesLimitIsTheServers() throws Exception {
+    String composer = Files.readString(Path.of(
+        "src/main/resources/web/app/composer.js"), StandardCharsets.UTF_8);
+    Matcher m = Pattern.compile("MAX_PROMPT_CHARS = (\\d+);").matcher(composer);
+    assertThat(m.find()).isTrue();
+    assertThat(Integer.parseInt(m.group(1))).isEqualTo(Limits.PROMPT);
   }
 }
