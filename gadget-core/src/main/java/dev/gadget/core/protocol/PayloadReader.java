@@ -20,6 +20,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Reads a payload record from an event's argument, strictly: every field is checked against its
@@ -32,6 +33,41 @@ import java.util.Map;
 final class PayloadReader {
   private static final ObjectMapper STRICT = strictMapper();
   private static final int SHOWN = 40;
+  private static final Pattern SLUG = Pattern.compile(Limits.SLUG_PATTERN);
+
+  /** A record component as the wire sees it: its JSON name, its type and its rule. */
+  private record Component(String name, Type type, boolean primitive, Rule rule) {}
+
+  /** Each record's components, worked out once per class (a drone's stream reads many). */
+  private static final ClassValue<List<Component>> COMPONENTS = new ClassValue<>() {
+    @Override
+    protected List<Component> computeValue(Class<?> type) {
+      List<Component> out = new ArrayList<>();
+      for (RecordComponent rc : type.getRecordComponents()) {
+        out.add(new Component(jsonName(rc), rc.getGenericType(), rc.getType().isPrimitive(),
+            rc.getAnnotation(Rule.class)));
+      }
+      return List.copyOf(out);
+    }
+  };
+
+  /** Each enum's names on the wire, in declaration order. */
+  private static final ClassValue<List<String>> ENUM_NAMES = new ClassValue<>() {
+    @Override
+    protected List<String> computeValue(Class<?> type) {
+      List<String> names = new ArrayList<>();
+      for (Object constant : type.getEnumConstants()) {
+        String name = ((Enum<?>) constant).name();
+        try {
+          JsonProperty p = type.getField(name).getAnnotation(JsonProperty.class);
+          names.add(p != null && !p.value().isEmpty() ? p.value() : name);
+        } catch (NoSuchFieldException e) {
+          names.add(name);
+        }
+      }
+      return List.copyOf(names);
+    }
+  };
 
   private PayloadReader() {}
 
@@ -52,18 +88,16 @@ final class PayloadReader {
   }
 
   private static void checkRecord(JsonNode object, Class<?> type, String path) {
-    for (RecordComponent rc : type.getRecordComponents()) {
-      String field = path.isEmpty() ? jsonName(rc) : path + "." + jsonName(rc);
-      JsonNode value = object.get(jsonName(rc));
-      Rule rule = rc.getAnnotation(Rule.class);
-      boolean primitive = rc.getType().isPrimitive();
-      if (value == null || (value.isNull() && !primitive)) {
-        if (rule != null && rule.required()) {
+    for (Component c : COMPONENTS.get(type)) {
+      String field = path.isEmpty() ? c.name : path + "." + c.name;
+      JsonNode value = object.get(c.name);
+      if (value == null || (value.isNull() && !c.primitive)) {
+        if (c.rule != null && c.rule.required()) {
           throw new PayloadException(field, quoted(field) + " is required");
         }
         continue;
       }
-      checkValue(value, rc.getGenericType(), field, rule);
+      checkValue(value, c.type, field, c.rule);
     }
   }
 
@@ -141,7 +175,7 @@ final class PayloadReader {
           "%s must be at most %,d characters; got %,d", quoted(field), rule.maxLength(),
           s.length()));
     }
-    if (rule.slug() && (!s.matches(Limits.SLUG_PATTERN) || s.equals(".") || s.equals(".."))) {
+    if (rule.slug() && (!SLUG.matcher(s).matches() || s.equals(".") || s.equals(".."))) {
       throw new PayloadException(field, quoted(field)
           + " must be letters, digits, \".\", \"_\" or \"-\" (a directory name); got " + shown(v));
     }
@@ -227,17 +261,7 @@ final class PayloadReader {
   }
 
   private static List<String> enumNames(Class<?> type) {
-    List<String> names = new ArrayList<>();
-    for (Object constant : type.getEnumConstants()) {
-      String name = ((Enum<?>) constant).name();
-      try {
-        JsonProperty p = type.getField(name).getAnnotation(JsonProperty.class);
-        names.add(p != null && !p.value().isEmpty() ? p.value() : name);
-      } catch (NoSuchFieldException e) {
-        names.add(name);
-      }
-    }
-    return names;
+    return ENUM_NAMES.get(type);
   }
 
   private static String oneOf(List<String> names) {
