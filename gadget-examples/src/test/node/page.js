@@ -221,6 +221,23 @@ const scenarios = {
     return { onPaste, afterEnter, kept, cleared, status, conn };
   },
 
+  /** A new project from the sidebar's form, named cfg.name: what the sidebar says after. */
+  async newProject(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    const before = await page.locator('#project-select option').count();
+    await page.evaluate(() => { document.getElementById('new-project').open = true; });
+    await page.fill('#project-form input[name="name"]', cfg.name);
+    await page.fill('#project-form input[name="gitUrl"]', cfg.gitUrl);
+    await page.press('#project-form input[name="gitUrl"]', 'Enter');
+    await page.waitForFunction((n) => document.querySelectorAll('#project-select option').length > n
+        || document.getElementById('side-error').textContent !== '',
+      before, { timeout: cfg.timeoutMs });
+    return {
+      error: await page.evaluate(() => document.getElementById('side-error').textContent),
+      projects: await page.locator('#project-select option').count(),
+    };
+  },
+
   /** Just a screenshot of the page after a prompt (for looking at it by hand). */
   async look(page, cfg) {
     await ready(page, cfg.timeoutMs);

@@ -126,6 +126,25 @@ class PayloadLimitsTest {
   }
 
   @Test
+  void aLongProjectNameGetsASlugWithinTheLimit() throws Exception {
+    fx = new PageFixture(tmp, ScriptedLlmClient.builder().build(), true);
+    String name = "A project with a very long name ".repeat(6).strip();
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.signInUrl());
+    c.put("scenario", "newProject");
+    c.put("name", name);
+    c.put("gitUrl", fx.project.gitUrl());
+    c.put("timeoutMs", 30000);
+    JsonNode r = BrowserHarness.run(c);
+
+    assertThat(r.get("error").asText()).isEmpty();
+    assertThat(r.get("projects").asInt()).isEqualTo(2);
+    assertThat(fx.store.store().listProjects(fx.user.user().id()))
+        .filteredOn(p -> p.name().equals(name)).singleElement()
+        .satisfies(p -> assertThat(p.slug()).hasSize(Limits.SLUG).startsWith("a-project-with"));
+  }
+
+  @Test
   void thePagesLimitIsTheServers() throws Exception {
     String composer = Files.readString(Path.of(
         "src/main/resources/web/app/composer.js"), StandardCharsets.UTF_8);

@@ -1,10 +1,11 @@
 package dev.gadget.core.protocol;
 
 /**
- * The longest values the server takes in a page's requests, in characters as Java and JavaScript
- * count them (UTF-16 code units, {@link String#length()}). A longer value is refused with
- * {@code {"error": "bad <event> payload: \"<field>\" must be at most N characters; got M"}} and
- * nothing is stored. {@code docs/PROTOCOL.md} ("Limits") says why each is what it is.
+ * The longest strings {@link Protocol#payload} takes (in a page's requests, a drone's events and
+ * auth payload), in characters as Java and JavaScript count them (UTF-16 code units,
+ * {@link String#length()}). A longer value is refused with {@code {"error": "bad <event>
+ * payload: \"<field>\" must be at most N characters; got M"}} and nothing is stored.
+ * {@code docs/PROTOCOL.md} ("Limits") says why each is what it is.
  */
 public final class Limits {
   private Limits() {}
@@ -33,8 +34,8 @@ public final class Limits {
   /**
    * A prompt. Written as JSON a character takes at most 6 bytes (a control character is
    * escaped as a backslash, {@code u} and four hex digits), so the largest prompt's
-   * {@code submitPrompt} stays far below the WebSocket transport's 1,000,000-byte frame limit,
-   * whatever it holds.
+   * {@code submitPrompt} (600,000 bytes at most, with room for the rest of the packet) stays
+   * below the WebSocket transport's 1,000,000-byte frame limit, whatever it holds.
    */
   public static final int PROMPT = 100_000;
 }

@@ -23,7 +23,10 @@ public final class PayloadException extends IllegalArgumentException {
     return new PayloadException(field, "\"" + field + "\" is required");
   }
 
-  /** The field at fault as a path ({@code workOrder.project.slug}), or {@code null}: the whole payload. */
+  /**
+   * The field at fault as a path ({@code workOrder.project.slug}), or {@code null} when it is
+   * the whole payload.
+   */
   public String field() {
     return field;
   }

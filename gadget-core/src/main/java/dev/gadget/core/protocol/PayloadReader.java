@@ -292,7 +292,7 @@ final class PayloadReader {
   }
 
   /** A value as a person reads it: short strings quoted, long ones cut, containers named. */
-  static String shown(JsonNode v) {
+  private static String shown(JsonNode v) {
     if (v.isTextual()) {
       String s = v.textValue();
       String json = GadgetJson.mapper().getNodeFactory().textNode(cut(s, SHOWN)).toString();
