@@ -2,8 +2,8 @@
 // Drives the Gadget web page in Debian's headless Chromium (/usr/bin/chromium) with
 // playwright-core; never downloads a browser. Started by the JUnit browser tests:
 //
-//   node page.js '<json>'   {"url", "scenario", "prompt"?, "screenshot"?, "timeoutMs"?,
-//                            "ignoreResourceErrors"?}
+//   node page.js '<json>'   {"url", "scenario", "prompt"?, "length"?, "screenshot"?,
+//                            "timeoutMs"?, "ignoreResourceErrors"?}
 //
 // and prints one JSON object per line on stdout: {"type":"step",...} while it works, then
 // exactly one {"type":"result",...} or {"type":"error","message"}. Exit code 0 / 1.
@@ -188,6 +188,54 @@ const scenarios = {
       };
     });
     return out;
+  },
+
+  /**
+   * A prompt of cfg.length characters is pasted: the page says it is over the limit, sends
+   * nothing on Enter and keeps its connection; then cfg.prompt goes through as usual.
+   */
+  async longPrompt(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.evaluate(() => {
+      const conn = document.getElementById('conn');
+      window.__conn = [conn.dataset.state];
+      new MutationObserver(() => window.__conn.push(conn.dataset.state))
+        .observe(conn, { attributes: true, attributeFilter: ['data-state'] });
+    });
+    await page.focus('#prompt');
+    await page.keyboard.insertText('x'.repeat(cfg.length));
+    step('pasted');
+    const error = () => document.getElementById('composer-error').textContent;
+    await page.waitForFunction(() => document.getElementById('composer-error').textContent
+      .includes('limit'), null, { timeout: cfg.timeoutMs });
+    const onPaste = await page.evaluate(error);
+    await page.press('#prompt', 'Enter');
+    const afterEnter = await page.evaluate(error);
+    const kept = await page.evaluate(() => document.getElementById('prompt').value.length);
+    await page.fill('#prompt', '');
+    const cleared = await page.evaluate(error);
+    // Events go out in order on the one connection: had Enter sent the long prompt, this prompt
+    // would come after it, on a connection the server had closed.
+    const status = await submit(page, cfg.prompt, cfg.timeoutMs);
+    const conn = await page.evaluate(() => window.__conn);
+    return { onPaste, afterEnter, kept, cleared, status, conn };
+  },
+
+  /** A new project from the sidebar's form, named cfg.name: what the sidebar says after. */
+  async newProject(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    const before = await page.locator('#project-select option').count();
+    await page.evaluate(() => { document.getElementById('new-project').open = true; });
+    await page.fill('#project-form input[name="name"]', cfg.name);
+    await page.fill('#project-form input[name="gitUrl"]', cfg.gitUrl);
+    await page.press('#project-form input[name="gitUrl"]', 'Enter');
+    await page.waitForFunction((n) => document.querySelectorAll('#project-select option').length > n
+        || document.getElementById('side-error').textContent !== '',
+      before, { timeout: cfg.timeoutMs });
+    return {
+      error: await page.evaluate(() => document.getElementById('side-error').textContent),
+      projects: await page.locator('#project-select option').count(),
+    };
   },
 
   /** Just a screenshot of the page after a prompt (for looking at it by hand). */

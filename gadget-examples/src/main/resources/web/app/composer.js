@@ -4,6 +4,32 @@ import { state } from './state.js';
 import { $, showError } from './dom.js';
 import { request } from './server.js';
 
+/**
+ * The longest prompt the server takes, in UTF-16 code units as `length` counts them: Java's
+ * Limits.PROMPT (docs/PROTOCOL.md, "Limits"). A longer one is not sent, so that it can never
+ * meet the transport's frame limit and cost the page its connection.
+ */
+export const MAX_PROMPT_CHARS = 100000;
+let limitShown = false;
+
+/** The message for a prompt over the limit, or '' when it fits. */
+function overLimit(text) {
+  if (text.length <= MAX_PROMPT_CHARS) return '';
+  const n = (x) => x.toLocaleString('en-US');
+  return 'This prompt is ' + n(text.length) + ' characters long; the limit is '
+    + n(MAX_PROMPT_CHARS) + '. Shorten it, or put the long text in a file of the project and '
+    + 'ask about that file.';
+}
+
+/** Shows or clears the limit's message as the prompt changes; never clears another error. */
+function checkLength() {
+  const message = overLimit($('prompt').value.trim());
+  if (message) showError('composer-error', message);
+  else if (limitShown) showError('composer-error', '');
+  limitShown = !!message;
+  return !message;
+}
+
 function runningTurn() {
   for (const tv of state.turns.values()) if (tv.status === 'processing') return tv;
   return null;
@@ -23,6 +49,7 @@ export function wireComposer() {
     ev.preventDefault();
     send();
   });
+  $('prompt').addEventListener('input', checkLength);
   $('prompt').addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
       ev.preventDefault();
@@ -46,7 +73,7 @@ export function wireComposer() {
 
 async function send() {
   const text = $('prompt').value.trim();
-  if (!text || $('send').disabled) return;
+  if (!text || $('send').disabled || !checkLength()) return;
   showError('composer-error', '');
   $('send').disabled = true;
   try {

@@ -91,8 +91,10 @@ async function selectSession(id) {
   applySnapshot(snapshot);
 }
 
+/** A directory name for the project: at most 100 characters (Limits.SLUG, docs/PROTOCOL.md). */
 function slugOf(name) {
-  const s = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const s = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 100)
+    .replace(/^-+|-+$/g, '');
   return s || 'project';
 }
 

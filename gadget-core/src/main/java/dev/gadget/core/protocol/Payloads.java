@@ -13,25 +13,48 @@ import java.util.Objects;
 
 /**
  * The typed payloads of {@link Protocol}'s events. Each event carries one of these as its single
- * JSON object argument. Field names are part of the protocol ({@code docs/PROTOCOL.md}).
+ * JSON object argument. Field names are part of the protocol ({@code docs/PROTOCOL.md}), and so
+ * are the fields' rules: {@link Protocol#payload} refuses a payload whose required field is
+ * missing or {@code null}, whose field has another JSON type than its record's, or whose string
+ * is longer than its {@link Limits}.
  */
 public final class Payloads {
   private Payloads() {}
+
+  /**
+   * What a drone says about itself when it connects to {@code /drone} (its auth payload, beside
+   * {@code token}, which is read apart so that it is never part of a record's
+   * {@code toString()}).
+   *
+   * @param workspaceId its workspace's id, which never changes
+   * @param hostname the machine it runs on
+   * @param workspaceDir its workspace directory there
+   * @param activeTurnId the turn it still runs after a reconnect, or {@code null}
+   * @param mode its workspace's mode, or {@code null}: idle
+   */
+  public record DroneAuth(@Rule(required = true, maxLength = Limits.ID) String workspaceId,
+      @Rule(maxLength = Limits.HOSTNAME) String hostname,
+      @Rule(maxLength = Limits.PATH) String workspaceDir,
+      @Rule(maxLength = Limits.ID) String activeTurnId, WorkspaceMode mode) {}
 
   /** An error reply in an ack: {@code {"error": "..."}}. */
   public record ErrorReply(String error) {}
 
   /** {@code createProject}. */
-  public record CreateProject(String name, String slug, String gitUrl) {}
+  public record CreateProject(
+      @Rule(required = true, maxLength = Limits.NAME) String name,
+      @Rule(required = true, maxLength = Limits.SLUG, slug = true) String slug,
+      @Rule(required = true, maxLength = Limits.GIT_URL) String gitUrl) {}
 
   /** {@code listSessions}; {@code projectId} {@code null} lists all. */
-  public record ListSessions(String projectId) {}
+  public record ListSessions(@Rule(maxLength = Limits.ID) String projectId) {}
 
   /** {@code createSession}. */
-  public record CreateSession(String projectId, String name) {}
+  public record CreateSession(@Rule(required = true, maxLength = Limits.ID) String projectId,
+      @Rule(maxLength = Limits.NAME) String name) {}
 
   /** {@code watchSession} and {@code unwatchSession}. */
-  public record WatchSession(String sessionId) {}
+  public record WatchSession(@Rule(required = true, maxLength = Limits.ID) String sessionId) {}
 
   /**
    * The ack of {@code watchSession}: the stored turns, and for each turn still running what the
@@ -55,13 +78,15 @@ public final class Payloads {
   public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {}
 
   /** {@code submitPrompt}. */
-  public record SubmitPrompt(String sessionId, String prompt, String mode) {}
+  public record SubmitPrompt(@Rule(required = true, maxLength = Limits.ID) String sessionId,
+      @Rule(required = true, maxLength = Limits.PROMPT) String prompt,
+      @Rule(maxLength = Limits.ID) String mode) {}
 
   /** The ack of {@code submitPrompt}: the turn's id, or an error. */
   public record SubmitReply(String turnId, String error) {}
 
   /** {@code cancelTurn}. */
-  public record CancelTurn(String turnId) {}
+  public record CancelTurn(@Rule(required = true, maxLength = Limits.ID) String turnId) {}
 
   /** A plain ack: {@code ok}, or an {@code error}. */
   public record OkReply(boolean ok, String error) {
@@ -77,11 +102,14 @@ public final class Payloads {
   }
 
   /** {@code requestSessionLock}: lock a session to a drone ({@code droneId} {@code null}: any). */
-  public record SessionLock(String sessionId, String droneId, String sessionName,
-      WorkOrder.ProjectRef project) {}
+  public record SessionLock(@Rule(required = true, maxLength = Limits.ID) String sessionId,
+      @Rule(maxLength = Limits.ID) String droneId,
+      @Rule(maxLength = Limits.NAME) String sessionName, WorkOrder.ProjectRef project) {}
 
-  /** {@code requestWorkspaceMode}: the drone is named by id (page side) or implied (drone side). */
-  public record WorkspaceModeRequest(String droneId, WorkspaceMode mode) {
+  /** {@code requestWorkspaceMode}: the drone it is for and the mode it should take. */
+  public record WorkspaceModeRequest(
+      @Rule(required = true, maxLength = Limits.ID) String droneId,
+      @Rule(required = true) WorkspaceMode mode) {
     public WorkspaceModeRequest {
       Objects.requireNonNull(mode, "mode");
     }
@@ -95,7 +123,8 @@ public final class Payloads {
    * @param resume whether to resume after the tool rounds the drone journaled in
    *     {@code .gadget/work-order.json} instead of starting the turn over
    */
-  public record ProcessWorkOrder(WorkOrder workOrder, long firstSeq, boolean resume) {
+  public record ProcessWorkOrder(
+      @Rule(required = true) WorkOrder workOrder, long firstSeq, boolean resume) {
     public ProcessWorkOrder {
       Objects.requireNonNull(workOrder, "workOrder");
     }
@@ -105,10 +134,11 @@ public final class Payloads {
   public record WorkOrderAck(boolean accepted, String reason) {}
 
   /** {@code cancelWorkOrder}. */
-  public record CancelWorkOrder(String turnId) {}
+  public record CancelWorkOrder(@Rule(required = true, maxLength = Limits.ID) String turnId) {}
 
   /** {@code thinking} and {@code response}: tokens of a turn. */
-  public record TextEvent(String turnId, long seq, String data) {
+  public record TextEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      long seq, @Rule(required = true, blankAllowed = true) String data) {
     public TextEvent {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(data, "data");
@@ -116,7 +146,8 @@ public final class Payloads {
   }
 
   /** {@code toolCall}: a tool call with its result. */
-  public record ToolCallEvent(String turnId, long seq, ToolCall call) {
+  public record ToolCallEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      long seq, @Rule(required = true) ToolCall call) {
     public ToolCallEvent {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(call, "call");
@@ -125,7 +156,8 @@ public final class Payloads {
 
   /** {@code workOrderComplete}: the turn ended. */
   public record WorkOrderComplete(
-      String turnId, long seq, TurnStatus status, TurnStats stats, String error) {
+      @Rule(required = true, maxLength = Limits.ID) String turnId, long seq,
+      @Rule(required = true) TurnStatus status, TurnStats stats, String error) {
     public WorkOrderComplete {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(status, "status");
@@ -133,7 +165,8 @@ public final class Payloads {
   }
 
   /** {@code heartbeat}: the drone is alive and running {@code turnId}. */
-  public record Heartbeat(String turnId, long seq) {}
+  public record Heartbeat(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      long seq) {}
 
   /**
    * {@code requestCrashRecovery}: a drone restarted and found {@code .gadget/work-order.json}.
@@ -144,8 +177,10 @@ public final class Payloads {
    * @param workOrderId the work order's id
    * @param journaledMessages how many messages of completed tool rounds it journaled
    */
-  public record CrashRecoveryRequest(String workspaceId, String turnId, String chatSessionId,
-      String workOrderId, int journaledMessages) {}
+  public record CrashRecoveryRequest(@Rule(maxLength = Limits.ID) String workspaceId,
+      @Rule(required = true, maxLength = Limits.ID) String turnId,
+      @Rule(maxLength = Limits.ID) String chatSessionId,
+      @Rule(maxLength = Limits.ID) String workOrderId, int journaledMessages) {}
 
   /**
    * {@code crashRecoveryResponse}.
@@ -155,7 +190,10 @@ public final class Payloads {
    * @param retry for a retry, the work order to run again (with its API key), its first
    *     {@code seq}, and whether to resume after the journal
    */
-  public record CrashRecoveryResponse(String turnId, String action, ProcessWorkOrder retry) {
+  public record CrashRecoveryResponse(
+      @Rule(required = true, maxLength = Limits.ID) String turnId,
+      @Rule(required = true, oneOf = {"discard", "retry"}) String action,
+      ProcessWorkOrder retry) {
     /** Discard the cached work order. */
     public static final String DISCARD = "discard";
     /** Run it again. */
@@ -163,8 +201,9 @@ public final class Payloads {
   }
 
   /** {@code droneStatus}. */
-  public record DroneStatusEvent(String droneId, DroneStatus status, String turnId) {}
+  public record DroneStatusEvent(@Rule(maxLength = Limits.ID) String droneId,
+      @Rule(required = true) DroneStatus status, @Rule(maxLength = Limits.ID) String turnId) {}
 
   /** {@code turnStarted} (server to page). */
-  public record TurnStarted(ChatTurn turn) {}
+  public record TurnStarted(@Rule(required = true) ChatTurn turn) {}
 }

@@ -1,7 +1,6 @@
 package dev.gadget.core.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gadget.core.GadgetJson;
 import java.util.List;
 
@@ -78,28 +77,15 @@ public final class Protocol {
   }
 
   /**
-   * The payload of an event's arguments.
+   * The payload of an event's arguments, read strictly: every field must have its record's type
+   * (nothing is coerced: a number is not a string, an enum is one of its names, never its
+   * ordinal), required fields must be there and strings must fit {@link Limits}. Unknown fields
+   * are ignored.
    *
-   * @throws IllegalArgumentException when there is no argument or it does not fit {@code type}
+   * @throws PayloadException when there is no argument or it does not fit {@code type}; its
+   *     message names the field and what was expected, in people's words
    */
   public static <T> T payload(List<JsonNode> args, Class<T> type) {
-    if (args == null || args.isEmpty() || !args.get(0).isObject()) {
-      throw new IllegalArgumentException("expected one JSON object argument");
-    }
-    ObjectMapper mapper = GadgetJson.mapper();
-    try {
-      return mapper.treeToValue(args.get(0), type);
-    } catch (Exception e) {
-      throw new IllegalArgumentException("invalid " + type.getSimpleName() + ": "
-          + firstLine(e.getMessage()), e);
-    }
-  }
-
-  private static String firstLine(String s) {
-    if (s == null) {
-      return "malformed";
-    }
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
+    return PayloadReader.read(args, type);
   }
 }

@@ -1,6 +1,7 @@
 package dev.gadget.core.drone.internal;
 
 import dev.gadget.core.drone.WorkspaceException;
+import dev.gadget.core.protocol.PayloadException;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Ack;
@@ -12,8 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every event the server sends a drone and who handles it: the one place to add a handler. A
- * handler given bad input (an {@link IllegalArgumentException} or a {@link WorkspaceException})
- * is answered with an error instead of silence.
+ * handler given bad input (a payload that does not fit, an {@link IllegalArgumentException} or
+ * a {@link WorkspaceException}) is answered with an error instead of silence.
  */
 public final class ServerEvents {
   private static final Logger log = LoggerFactory.getLogger(ServerEvents.class);
@@ -34,22 +35,46 @@ public final class ServerEvents {
     on(c, Protocol.PROCESS_WORK_ORDER, jobs::onProcessWorkOrder);
     on(c, Protocol.CANCEL_WORK_ORDER, jobs::onCancel);
     on(c, Protocol.CRASH_RECOVERY_RESPONSE, recovery::onResponse);
-    on(c, Protocol.REQUEST_SESSION_LOCK, workspace::onSessionLock);
+    on(c, Protocol.REQUEST_SESSION_LOCK, withProject(workspace::onSessionLock));
     on(c, Protocol.REQUEST_WORKSPACE_MODE, jobs::onWorkspaceMode);
+  }
+
+  /**
+   * The server names the project it locks a workspace to; the page's request of the same name
+   * does not, so the record leaves it optional and this is where it is required.
+   */
+  private static EventHandler withProject(EventHandler handler) {
+    return (args, ack) -> {
+      if (Protocol.payload(args, Payloads.SessionLock.class).project() == null) {
+        throw PayloadException.required("project");
+      }
+      handler.handle(args, ack);
+    };
   }
 
   private static void on(Connection c, String event, EventHandler handler) {
     c.on(event, guarded(event, handler));
   }
 
-  /** A handler whose bad input is answered with an error instead of silence. */
+  /**
+   * A handler that always answers: a payload that does not fit its record is answered with
+   * {@code bad <event> payload: …} (the field and what was expected), a workspace problem with
+   * its message, and a failure nobody expected with a plain sentence (its stack trace goes to
+   * the log).
+   */
   private static EventHandler guarded(String event, EventHandler handler) {
     return (args, ack) -> {
       try {
         handler.handle(args, ack);
+      } catch (PayloadException e) {
+        log.warn("bad '{}' payload from the server: {}", event, e.getMessage());
+        reply(ack, Payloads.OkReply.failure("bad " + event + " payload: " + e.getMessage()));
       } catch (IllegalArgumentException | WorkspaceException e) {
         log.warn("cannot handle '{}' from the server: {}", event, e.getMessage());
         reply(ack, Payloads.OkReply.failure(e.getMessage()));
+      } catch (RuntimeException e) {
+        log.warn("handling '{}' from the server failed", event, e);
+        reply(ack, Payloads.OkReply.failure("the drone failed to handle " + event));
       }
     };
   }

@@ -4,10 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.WorkspaceMode;
+import dev.gadget.core.protocol.PayloadException;
+import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.store.Tokens;
 import dev.gadget.core.transport.ConnectionRefusedException;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,14 +45,16 @@ public final class Authenticator {
     }
     if (Protocol.DRONE_NAMESPACE.equals(namespace)) {
       StoredToken t = check(token, TokenKind.DRONE);
-      String workspaceId = auth.path("workspaceId").asText("");
-      if (workspaceId.isBlank()) {
-        throw new ConnectionRefusedException("a drone must send its workspaceId", null);
+      Payloads.DroneAuth a;
+      try {
+        a = Protocol.payload(List.of(auth), Payloads.DroneAuth.class);
+      } catch (PayloadException e) {
+        throw new ConnectionRefusedException("bad auth payload: " + e.getMessage(), null);
       }
-      return new DronePrincipal(t.userId(), t.id(), workspaceId,
-          auth.path("hostname").asText("unknown"), auth.path("workspaceDir").asText(""),
-          auth.path("activeTurnId").asText(null),
-          "user".equals(auth.path("mode").asText()) ? WorkspaceMode.USER : WorkspaceMode.IDLE);
+      return new DronePrincipal(t.userId(), t.id(), a.workspaceId(),
+          a.hostname() == null ? "unknown" : a.hostname(),
+          a.workspaceDir() == null ? "" : a.workspaceDir(), a.activeTurnId(),
+          a.mode() == WorkspaceMode.USER ? WorkspaceMode.USER : WorkspaceMode.IDLE);
     }
     throw new ConnectionRefusedException("Invalid namespace", null);
   }

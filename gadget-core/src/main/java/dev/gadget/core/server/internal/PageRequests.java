@@ -2,8 +2,8 @@ package dev.gadget.core.server.internal;
 
 import static dev.gadget.core.server.internal.Requests.handle;
 import static dev.gadget.core.server.internal.Requests.reply;
-import static dev.gadget.core.server.internal.Requests.required;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.Ids;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.Project;
@@ -16,7 +16,9 @@ import java.util.Map;
 /**
  * Everything a signed-in page may ask, one handler per event: its projects, chat sessions and
  * drones; watching a session; submitting a prompt and cancelling a turn; locking a session to a
- * workspace and switching a workspace's mode. A page reaches only its own user's data.
+ * workspace and switching a workspace's mode. A page reaches only its own user's data. Each
+ * payload has been checked against its record's rules (required fields, types, {@code Limits})
+ * before its handler runs.
  */
 public final class PageRequests {
   private final ServerSettings settings;
@@ -41,17 +43,11 @@ public final class PageRequests {
   /** A page of {@code userId} connected: registers its handlers. */
   public void connected(Connection c, String userId) {
     rooms.pageConnected(c, userId);
-    handle(c, Protocol.LIST_PROJECTS, Payloads.ListSessions.class, (req, ack) ->
+    handle(c, Protocol.LIST_PROJECTS, JsonNode.class, (req, ack) ->
         reply(ack, Map.of("projects", store.listProjects(userId))));
     handle(c, Protocol.CREATE_PROJECT, Payloads.CreateProject.class, (req, ack) -> {
-      Project project;
-      try {
-        project = new Project(Ids.next(), userId, required(req.name(), "name"),
-            required(req.slug(), "slug"), required(req.gitUrl(), "gitUrl"),
-            settings.clock().instant());
-      } catch (IllegalArgumentException e) {
-        throw new RequestException(e.getMessage());
-      }
+      Project project = new Project(Ids.next(), userId, req.name(), req.slug(), req.gitUrl(),
+          settings.clock().instant());
       store.createProject(project);
       reply(ack, Map.of("project", project));
     });
@@ -65,7 +61,7 @@ public final class PageRequests {
       store.createSession(s);
       reply(ack, Map.of("session", s));
     });
-    handle(c, Protocol.LIST_DRONES, Payloads.ListSessions.class, (req, ack) ->
+    handle(c, Protocol.LIST_DRONES, JsonNode.class, (req, ack) ->
         reply(ack, Map.of("drones", store.listDrones(userId))));
     handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) ->
         reply(ack, turns.snapshot(c, owned.session(userId, req.sessionId()))));

@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How the server registers an event handler: the payload is parsed into its type, and any
- * failure (a bad payload, a refused request, a store that cannot be reached) becomes an error
- * reply in people's words instead of an exception.
+ * failure (a bad payload, a refused request, a store that cannot be reached, a bug) becomes an
+ * error reply in people's words instead of an exception: the sender always gets an answer.
  */
 public final class Requests {
   private static final Logger log = LoggerFactory.getLogger(Requests.class);
@@ -44,6 +44,11 @@ public final class Requests {
       } catch (StoreException e) {
         log.warn("store failed while handling '{}': {}", event, e.getMessage());
         reply(ack, new Payloads.ErrorReply("the server cannot reach its store: " + e.getMessage()));
+      } catch (RuntimeException e) {
+        // A bug: the sender still gets an answer, without Java's words in it.
+        log.warn("handling '{}' from {} failed", event, c.id(), e);
+        reply(ack, new Payloads.ErrorReply("the server failed to handle this " + event
+            + " request"));
       }
     };
     c.on(event, h);
