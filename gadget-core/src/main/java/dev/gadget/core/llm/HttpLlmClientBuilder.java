@@ -11,10 +11,11 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * What the builders of Gadget's HTTP clients ({@link OllamaClient.Builder},
- * {@link OpenAiClient.Builder}) share: where the server is, how to authenticate, the timeouts,
+ * {@link OpenAiClient.Builder}, {@link AnthropicClient.Builder}) share: where the server is, how to authenticate, the timeouts,
  * retries and limits. Each client's builder documents its own defaults. Not thread-safe.
  *
  * @param <B> the concrete builder, returned by every setter for chaining
@@ -30,6 +31,8 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
   Duration idleTimeout = Duration.ofMinutes(2);
   RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
   int maxEventChars = HttpSupport.DEFAULT_MAX_EVENT_CHARS;
+  /** The timer for timeouts and retry waits; tests may watch it. */
+  ScheduledExecutorService scheduler = LlmThreads.scheduler();
 
   HttpLlmClientBuilder(URI defaultBaseUrl, Duration defaultFirstByteTimeout) {
     this.baseUrl = defaultBaseUrl;
@@ -49,7 +52,10 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
     return self();
   }
 
-  /** The API key, sent as a bearer token. Never logged and never in {@code toString()}. */
+  /**
+   * The API key, sent as a bearer token ({@code x-api-key} for Anthropic). Never logged and never
+   * in {@code toString()}.
+   */
   public B apiKey(String apiKey) {
     this.apiKey = Objects.requireNonNull(apiKey, "apiKey");
     return self();
@@ -126,7 +132,7 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
         : HttpSupport.newHttpClient(connectTimeout != null ? connectTimeout
             : Duration.ofSeconds(10));
     return new HttpStreamEngine(serverName, http,
-        http.executor().orElse(LlmThreads.executor()), LlmThreads.scheduler(),
+        http.executor().orElse(LlmThreads.executor()), scheduler,
         firstByteTimeout, idleTimeout, retryPolicy, Clock.systemUTC());
   }
 }

@@ -17,9 +17,10 @@ import java.util.Objects;
  * {@code stream: true}, read as newline-delimited JSON.
  *
  * <p>It sends the whole conversation (assistant {@code thinking} and tool calls, tool results
- * with {@code tool_name}), the tools as JSON schema, {@link LlmRequest#think()} as {@code think},
- * and temperature, top_p and top_k (plus any {@link Builder#option options}) in
- * {@code options}. It streams {@code message.thinking} and {@code message.content} as they
+ * with {@code tool_name}), the tools as JSON schema, {@link LlmRequest#thinkLevel()} (such as
+ * {@code "high"}, which gpt-oss requires) or else {@link LlmRequest#think()} as {@code think},
+ * and temperature, top_p, top_k and the output limit as {@code num_predict} (plus any
+ * {@link Builder#option options}) in {@code options}. It streams {@code message.thinking} and {@code message.content} as they
  * arrive and hands on tool calls as soon as a chunk carries them; a {@code done_reason} of
  * {@code "stop"} after tool calls becomes {@link FinishReason#TOOL_CALLS}. Usage carries
  * {@code prompt_eval_count}, {@code eval_count} and the four durations (any may be missing).

@@ -19,8 +19,10 @@ import java.util.Objects;
  * events.
  *
  * <p>It sends the whole conversation (assistant tool calls with their arguments as JSON text,
- * tool results with {@code tool_call_id}), the tools as JSON schema, and temperature and top_p
- * (top_k is not part of this API; add it with {@link Builder#param} where a server takes it).
+ * tool results with {@code tool_call_id}), the tools as JSON schema, temperature and top_p
+ * (top_k is not part of this API; add it with {@link Builder#param} where a server takes it),
+ * the output limit as {@code max_tokens} (see {@link Builder#maxTokensField}) and
+ * {@link LlmRequest#thinkLevel()} as {@code reasoning_effort}.
  * An assistant message's reasoning goes back as {@code reasoning_content} on turns that called
  * tools, as DeepSeek requires (see {@link Builder#sendReasoningOnToolTurns}).
  *
@@ -53,6 +55,7 @@ public final class OpenAiClient implements LlmClient {
   private final Map<String, String> headers;
   private final Map<String, JsonNode> params;
   private final boolean reasoningOnToolTurns;
+  private final String maxTokensField;
   private final Duration firstByteTimeout;
   private final int maxEventChars;
   private final HttpStreamEngine engine;
@@ -64,6 +67,7 @@ public final class OpenAiClient implements LlmClient {
     this.headers = Map.copyOf(b.headers);
     this.params = Map.copyOf(b.params);
     this.reasoningOnToolTurns = b.reasoningOnToolTurns;
+    this.maxTokensField = b.maxTokensField;
     this.firstByteTimeout = b.firstByteTimeout;
     this.maxEventChars = b.maxEventChars;
     this.engine = b.engine("OpenAI-compatible server");
@@ -88,7 +92,8 @@ public final class OpenAiClient implements LlmClient {
   public LlmCall stream(LlmRequest request, LlmListener listener) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(listener, "listener");
-    byte[] body = RequestBodies.bytes(RequestBodies.openAi(request, reasoningOnToolTurns, params));
+    byte[] body = RequestBodies.bytes(RequestBodies.openAi(request, reasoningOnToolTurns,
+        maxTokensField, params));
     HttpRequest http = HttpSupport.post(endpoint, body, "text/event-stream", apiKey, headers,
         firstByteTimeout);
     return engine.start(http, (events, info) -> {
@@ -113,6 +118,7 @@ public final class OpenAiClient implements LlmClient {
    */
   public static final class Builder extends HttpLlmClientBuilder<Builder> {
     private boolean reasoningOnToolTurns = true;
+    private String maxTokensField = "max_tokens";
 
     private Builder() {
       super(DEFAULT_BASE_URL, Duration.ofMinutes(2));
@@ -130,6 +136,20 @@ public final class OpenAiClient implements LlmClient {
      */
     public Builder sendReasoningOnToolTurns(boolean send) {
       this.reasoningOnToolTurns = send;
+      return this;
+    }
+
+    /**
+     * The field that carries a request's {@link dev.gadget.core.model.ModelParams#maxTokens()}
+     * (default {@code max_tokens}, which OpenAI-compatible servers take; OpenAI's reasoning
+     * models want {@code max_completion_tokens}).
+     */
+    public Builder maxTokensField(String field) {
+      Objects.requireNonNull(field, "field");
+      if (field.isBlank()) {
+        throw new IllegalArgumentException("maxTokensField is blank");
+      }
+      this.maxTokensField = field;
       return this;
     }
 
