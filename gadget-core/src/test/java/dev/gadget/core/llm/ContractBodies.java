@@ -85,4 +85,62 @@ final class ContractBodies {
     sb.append("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}}\n\n");
     return sb.append("data: [DONE]\n\n").toString();
   }
+
+  private static String event(ObjectNode data) {
+    return "event: " + data.get("type").asText() + "\ndata: " + data + "\n\n";
+  }
+
+  /** An Anthropic Messages API SSE stream answering with {@code script}. */
+  static String anthropicBody(LlmClientContract.Script script) {
+    StringBuilder sb = new StringBuilder();
+    ObjectNode start = object().put("type", "message_start");
+    start.putObject("message").put("id", "msg_contract").put("role", "assistant")
+        .putObject("usage").put("input_tokens", 1).put("output_tokens", 1);
+    sb.append(event(start));
+    int index = 0;
+    if (!script.thinking().isEmpty()) {
+      ObjectNode block = object().put("type", "content_block_start").put("index", index);
+      block.putObject("content_block").put("type", "thinking").put("thinking", "");
+      sb.append(event(block));
+      for (String w : words(script.thinking())) {
+        ObjectNode delta = object().put("type", "content_block_delta").put("index", index);
+        delta.putObject("delta").put("type", "thinking_delta").put("thinking", w);
+        sb.append(event(delta));
+      }
+      ObjectNode sig = object().put("type", "content_block_delta").put("index", index);
+      sig.putObject("delta").put("type", "signature_delta").put("signature", "c2lnbmVk");
+      sb.append(event(sig)).append(event(object().put("type", "content_block_stop")
+          .put("index", index++)));
+    }
+    if (!script.text().isEmpty()) {
+      ObjectNode block = object().put("type", "content_block_start").put("index", index);
+      block.putObject("content_block").put("type", "text").put("text", "");
+      sb.append(event(block));
+      for (String w : words(script.text())) {
+        ObjectNode delta = object().put("type", "content_block_delta").put("index", index);
+        delta.putObject("delta").put("type", "text_delta").put("text", w);
+        sb.append(event(delta));
+      }
+      sb.append(event(object().put("type", "content_block_stop").put("index", index++)));
+    }
+    for (LlmClientContract.ToolCallSpec t : script.toolCalls()) {
+      ObjectNode block = object().put("type", "content_block_start").put("index", index);
+      block.putObject("content_block").put("type", "tool_use").put("id", "toolu_" + index)
+          .put("name", t.name()).putObject("input");
+      sb.append(event(block));
+      String args = t.argumentsJson();
+      int half = args.length() / 2;
+      for (String part : List.of(args.substring(0, half), args.substring(half))) {
+        ObjectNode delta = object().put("type", "content_block_delta").put("index", index);
+        delta.putObject("delta").put("type", "input_json_delta").put("partial_json", part);
+        sb.append(event(delta));
+      }
+      sb.append(event(object().put("type", "content_block_stop").put("index", index++)));
+    }
+    ObjectNode end = object().put("type", "message_delta");
+    end.putObject("delta").put("stop_reason",
+        script.toolCalls().isEmpty() ? "end_turn" : "tool_use");
+    end.putObject("usage").put("output_tokens", 3);
+    return sb.append(event(end)).append(event(object().put("type", "message_stop"))).toString();
+  }
 }
