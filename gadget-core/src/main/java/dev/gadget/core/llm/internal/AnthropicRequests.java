@@ -31,7 +31,8 @@ import java.util.Map;
  *   <li>Reasoning is {@code thinking: {type: enabled, budget_tokens}} when the request asks for
  *       it (or says nothing and the client has a default budget); the budget is the request's,
  *       else its level's ({@code low} 1024, {@code medium} 4096, {@code high} 16384), else the
- *       client's.
+ *       client's. It is left off when the conversation continues a tool turn whose assistant
+ *       message has no signed reasoning (see {@link #continuesUnsignedToolTurn}).
  * </ul>
  */
 public final class AnthropicRequests {
@@ -102,7 +103,8 @@ public final class AnthropicRequests {
   /** The thinking budget to send, or {@code null} for no reasoning. */
   static Integer budget(LlmRequest r, int defaultBudget) {
     Boolean wanted = r.thinkingWanted();
-    if (Boolean.FALSE.equals(wanted) || (wanted == null && defaultBudget <= 0)) {
+    if (Boolean.FALSE.equals(wanted) || (wanted == null && defaultBudget <= 0)
+        || continuesUnsignedToolTurn(r.messages())) {
       return null;
     }
     if (r.thinkingBudget() != null) {
@@ -119,6 +121,24 @@ public final class AnthropicRequests {
       default:
         return Math.max(MIN_THINKING_BUDGET, defaultBudget);
     }
+  }
+
+  /**
+   * Whether the conversation ends in tool results for an assistant message without signed
+   * reasoning (a turn resumed after a crash, or begun by another client). With thinking on, the
+   * API requires that message to start with a thinking block, so such a request goes without.
+   */
+  static boolean continuesUnsignedToolTurn(List<LlmMessage> messages) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      LlmMessage m = messages.get(i);
+      if (m.role() == Role.ASSISTANT) {
+        return !m.toolCalls().isEmpty() && m.thinkingBlocks().isEmpty();
+      }
+      if (m.role() != Role.TOOL) {
+        return false;
+      }
+    }
+    return false;
   }
 
   private static void assistant(ArrayNode messages, LlmMessage m) {

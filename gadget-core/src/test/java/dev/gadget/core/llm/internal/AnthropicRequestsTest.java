@@ -111,4 +111,25 @@ class AnthropicRequestsTest {
     assertThat(high.get("max_tokens").asInt())
         .as("a default max_tokens below the budget is raised by it").isEqualTo(16384 + 8192);
   }
+
+  @Test
+  void aToolTurnWithoutSignedThinkingContinuesWithoutThinking() {
+    // such as a turn resumed after a crash: the API would refuse thinking on
+    List<LlmMessage> resumed = List.of(LlmMessage.user("Compare a and b"),
+        LlmMessage.assistant("", "lost its signature", List.of(READ_A)),
+        LlmMessage.tool(READ_A, "A"));
+    assertThat(AnthropicRequests.body(new LlmRequest("m", resumed, null, null, true), 8192, 2048,
+        Map.of()).has("thinking")).isFalse();
+    LlmCompletion signed = new LlmCompletion("", "t", List.of(READ_A), null,
+        FinishReason.TOOL_CALLS, List.of(ThinkingBlock.signed("t", "s")), "tool_use");
+    List<LlmMessage> live = List.of(LlmMessage.user("Compare a and b"),
+        LlmMessage.assistant(signed), LlmMessage.tool(READ_A, "A"));
+    assertThat(AnthropicRequests.body(new LlmRequest("m", live, null, null, true), 8192, 2048,
+        Map.of()).has("thinking")).isTrue();
+    List<LlmMessage> nextPrompt = new java.util.ArrayList<>(resumed);
+    nextPrompt.add(LlmMessage.assistant("Done.", null, List.of()));
+    nextPrompt.add(LlmMessage.user("Now c"));
+    assertThat(AnthropicRequests.body(new LlmRequest("m", nextPrompt, null, null, true), 8192,
+        2048, Map.of()).has("thinking")).as("a new user turn may think again").isTrue();
+  }
 }
