@@ -1,15 +1,10 @@
 package dev.gadget.core.llm;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.internal.AnthropicRequests;
-import dev.gadget.core.llm.internal.HttpStreamEngine;
-import dev.gadget.core.llm.internal.HttpSupport;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.StreamParser;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -55,28 +50,14 @@ public final class AnthropicClient implements LlmClient {
   /** The default {@code max_tokens}. */
   public static final int DEFAULT_MAX_TOKENS = 8192;
 
-  private final URI baseUrl;
-  private final URI endpoint;
-  private final String apiKey;
-  private final Map<String, String> headers;
-  private final Map<String, JsonNode> params;
+  private final HttpLlmClientBuilder.Frozen http;
   private final int maxTokens;
   private final int thinkingBudget;
-  private final Duration firstByteTimeout;
-  private final int maxEventChars;
-  private final HttpStreamEngine engine;
 
   private AnthropicClient(Builder b) {
-    this.baseUrl = b.baseUrl;
-    this.endpoint = HttpSupport.resolve(b.baseUrl, "/v1/messages");
-    this.apiKey = b.apiKey;
-    this.headers = Map.copyOf(b.headers);
-    this.params = Map.copyOf(b.params);
+    this.http = b.freeze("/v1/messages", "Anthropic");
     this.maxTokens = b.maxTokens;
     this.thinkingBudget = b.thinkingBudget;
-    this.firstByteTimeout = b.firstByteTimeout;
-    this.maxEventChars = b.maxEventChars;
-    this.engine = b.engine("Anthropic");
   }
 
   /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
@@ -86,7 +67,7 @@ public final class AnthropicClient implements LlmClient {
 
   /** The base URL (without {@code /v1/messages}). */
   public URI baseUrl() {
-    return baseUrl;
+    return http.baseUrl();
   }
 
   /**
@@ -99,17 +80,15 @@ public final class AnthropicClient implements LlmClient {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(listener, "listener");
     byte[] body = RequestBodies.bytes(
-        AnthropicRequests.body(request, maxTokens, thinkingBudget, params));
-    HttpRequest http = HttpSupport.post(endpoint, body, "text/event-stream", "x-api-key", apiKey,
-        headers, firstByteTimeout);
-    return engine.start(http, (events, info) -> StreamParser.anthropic(events, maxEventChars),
-        listener);
+        AnthropicRequests.body(request, maxTokens, thinkingBudget, http.params()));
+    return http.engine().start(http.post(body, "text/event-stream", "x-api-key"),
+        (events, info) -> StreamParser.anthropic(events, http.maxEventChars()), listener);
   }
 
   /** Never shows the API key. */
   @Override
   public String toString() {
-    return "AnthropicClient{" + baseUrl + (apiKey != null ? ", apiKey=***" : "") + "}";
+    return http.describe("AnthropicClient");
   }
 
   /**
@@ -162,7 +141,6 @@ public final class AnthropicClient implements LlmClient {
 
     /** The client. */
     public AnthropicClient build() {
-      check();
       return new AnthropicClient(this);
     }
   }

@@ -6,6 +6,7 @@ import dev.gadget.core.llm.internal.HttpSupport;
 import dev.gadget.core.llm.internal.LlmThreads;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -123,6 +124,53 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
     if (httpClient != null && connectTimeout != null) {
       throw new IllegalStateException(
           "connectTimeout applies only to the built-in HttpClient; set it on yours instead");
+    }
+  }
+
+  /**
+   * What a built client keeps of these settings, for the endpoint {@code path} of the server
+   * named {@code serverName}. Checks the settings first.
+   */
+  Frozen freeze(String path, String serverName) {
+    check();
+    return new Frozen(baseUrl, HttpSupport.resolve(baseUrl, path), apiKey, Map.copyOf(headers),
+        Map.copyOf(params), firstByteTimeout, maxEventChars, engine(serverName));
+  }
+
+  /**
+   * A built client's settings: immutable; {@link #toString()} never shows the key.
+   *
+   * @param baseUrl the server's base URL
+   * @param endpoint the URL requests go to
+   * @param apiKey the API key, or {@code null}
+   * @param headers headers sent with every request
+   * @param params top-level request fields sent with every request
+   * @param firstByteTimeout from sending to the first byte
+   * @param maxEventChars the longest line or event accepted
+   * @param engine runs the calls
+   */
+  record Frozen(URI baseUrl, URI endpoint, String apiKey, Map<String, String> headers,
+      Map<String, JsonNode> params, Duration firstByteTimeout, int maxEventChars,
+      HttpStreamEngine engine) {
+    /** A POST of {@code body} with the API key as a bearer token. */
+    HttpRequest post(byte[] body, String accept) {
+      return HttpSupport.post(endpoint, body, accept, apiKey, headers, firstByteTimeout);
+    }
+
+    /** A POST of {@code body} with the API key in the header {@code authHeader}. */
+    HttpRequest post(byte[] body, String accept, String authHeader) {
+      return HttpSupport.post(endpoint, body, accept, authHeader, apiKey, headers,
+          firstByteTimeout);
+    }
+
+    /** {@code Name{baseUrl}}, with {@code apiKey=***} when there is a key. */
+    String describe(String name) {
+      return name + "{" + baseUrl + (apiKey != null ? ", apiKey=***" : "") + "}";
+    }
+
+    @Override
+    public String toString() {
+      return describe("Frozen");
     }
   }
 

@@ -1,15 +1,11 @@
 package dev.gadget.core.llm;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.internal.HttpStreamEngine;
-import dev.gadget.core.llm.internal.HttpSupport;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.StreamParser;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -49,28 +45,14 @@ public final class OpenAiClient implements LlmClient {
   /** OpenAI's own API. */
   public static final URI DEFAULT_BASE_URL = URI.create("https://api.openai.com/v1");
 
-  private final URI baseUrl;
-  private final URI endpoint;
-  private final String apiKey;
-  private final Map<String, String> headers;
-  private final Map<String, JsonNode> params;
+  private final HttpLlmClientBuilder.Frozen http;
   private final boolean reasoningOnToolTurns;
   private final String maxTokensField;
-  private final Duration firstByteTimeout;
-  private final int maxEventChars;
-  private final HttpStreamEngine engine;
 
   private OpenAiClient(Builder b) {
-    this.baseUrl = b.baseUrl;
-    this.endpoint = HttpSupport.resolve(b.baseUrl, "/chat/completions");
-    this.apiKey = b.apiKey;
-    this.headers = Map.copyOf(b.headers);
-    this.params = Map.copyOf(b.params);
+    this.http = b.freeze("/chat/completions", "OpenAI-compatible server");
     this.reasoningOnToolTurns = b.reasoningOnToolTurns;
     this.maxTokensField = b.maxTokensField;
-    this.firstByteTimeout = b.firstByteTimeout;
-    this.maxEventChars = b.maxEventChars;
-    this.engine = b.engine("OpenAI-compatible server");
   }
 
   /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
@@ -80,7 +62,7 @@ public final class OpenAiClient implements LlmClient {
 
   /** The base URL (without {@code /chat/completions}). */
   public URI baseUrl() {
-    return baseUrl;
+    return http.baseUrl();
   }
 
   /**
@@ -93,10 +75,9 @@ public final class OpenAiClient implements LlmClient {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(listener, "listener");
     byte[] body = RequestBodies.bytes(RequestBodies.openAi(request, reasoningOnToolTurns,
-        maxTokensField, params));
-    HttpRequest http = HttpSupport.post(endpoint, body, "text/event-stream", apiKey, headers,
-        firstByteTimeout);
-    return engine.start(http, (events, info) -> {
+        maxTokensField, http.params()));
+    int maxEventChars = http.maxEventChars();
+    return http.engine().start(http.post(body, "text/event-stream"), (events, info) -> {
       String type = info.headers().firstValue("Content-Type").orElse("")
           .toLowerCase(Locale.ROOT);
       return type.startsWith("application/json")
@@ -108,7 +89,7 @@ public final class OpenAiClient implements LlmClient {
   /** Never shows the API key. */
   @Override
   public String toString() {
-    return "OpenAiClient{" + baseUrl + (apiKey != null ? ", apiKey=***" : "") + "}";
+    return http.describe("OpenAiClient");
   }
 
   /**
@@ -155,7 +136,6 @@ public final class OpenAiClient implements LlmClient {
 
     /** The client. */
     public OpenAiClient build() {
-      check();
       return new OpenAiClient(this);
     }
   }

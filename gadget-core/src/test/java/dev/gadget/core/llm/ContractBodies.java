@@ -90,6 +90,28 @@ final class ContractBodies {
     return "event: " + data.get("type").asText() + "\ndata: " + data + "\n\n";
   }
 
+  /** One content block: its start, its deltas (each {@code {type, field: piece}}), its stop. */
+  private static void block(StringBuilder sb, int index, ObjectNode content,
+      List<ObjectNode> deltas) {
+    ObjectNode start = object().put("type", "content_block_start").put("index", index);
+    start.set("content_block", content);
+    sb.append(event(start));
+    for (ObjectNode d : deltas) {
+      ObjectNode delta = object().put("type", "content_block_delta").put("index", index);
+      delta.set("delta", d);
+      sb.append(event(delta));
+    }
+    sb.append(event(object().put("type", "content_block_stop").put("index", index)));
+  }
+
+  private static List<ObjectNode> deltas(String type, String field, List<String> pieces) {
+    List<ObjectNode> out = new java.util.ArrayList<>();
+    for (String p : pieces) {
+      out.add(object().put("type", type).put(field, p));
+    }
+    return out;
+  }
+
   /** An Anthropic Messages API SSE stream answering with {@code script}. */
   static String anthropicBody(LlmClientContract.Script script) {
     StringBuilder sb = new StringBuilder();
@@ -99,43 +121,22 @@ final class ContractBodies {
     sb.append(event(start));
     int index = 0;
     if (!script.thinking().isEmpty()) {
-      ObjectNode block = object().put("type", "content_block_start").put("index", index);
-      block.putObject("content_block").put("type", "thinking").put("thinking", "");
-      sb.append(event(block));
-      for (String w : words(script.thinking())) {
-        ObjectNode delta = object().put("type", "content_block_delta").put("index", index);
-        delta.putObject("delta").put("type", "thinking_delta").put("thinking", w);
-        sb.append(event(delta));
-      }
-      ObjectNode sig = object().put("type", "content_block_delta").put("index", index);
-      sig.putObject("delta").put("type", "signature_delta").put("signature", "c2lnbmVk");
-      sb.append(event(sig)).append(event(object().put("type", "content_block_stop")
-          .put("index", index++)));
+      List<ObjectNode> d = deltas("thinking_delta", "thinking", words(script.thinking()));
+      d.add(object().put("type", "signature_delta").put("signature", "c2lnbmVk"));
+      block(sb, index++, object().put("type", "thinking").put("thinking", ""), d);
     }
     if (!script.text().isEmpty()) {
-      ObjectNode block = object().put("type", "content_block_start").put("index", index);
-      block.putObject("content_block").put("type", "text").put("text", "");
-      sb.append(event(block));
-      for (String w : words(script.text())) {
-        ObjectNode delta = object().put("type", "content_block_delta").put("index", index);
-        delta.putObject("delta").put("type", "text_delta").put("text", w);
-        sb.append(event(delta));
-      }
-      sb.append(event(object().put("type", "content_block_stop").put("index", index++)));
+      block(sb, index++, object().put("type", "text").put("text", ""),
+          deltas("text_delta", "text", words(script.text())));
     }
     for (LlmClientContract.ToolCallSpec t : script.toolCalls()) {
-      ObjectNode block = object().put("type", "content_block_start").put("index", index);
-      block.putObject("content_block").put("type", "tool_use").put("id", "toolu_" + index)
-          .put("name", t.name()).putObject("input");
-      sb.append(event(block));
+      ObjectNode use = object().put("type", "tool_use").put("id", "toolu_" + index)
+          .put("name", t.name());
+      use.putObject("input");
       String args = t.argumentsJson();
       int half = args.length() / 2;
-      for (String part : List.of(args.substring(0, half), args.substring(half))) {
-        ObjectNode delta = object().put("type", "content_block_delta").put("index", index);
-        delta.putObject("delta").put("type", "input_json_delta").put("partial_json", part);
-        sb.append(event(delta));
-      }
-      sb.append(event(object().put("type", "content_block_stop").put("index", index++)));
+      block(sb, index++, use, deltas("input_json_delta", "partial_json",
+          List.of(args.substring(0, half), args.substring(half))));
     }
     ObjectNode end = object().put("type", "message_delta");
     end.putObject("delta").put("stop_reason",
