@@ -39,7 +39,8 @@ final class DemoCommand implements Command {
         Starts a server and a drone in this process, on a sample git project it creates in a
         temporary directory, and prints the page's URL (it signs you in). The LLM: --llm when
         given; else an OpenAI-compatible endpoint when --base-url or OPENAI_API_KEY is given;
-        else Ollama when one answers on 127.0.0.1:11434 (its first chat model, or --model);
+        else Anthropic when ANTHROPIC_API_KEY is given; else Ollama when one answers on
+        127.0.0.1:11434 (its first chat model, or --model);
         else scripted replies, which the console and the page say plainly. Everything is
         removed at exit unless --keep.
         """;

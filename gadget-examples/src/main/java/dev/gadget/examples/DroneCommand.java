@@ -39,10 +39,11 @@ final class DroneCommand implements Command {
         Connects to a Gadget server with a drone token, clones each work order's project into
         its workspace directory and runs the agent loop there, streaming everything back. It
         prints its status here and reconnects by itself. The LLM is the one the server's work
-        orders name (ollama, openai or scripted); the API key comes with the work order and
-        stays in memory, or, when the server sends none, from this drone's own
-        GADGET_LLM_API_KEY (or OPENAI_API_KEY). Prefer GADGET_DRONE_TOKEN to --token: command
-        lines are visible to other users of the machine.
+        orders name (ollama, openai, anthropic or scripted); the API key comes with the work
+        order and stays in memory, or, when the server sends none, from this drone's own
+        GADGET_LLM_API_KEY (or OPENAI_API_KEY for openai, ANTHROPIC_API_KEY for anthropic).
+        Prefer GADGET_DRONE_TOKEN to --token: command lines are visible to other users of the
+        machine.
         """;
   }
 
@@ -74,9 +75,8 @@ final class DroneCommand implements Command {
         .normalize();
     String hostname = args.get("hostname").orElseGet(DroneCommand::localHostname);
     CompletableFuture<Integer> exit = new CompletableFuture<>();
-    String ownKey = console.env("GADGET_LLM_API_KEY") != null
-        ? console.env("GADGET_LLM_API_KEY") : console.env("OPENAI_API_KEY");
-    GadgetDrone drone = start(socket, token, workspace, hostname, new LlmClients(ownKey),
+    GadgetDrone drone = start(socket, token, workspace, hostname,
+        LlmClients.withOwnKeys(console::env),
         new ConsoleDroneListener(console.out(),
             WorkOrder.ProjectRef.withoutCredentials(server.toString()),
             exit));

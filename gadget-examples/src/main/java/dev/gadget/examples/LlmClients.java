@@ -1,10 +1,12 @@
 package dev.gadget.examples;
 
+import dev.gadget.core.llm.AnthropicClient;
 import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.llm.OllamaClient;
 import dev.gadget.core.llm.OpenAiClient;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.store.Tokens;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -12,44 +14,66 @@ import java.util.function.Function;
 /**
  * The drone's LLM clients, one per (sdk, base URL, API key), made from a work order's provider:
  * {@code ollama} is {@link OllamaClient}, {@code openai} is {@link OpenAiClient} (any
- * OpenAI-compatible endpoint), {@code scripted} is the demo's {@link DemoScript}. Thread-safe.
+ * OpenAI-compatible endpoint), {@code anthropic} is {@link AnthropicClient} (with thinking on,
+ * {@value #ANTHROPIC_THINKING_BUDGET} tokens), {@code scripted} is the demo's
+ * {@link DemoScript}. Thread-safe.
  */
 final class LlmClients implements Function<ProviderConfig, LlmClient> {
   static final String OLLAMA = "ollama";
   static final String OPENAI = "openai";
+  static final String ANTHROPIC = "anthropic";
   static final String SCRIPTED = "scripted";
+  /** The thinking budget of the drone's Anthropic clients. */
+  static final int ANTHROPIC_THINKING_BUDGET = 4096;
 
   private final Map<String, LlmClient> clients = new ConcurrentHashMap<>();
   private final Function<ProviderConfig, LlmClient> scripted;
-  private final String ownApiKey;
+  /** The drone's own API key for each sdk; {@code ""} stands for every sdk. */
+  private final Map<String, String> ownApiKeys;
 
   LlmClients() {
     this(p -> DemoScript.client());
   }
 
   /**
-   * With the drone's own API key, used when a work order carries none (the server's operator
-   * may keep the key off the server and give it to each drone instead). Never logged.
+   * With the drone's own API key for every sdk, used when a work order carries none (the
+   * server's operator may keep the key off the server and give it to each drone instead). Never
+   * logged.
    */
   LlmClients(String ownApiKey) {
-    this(p -> DemoScript.client(), ownApiKey);
+    this(p -> DemoScript.client(), ownApiKey == null ? Map.of() : Map.of("", ownApiKey));
   }
 
   /** With another client for the {@code scripted} sdk (tests). */
   LlmClients(Function<ProviderConfig, LlmClient> scripted) {
-    this(scripted, null);
+    this(scripted, Map.of());
   }
 
-  private LlmClients(Function<ProviderConfig, LlmClient> scripted, String ownApiKey) {
-    this.ownApiKey = ownApiKey;
+  private LlmClients(Function<ProviderConfig, LlmClient> scripted, Map<String, String> keys) {
+    this.ownApiKeys = Map.copyOf(keys);
     this.scripted = scripted;
+  }
+
+  /**
+   * With the drone's own API keys from its environment, each sdk's from its own variables
+   * ({@link Providers#apiKey}), so that a key is only ever sent to the provider it is for.
+   */
+  static LlmClients withOwnKeys(Function<String, String> env) {
+    Map<String, String> keys = new HashMap<>();
+    for (String sdk : new String[] {OLLAMA, OPENAI, ANTHROPIC}) {
+      String key = Providers.apiKey(sdk, env);
+      if (key != null) {
+        keys.put(sdk, key);
+      }
+    }
+    return new LlmClients(p -> DemoScript.client(), keys);
   }
 
   @Override
   public LlmClient apply(ProviderConfig given) {
-    ProviderConfig p = given.apiKey() == null && ownApiKey != null
-        ? new ProviderConfig(given.sdk(), given.baseUrl(), ownApiKey, given.modelId(),
-            given.params())
+    String own = ownApiKeys.getOrDefault(given.sdk(), ownApiKeys.get(""));
+    ProviderConfig p = given.apiKey() == null && own != null
+        ? new ProviderConfig(given.sdk(), given.baseUrl(), own, given.modelId(), given.params())
         : given;
     // The key is part of the cache key only as a hash; it is never logged.
     String key = p.sdk() + "\n" + p.baseUrl() + "\n"
@@ -73,11 +97,19 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
         }
         return b.build();
       }
+      case ANTHROPIC: {
+        AnthropicClient.Builder b = AnthropicClient.builder().baseUrl(p.baseUrl())
+            .thinkingBudget(ANTHROPIC_THINKING_BUDGET);
+        if (p.apiKey() != null) {
+          b.apiKey(p.apiKey());
+        }
+        return b.build();
+      }
       case SCRIPTED:
         return scripted.apply(p);
       default:
         throw new IllegalArgumentException("this drone has no client for the LLM sdk '"
-            + p.sdk() + "' (it knows ollama, openai and scripted)");
+            + p.sdk() + "' (it knows ollama, openai, anthropic and scripted)");
     }
   }
 }

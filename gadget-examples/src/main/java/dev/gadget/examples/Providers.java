@@ -16,23 +16,28 @@ import java.util.Optional;
 /**
  * Which LLM the work orders name, from the command line and the environment. API keys come from
  * the environment only ({@code GADGET_LLM_API_KEY}, or {@code OPENAI_API_KEY} for
- * OpenAI-compatible endpoints), never from the command line, and are never printed.
+ * OpenAI-compatible endpoints and {@code ANTHROPIC_API_KEY} for Anthropic), never from the
+ * command line, and are never printed.
  */
 final class Providers {
   static final String DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
   static final String DEFAULT_OPENAI_URL = "https://api.openai.com/v1";
   static final String DEFAULT_OLLAMA_MODEL = "qwen3";
   static final String DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+  static final String DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com";
+  static final String DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
   static final ProviderConfig SCRIPTED = new ProviderConfig(LlmClients.SCRIPTED,
       "scripted:demo", null, "gadget-demo-script", null);
 
   static final List<OptionSpec> OPTIONS = List.of(
-      OptionSpec.value("llm", "SDK", "ollama, openai (any OpenAI-compatible endpoint) or "
-          + "scripted (canned demo replies)"),
-      OptionSpec.value("model", "NAME", "the model id (default: qwen3 for ollama, "
-          + "gpt-4o-mini for openai)"),
+      OptionSpec.value("llm", "SDK", "ollama, openai (any OpenAI-compatible endpoint), "
+          + "anthropic or scripted (canned demo replies)"),
+      OptionSpec.value("model", "NAME", "the model id (default: " + DEFAULT_OLLAMA_MODEL
+          + " for ollama, " + DEFAULT_OPENAI_MODEL + " for openai, " + DEFAULT_ANTHROPIC_MODEL
+          + " for anthropic)"),
       OptionSpec.value("base-url", "URL", "the LLM server's base URL (alone it means --llm "
-          + "openai; default " + DEFAULT_OLLAMA_URL + " or " + DEFAULT_OPENAI_URL + ")"));
+          + "openai; default " + DEFAULT_OLLAMA_URL + ", " + DEFAULT_OPENAI_URL + " or "
+          + DEFAULT_ANTHROPIC_URL + ")"));
 
   private Providers() {}
 
@@ -59,8 +64,9 @@ final class Providers {
 
   /**
    * The demo's provider: {@code --llm} when given; else an OpenAI-compatible endpoint when
-   * {@code --base-url} or {@code OPENAI_API_KEY} is given; else Ollama when one answers on
-   * 127.0.0.1:11434 and has a model; else scripted replies.
+   * {@code --base-url} or {@code OPENAI_API_KEY} is given; else Anthropic when
+   * {@code ANTHROPIC_API_KEY} is; else Ollama when one answers on 127.0.0.1:11434 and has a
+   * model; else scripted replies.
    */
   static Choice forDemo(Args args, Console console, String ollamaUrl) {
     if (args.get("llm").isPresent()) {
@@ -68,6 +74,9 @@ final class Providers {
     }
     if (args.get("base-url").isPresent() || console.env("OPENAI_API_KEY") != null) {
       return explicit(LlmClients.OPENAI, args, console);
+    }
+    if (console.env("ANTHROPIC_API_KEY") != null) {
+      return explicit(LlmClients.ANTHROPIC, args, console);
     }
     Optional<List<String>> models = ollamaModels(ollamaUrl);
     if (models.isPresent()) {
@@ -80,7 +89,7 @@ final class Providers {
           + "(try 'ollama pull " + DEFAULT_OLLAMA_MODEL + "', then start the demo again)");
     }
     return scripted("no LLM is configured: nothing answers at " + ollamaUrl
-        + ", and neither --base-url nor OPENAI_API_KEY is given");
+        + ", and none of --base-url, OPENAI_API_KEY and ANTHROPIC_API_KEY is given");
   }
 
   static Choice scripted(String why) {
@@ -88,29 +97,56 @@ final class Providers {
         + "Gadget's demo script, not written by a model; the tools they call run for real.", true);
   }
 
+  /**
+   * The API key for {@code sdk} in an environment: {@code GADGET_LLM_API_KEY}, else the
+   * provider's own variable ({@code OPENAI_API_KEY} for openai, {@code ANTHROPIC_API_KEY} for
+   * anthropic; Ollama has none); {@code null} when neither is set.
+   */
+  static String apiKey(String sdk, java.util.function.Function<String, String> env) {
+    String key = env.apply("GADGET_LLM_API_KEY");
+    if (key != null) {
+      return key;
+    }
+    switch (sdk) {
+      case LlmClients.OPENAI:
+        return env.apply("OPENAI_API_KEY");
+      case LlmClients.ANTHROPIC:
+        return env.apply("ANTHROPIC_API_KEY");
+      default:
+        return null;
+    }
+  }
+
   private static Choice explicit(String sdk, Args args, Console console) {
     switch (sdk) {
       case LlmClients.OLLAMA: {
         String url = args.get("base-url", DEFAULT_OLLAMA_URL);
         String model = args.get("model", DEFAULT_OLLAMA_MODEL);
-        return new Choice(new ProviderConfig(sdk, url, console.env("GADGET_LLM_API_KEY"), model,
+        return new Choice(new ProviderConfig(sdk, url, apiKey(sdk, console::env), model,
             null), "Ollama at " + url + ", model " + model, false);
       }
       case LlmClients.OPENAI: {
         String url = args.get("base-url", DEFAULT_OPENAI_URL);
         String model = args.get("model", DEFAULT_OPENAI_MODEL);
-        String key = console.env("GADGET_LLM_API_KEY");
-        if (key == null) {
-          key = console.env("OPENAI_API_KEY");
-        }
+        String key = apiKey(sdk, console::env);
         return new Choice(new ProviderConfig(sdk, url, key, model, null),
             "OpenAI-compatible endpoint " + url + ", model " + model
                 + (key == null ? " (no API key)" : " (API key from the environment)"), false);
       }
+      case LlmClients.ANTHROPIC: {
+        String url = args.get("base-url", DEFAULT_ANTHROPIC_URL);
+        String model = args.get("model", DEFAULT_ANTHROPIC_MODEL);
+        String key = apiKey(sdk, console::env);
+        return new Choice(new ProviderConfig(sdk, url, key, model, null),
+            "Anthropic at " + url + ", model " + model + (key == null
+                ? " (no API key: set ANTHROPIC_API_KEY or GADGET_LLM_API_KEY here or on each "
+                    + "drone)" : " (API key from the environment)"), false);
+      }
       case LlmClients.SCRIPTED:
         return scripted("--llm scripted");
       default:
-        throw new UsageException("--llm must be ollama, openai or scripted, not '" + sdk + "'");
+        throw new UsageException("--llm must be ollama, openai, anthropic or scripted, not '"
+            + sdk + "'");
     }
   }
 

@@ -30,7 +30,7 @@ final class ServerCommand implements Command {
         MongoDB with --mongo. At the first start it creates the user 'admin' and prints its
         tokens; 'gadget user add NAME' adds more users. Binds 127.0.0.1 unless --host says
         otherwise. API keys are read from the environment only: GADGET_LLM_API_KEY, or
-        OPENAI_API_KEY for --llm openai.
+        OPENAI_API_KEY for --llm openai and ANTHROPIC_API_KEY for --llm anthropic.
         """;
   }
 

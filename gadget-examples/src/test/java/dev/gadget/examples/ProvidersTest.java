@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.gadget.core.llm.LlmMessage;
+import dev.gadget.core.llm.LlmRequest;
+import dev.gadget.core.llm.LlmTestServer;
+import dev.gadget.core.llm.RecordingListener;
+import dev.gadget.core.llm.Recordings;
+import dev.gadget.core.model.ProviderConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -114,7 +120,7 @@ class ProvidersTest {
     assertThat(o.config().apiKey()).isEqualTo(KEY);
     assertThatThrownBy(() -> Providers.forServer(args("--llm", "gpt"), console(Map.of())))
         .isInstanceOf(UsageException.class)
-        .hasMessage("--llm must be ollama, openai or scripted, not 'gpt'");
+        .hasMessage("--llm must be ollama, openai, anthropic or scripted, not 'gpt'");
   }
 
   @Test
@@ -127,9 +133,70 @@ class ProvidersTest {
         .config())).isInstanceOf(dev.gadget.core.llm.OpenAiClient.class);
     assertThat(clients.apply(Providers.SCRIPTED))
         .isInstanceOf(dev.gadget.core.llm.ScriptedLlmClient.class);
-    assertThatThrownBy(() -> clients.apply(new dev.gadget.core.model.ProviderConfig("anthropic",
+    assertThat(clients.apply(Providers.forServer(args("--llm", "anthropic"), console(Map.of()))
+        .config())).isInstanceOf(dev.gadget.core.llm.AnthropicClient.class);
+    assertThatThrownBy(() -> clients.apply(new dev.gadget.core.model.ProviderConfig("gemini",
         "https://x", null, "m", null)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("no client for the LLM sdk 'anthropic'");
+        .hasMessageContaining("no client for the LLM sdk 'gemini'");
+  }
+
+  @Test
+  void anthropicTakesItsKeyFromAnthropicApiKeyOrGadgetLlmApiKey() {
+    Providers.Choice own = Providers.forServer(args("--llm", "anthropic"),
+        console(Map.of("ANTHROPIC_API_KEY", KEY, "OPENAI_API_KEY", "sk-openai-other")));
+    assertThat(own.config().sdk()).isEqualTo("anthropic");
+    assertThat(own.config().baseUrl()).isEqualTo("https://api.anthropic.com");
+    assertThat(own.config().modelId()).isEqualTo(Providers.DEFAULT_ANTHROPIC_MODEL);
+    assertThat(own.config().apiKey()).isEqualTo(KEY);
+    assertThat(own.description() + own.config()).doesNotContain(KEY);
+    assertThat(Providers.forServer(args("--llm", "anthropic", "--model", "claude-opus-4-1"),
+        console(Map.of("GADGET_LLM_API_KEY", KEY, "ANTHROPIC_API_KEY", "sk-ant-other")))
+        .config()).satisfies(c -> {
+          assertThat(c.apiKey()).isEqualTo(KEY);
+          assertThat(c.modelId()).isEqualTo("claude-opus-4-1");
+        });
+    Providers.Choice none = Providers.forServer(args("--llm", "anthropic"),
+        console(Map.of("OPENAI_API_KEY", "sk-openai-other")));
+    assertThat(none.config().apiKey()).as("another provider's key is never used").isNull();
+    assertThat(none.description()).contains("no API key", "ANTHROPIC_API_KEY");
+  }
+
+  @Test
+  void theDemoUsesAnthropicWhenOnlyItsKeyIsThere() throws Exception {
+    Providers.Choice c = Providers.forDemo(args(), console(Map.of("ANTHROPIC_API_KEY", KEY)),
+        nothingListening());
+    assertThat(c.scripted()).isFalse();
+    assertThat(c.config().sdk()).isEqualTo("anthropic");
+    assertThat(c.config().apiKey()).isEqualTo(KEY);
+  }
+
+  @Test
+  void aDroneSendsItsOwnKeysOnlyToTheProviderTheyAreFor() {
+    LlmClients clients = LlmClients.withOwnKeys(Map.of("OPENAI_API_KEY", "sk-openai-1",
+        "ANTHROPIC_API_KEY", "sk-ant-1")::get);
+    try (LlmTestServer server = LlmTestServer.start()) {
+      server.enqueue(Recordings.load("anthropic/text.sse"));
+      server.enqueue(Recordings.load("ollama/metrics-missing.ndjson"));
+      String url = server.url().toString();
+      for (String sdk : List.of("anthropic", "ollama")) {
+        RecordingListener l = new RecordingListener();
+        clients.apply(new ProviderConfig(sdk, url, null, "m", null))
+            .stream(new LlmRequest("m", List.of(LlmMessage.user("hi")), null, null, null), l);
+        l.assertContract().completed();
+      }
+      LlmTestServer.Recorded anthropic = server.takeRequest();
+      assertThat(anthropic.header("x-api-key")).isEqualTo("sk-ant-1");
+      assertThat(anthropic.json().at("/thinking/budget_tokens").asInt())
+          .isEqualTo(LlmClients.ANTHROPIC_THINKING_BUDGET);
+      LlmTestServer.Recorded ollama = server.takeRequest();
+      assertThat(ollama.header("Authorization")).as("no key is sent to Ollama").isNull();
+    }
+    assertThat(Providers.apiKey("ollama", Map.of("OPENAI_API_KEY", "sk-openai-1")::get))
+        .isNull();
+    assertThat(Providers.apiKey("openai", Map.of("OPENAI_API_KEY", "sk-openai-1")::get))
+        .isEqualTo("sk-openai-1");
+    assertThat(Providers.apiKey("anthropic", Map.of("OPENAI_API_KEY", "sk-openai-1")::get))
+        .isNull();
   }
 }

@@ -127,7 +127,7 @@ public final class ContextPruner {
           && m.content().length() > MIN_ELIDED_CHARS) {
         String text = "[" + toolName(m) + " output elided to fit the context budget ("
             + m.content().length() + " chars)]";
-        total += replace(out, i, withContent(m, text));
+        total += replace(out, i, m.withContent(text));
         elided.add(i);
       }
     }
@@ -135,7 +135,7 @@ public final class ContextPruner {
       LlmMessage m = out.get(i);
       if (m.role() == Role.ASSISTANT && m.content().contains("<thinking>")) {
         String text = THINKING.matcher(m.content()).replaceAll("");
-        total += replace(out, i, withContent(m, text));
+        total += replace(out, i, m.withContent(text));
       }
     }
     for (int i = 0; i < out.size() && total > tokenBudget; i++) {
@@ -145,7 +145,7 @@ public final class ContextPruner {
         for (LlmToolCall call : m.toolCalls()) {
           calls.add(elideArguments(call, "elided to fit the context budget"));
         }
-        total += replace(out, i, withCalls(m, calls));
+        total += replace(out, i, m.withToolCalls(calls));
       }
     }
     return List.copyOf(out);
@@ -187,7 +187,7 @@ public final class ContextPruner {
             + " elided: a later " + (newer.kind == Kind.WRITE ? "change" : "read")
             + " of this file is further down (" + result.content().length() + " chars)]";
         if (summary.length() < result.content().length()) {
-          out.set(r, withContent(result, summary));
+          out.set(r, result.withContent(summary));
           elided.add(r);
         }
       }
@@ -198,7 +198,7 @@ public final class ContextPruner {
             "superseded by a later read or change of " + older.file));
       }
     }
-    rewrittenCalls.forEach((i, list) -> out.set(i, withCalls(out.get(i), list)));
+    rewrittenCalls.forEach((i, list) -> out.set(i, out.get(i).withToolCalls(list)));
   }
 
   private FileCall fileCall(int message, int index, LlmToolCall call) {
@@ -255,16 +255,6 @@ public final class ContextPruner {
 
   private static String toolName(LlmMessage m) {
     return m.toolName() == null ? "tool" : m.toolName();
-  }
-
-  private static LlmMessage withContent(LlmMessage m, String content) {
-    return new LlmMessage(m.role(), content, m.thinking(), m.toolCalls(), m.toolCallId(),
-        m.toolName());
-  }
-
-  private static LlmMessage withCalls(LlmMessage m, List<LlmToolCall> calls) {
-    return new LlmMessage(m.role(), m.content(), m.thinking(), calls, m.toolCallId(),
-        m.toolName());
   }
 
   private enum Kind { FULL_READ, PARTIAL_READ, WRITE }

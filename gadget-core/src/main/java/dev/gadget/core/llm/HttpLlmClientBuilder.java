@@ -6,15 +6,17 @@ import dev.gadget.core.llm.internal.HttpSupport;
 import dev.gadget.core.llm.internal.LlmThreads;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * What the builders of Gadget's HTTP clients ({@link OllamaClient.Builder},
- * {@link OpenAiClient.Builder}) share: where the server is, how to authenticate, the timeouts,
+ * {@link OpenAiClient.Builder}, {@link AnthropicClient.Builder}) share: where the server is, how to authenticate, the timeouts,
  * retries and limits. Each client's builder documents its own defaults. Not thread-safe.
  *
  * @param <B> the concrete builder, returned by every setter for chaining
@@ -30,6 +32,8 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
   Duration idleTimeout = Duration.ofMinutes(2);
   RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
   int maxEventChars = HttpSupport.DEFAULT_MAX_EVENT_CHARS;
+  /** The timer for timeouts and retry waits; tests may watch it. */
+  ScheduledExecutorService scheduler = LlmThreads.scheduler();
 
   HttpLlmClientBuilder(URI defaultBaseUrl, Duration defaultFirstByteTimeout) {
     this.baseUrl = defaultBaseUrl;
@@ -49,7 +53,10 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
     return self();
   }
 
-  /** The API key, sent as a bearer token. Never logged and never in {@code toString()}. */
+  /**
+   * The API key, sent as a bearer token ({@code x-api-key} for Anthropic). Never logged and never
+   * in {@code toString()}.
+   */
   public B apiKey(String apiKey) {
     this.apiKey = Objects.requireNonNull(apiKey, "apiKey");
     return self();
@@ -120,13 +127,60 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
     }
   }
 
+  /**
+   * What a built client keeps of these settings, for the endpoint {@code path} of the server
+   * named {@code serverName}. Checks the settings first.
+   */
+  Frozen freeze(String path, String serverName) {
+    check();
+    return new Frozen(baseUrl, HttpSupport.resolve(baseUrl, path), apiKey, Map.copyOf(headers),
+        Map.copyOf(params), firstByteTimeout, maxEventChars, engine(serverName));
+  }
+
+  /**
+   * A built client's settings: immutable; {@link #toString()} never shows the key.
+   *
+   * @param baseUrl the server's base URL
+   * @param endpoint the URL requests go to
+   * @param apiKey the API key, or {@code null}
+   * @param headers headers sent with every request
+   * @param params top-level request fields sent with every request
+   * @param firstByteTimeout from sending to the first byte
+   * @param maxEventChars the longest line or event accepted
+   * @param engine runs the calls
+   */
+  record Frozen(URI baseUrl, URI endpoint, String apiKey, Map<String, String> headers,
+      Map<String, JsonNode> params, Duration firstByteTimeout, int maxEventChars,
+      HttpStreamEngine engine) {
+    /** A POST of {@code body} with the API key as a bearer token. */
+    HttpRequest post(byte[] body, String accept) {
+      return HttpSupport.post(endpoint, body, accept, apiKey, headers, firstByteTimeout);
+    }
+
+    /** A POST of {@code body} with the API key in the header {@code authHeader}. */
+    HttpRequest post(byte[] body, String accept, String authHeader) {
+      return HttpSupport.post(endpoint, body, accept, authHeader, apiKey, headers,
+          firstByteTimeout);
+    }
+
+    /** {@code Name{baseUrl}}, with {@code apiKey=***} when there is a key. */
+    String describe(String name) {
+      return name + "{" + baseUrl + (apiKey != null ? ", apiKey=***" : "") + "}";
+    }
+
+    @Override
+    public String toString() {
+      return describe("Frozen");
+    }
+  }
+
   /** The streaming engine these settings describe, for the server named {@code serverName}. */
   HttpStreamEngine engine(String serverName) {
     HttpClient http = httpClient != null ? httpClient
         : HttpSupport.newHttpClient(connectTimeout != null ? connectTimeout
             : Duration.ofSeconds(10));
     return new HttpStreamEngine(serverName, http,
-        http.executor().orElse(LlmThreads.executor()), LlmThreads.scheduler(),
+        http.executor().orElse(LlmThreads.executor()), scheduler,
         firstByteTimeout, idleTimeout, retryPolicy, Clock.systemUTC());
   }
 }

@@ -2,7 +2,7 @@ package dev.gadget.core.llm;
 
 /**
  * A streaming chat-completion client: the SPI the agent loop calls and that every LLM adapter
- * implements (Ollama, OpenAI-compatible, {@link ScriptedLlmClient}).
+ * implements (Ollama, OpenAI-compatible, Anthropic, {@link ScriptedLlmClient}).
  *
  * <p><b>Contract.</b> {@link #stream} returns at once; the reply is delivered to the listener
  * as it arrives, then exactly one terminal callback: {@link LlmListener#onComplete} or

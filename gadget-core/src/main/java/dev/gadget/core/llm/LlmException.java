@@ -7,8 +7,9 @@ import java.util.Optional;
 /**
  * Why an LLM call failed: what a caller needs to decide what to do next. {@link #kind()} names
  * the failure, {@link #statusCode()} is the HTTP status (0 when there was none),
- * {@link #providerMessage()} the server's own error text, {@link #isRetryable()} whether the same
- * request may succeed later, and {@link #retryAfter()} the server's {@code Retry-After}.
+ * {@link #providerMessage()} the server's own error text ({@link #providerCode()} and
+ * {@link #providerType()} its code and type), {@link #isRetryable()} whether the same request may
+ * succeed later, and {@link #retryAfter()} the server's {@code Retry-After}.
  */
 public class LlmException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -35,6 +36,7 @@ public class LlmException extends RuntimeException {
   private final int statusCode;
   private final String providerMessage;
   private final String providerCode;
+  private final String providerType;
   private final boolean retryable;
   private final Duration retryAfter;
 
@@ -69,11 +71,33 @@ public class LlmException extends RuntimeException {
    */
   public LlmException(Kind kind, String message, int statusCode, String providerMessage,
       String providerCode, boolean retryable, Duration retryAfter, Throwable cause) {
+    this(kind, message, statusCode, providerMessage, providerCode, null, retryable, retryAfter,
+        cause);
+  }
+
+  /**
+   * A failure with the provider's error code and type.
+   *
+   * @param kind what kind
+   * @param message a message for people (never contains a secret)
+   * @param statusCode the HTTP status, or 0
+   * @param providerMessage the provider's error message, or {@code null}
+   * @param providerCode the provider's error code as text, or {@code null}
+   * @param providerType the provider's error type (such as {@code overloaded_error} or
+   *     {@code invalid_request_error}), or {@code null}
+   * @param retryable whether the same request may succeed later
+   * @param retryAfter the server's {@code Retry-After}, or {@code null}
+   * @param cause the cause, or {@code null}
+   */
+  public LlmException(Kind kind, String message, int statusCode, String providerMessage,
+      String providerCode, String providerType, boolean retryable, Duration retryAfter,
+      Throwable cause) {
     super(message, cause);
     this.kind = Objects.requireNonNull(kind, "kind");
     this.statusCode = statusCode;
     this.providerMessage = providerMessage;
     this.providerCode = providerCode;
+    this.providerType = providerType;
     this.retryable = retryable;
     this.retryAfter = retryAfter;
   }
@@ -104,6 +128,14 @@ public class LlmException extends RuntimeException {
    */
   public String providerCode() {
     return providerCode;
+  }
+
+  /**
+   * The provider's error type (OpenAI's and Anthropic's {@code error.type}, such as
+   * {@code server_error} or {@code overloaded_error}), or {@code null}.
+   */
+  public String providerType() {
+    return providerType;
   }
 
   /** Whether the same request may succeed later. */

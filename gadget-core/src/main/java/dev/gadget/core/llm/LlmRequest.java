@@ -5,24 +5,117 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One chat-completion request.
+ * One chat-completion request. Build one with {@link #builder(String, List)}, or with the
+ * five-value constructor when reasoning is a plain on/off switch.
  *
  * @param model the model id
  * @param messages the whole conversation, oldest first
  * @param tools the tools offered (may be empty)
- * @param params sampling parameters; unset ones are left to the server
+ * @param params sampling parameters and the output limit; unset ones are left to the server
  * @param think whether to ask for reasoning (Ollama's {@code think}); {@code null}: server default
+ * @param thinkLevel how hard to reason, such as {@code "low"}, {@code "medium"} or {@code "high"}
+ *     (Ollama's {@code think} level, which gpt-oss requires; OpenAI's {@code reasoning_effort}),
+ *     or {@code null}; when set, reasoning is on whatever {@code think} says
+ * @param thinkingBudget the most tokens the model may spend reasoning (Anthropic's
+ *     {@code budget_tokens}), or {@code null} for the client's default; when set, reasoning is on
  */
 public record LlmRequest(
     String model,
     List<LlmMessage> messages,
     List<ToolDefinition> tools,
     ModelParams params,
-    Boolean think) {
+    Boolean think,
+    String thinkLevel,
+    Integer thinkingBudget) {
   public LlmRequest {
     Objects.requireNonNull(model, "model");
     messages = List.copyOf(Objects.requireNonNull(messages, "messages"));
     tools = tools == null ? List.of() : List.copyOf(tools);
     params = params == null ? ModelParams.DEFAULTS : params;
+    if (thinkLevel != null && thinkLevel.isBlank()) {
+      throw new IllegalArgumentException("thinkLevel is blank: use null for none");
+    }
+    if (thinkingBudget != null && thinkingBudget < 1) {
+      throw new IllegalArgumentException("thinkingBudget must be positive: " + thinkingBudget);
+    }
+  }
+
+  /**
+   * A request with reasoning as an on/off switch.
+   *
+   * @param model the model id
+   * @param messages the whole conversation, oldest first
+   * @param tools the tools offered (may be empty)
+   * @param params sampling parameters; unset ones are left to the server
+   * @param think whether to ask for reasoning; {@code null}: server default
+   */
+  public LlmRequest(String model, List<LlmMessage> messages, List<ToolDefinition> tools,
+      ModelParams params, Boolean think) {
+    this(model, messages, tools, params, think, null, null);
+  }
+
+  /** A builder with the two required values. */
+  public static Builder builder(String model, List<LlmMessage> messages) {
+    return new Builder(model, messages);
+  }
+
+  /**
+   * Whether this request asks for reasoning: {@code true} or {@code false} when it says so
+   * ({@link #thinkLevel()} or {@link #thinkingBudget()} set means {@code true}), else
+   * {@code null} (the server's default).
+   */
+  public Boolean thinkingWanted() {
+    return thinkLevel != null || thinkingBudget != null ? Boolean.TRUE : think;
+  }
+
+  /** Builds an {@link LlmRequest}. Not thread-safe. */
+  public static final class Builder {
+    private final String model;
+    private final List<LlmMessage> messages;
+    private List<ToolDefinition> tools = List.of();
+    private ModelParams params;
+    private Boolean think;
+    private String thinkLevel;
+    private Integer thinkingBudget;
+
+    private Builder(String model, List<LlmMessage> messages) {
+      this.model = Objects.requireNonNull(model, "model");
+      this.messages = Objects.requireNonNull(messages, "messages");
+    }
+
+    /** The tools offered (default none). */
+    public Builder tools(List<ToolDefinition> tools) {
+      this.tools = tools;
+      return this;
+    }
+
+    /** Sampling parameters and the output limit (default: the server's). */
+    public Builder params(ModelParams params) {
+      this.params = params;
+      return this;
+    }
+
+    /** Whether to ask for reasoning (default: the server's choice). */
+    public Builder think(Boolean think) {
+      this.think = think;
+      return this;
+    }
+
+    /** How hard to reason, such as {@code "high"} (default none). */
+    public Builder thinkLevel(String level) {
+      this.thinkLevel = level;
+      return this;
+    }
+
+    /** The most tokens the model may spend reasoning (default: the client's). */
+    public Builder thinkingBudget(Integer tokens) {
+      this.thinkingBudget = tokens;
+      return this;
+    }
+
+    /** The request. */
+    public LlmRequest build() {
+      return new LlmRequest(model, messages, tools, params, think, thinkLevel, thinkingBudget);
+    }
   }
 }

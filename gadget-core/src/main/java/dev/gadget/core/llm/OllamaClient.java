@@ -6,7 +6,6 @@ import dev.gadget.core.llm.internal.HttpSupport;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.StreamParser;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,9 +16,10 @@ import java.util.Objects;
  * {@code stream: true}, read as newline-delimited JSON.
  *
  * <p>It sends the whole conversation (assistant {@code thinking} and tool calls, tool results
- * with {@code tool_name}), the tools as JSON schema, {@link LlmRequest#think()} as {@code think},
- * and temperature, top_p and top_k (plus any {@link Builder#option options}) in
- * {@code options}. It streams {@code message.thinking} and {@code message.content} as they
+ * with {@code tool_name}), the tools as JSON schema, {@link LlmRequest#thinkLevel()} (such as
+ * {@code "high"}, which gpt-oss requires) or else {@link LlmRequest#think()} as {@code think},
+ * and temperature, top_p, top_k and the output limit as {@code num_predict} (plus any
+ * {@link Builder#option options}) in {@code options}. It streams {@code message.thinking} and {@code message.content} as they
  * arrive and hands on tool calls as soon as a chunk carries them; a {@code done_reason} of
  * {@code "stop"} after tool calls becomes {@link FinishReason#TOOL_CALLS}. Usage carries
  * {@code prompt_eval_count}, {@code eval_count} and the four durations (any may be missing).
@@ -43,26 +43,12 @@ public final class OllamaClient implements LlmClient {
   /** Where Ollama listens by default. */
   public static final URI DEFAULT_BASE_URL = URI.create("http://localhost:11434");
 
-  private final URI baseUrl;
-  private final URI endpoint;
-  private final String apiKey;
-  private final Map<String, String> headers;
+  private final HttpLlmClientBuilder.Frozen http;
   private final Map<String, JsonNode> options;
-  private final Map<String, JsonNode> params;
-  private final Duration firstByteTimeout;
-  private final int maxEventChars;
-  private final HttpStreamEngine engine;
 
   private OllamaClient(Builder b) {
-    this.baseUrl = b.baseUrl;
-    this.endpoint = HttpSupport.resolve(b.baseUrl, "/api/chat");
-    this.apiKey = b.apiKey;
-    this.headers = Map.copyOf(b.headers);
+    this.http = b.freeze("/api/chat", "Ollama");
     this.options = Map.copyOf(b.options);
-    this.params = Map.copyOf(b.params);
-    this.firstByteTimeout = b.firstByteTimeout;
-    this.maxEventChars = b.maxEventChars;
-    this.engine = b.engine("Ollama");
   }
 
   /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
@@ -72,7 +58,7 @@ public final class OllamaClient implements LlmClient {
 
   /** The base URL (without {@code /api/chat}). */
   public URI baseUrl() {
-    return baseUrl;
+    return http.baseUrl();
   }
 
   /**
@@ -84,18 +70,16 @@ public final class OllamaClient implements LlmClient {
   public LlmCall stream(LlmRequest request, LlmListener listener) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(listener, "listener");
-    byte[] body = RequestBodies.bytes(RequestBodies.ollama(request, options, params));
-    HttpRequest http = HttpSupport.post(endpoint, body, "application/x-ndjson", apiKey, headers,
-        firstByteTimeout);
-    return engine.start(http,
+    byte[] body = RequestBodies.bytes(RequestBodies.ollama(request, options, http.params()));
+    return http.engine().start(http.post(body, "application/x-ndjson"),
         (events, info) -> StreamParser.ollama(events, HttpStreamEngine::newToolCallId,
-            maxEventChars),
+            http.maxEventChars()),
         listener);
   }
 
   @Override
   public String toString() {
-    return "OllamaClient{" + baseUrl + "}";
+    return "OllamaClient{" + http.baseUrl() + "}";
   }
 
   /**
@@ -127,7 +111,6 @@ public final class OllamaClient implements LlmClient {
 
     /** The client. */
     public OllamaClient build() {
-      check();
       return new OllamaClient(this);
     }
   }

@@ -1,15 +1,11 @@
 package dev.gadget.core.llm;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.internal.HttpStreamEngine;
-import dev.gadget.core.llm.internal.HttpSupport;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.StreamParser;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -19,8 +15,10 @@ import java.util.Objects;
  * events.
  *
  * <p>It sends the whole conversation (assistant tool calls with their arguments as JSON text,
- * tool results with {@code tool_call_id}), the tools as JSON schema, and temperature and top_p
- * (top_k is not part of this API; add it with {@link Builder#param} where a server takes it).
+ * tool results with {@code tool_call_id}), the tools as JSON schema, temperature and top_p
+ * (top_k is not part of this API; add it with {@link Builder#param} where a server takes it),
+ * the output limit as {@code max_tokens} (see {@link Builder#maxTokensField}) and
+ * {@link LlmRequest#thinkLevel()} as {@code reasoning_effort}.
  * An assistant message's reasoning goes back as {@code reasoning_content} on turns that called
  * tools, as DeepSeek requires (see {@link Builder#sendReasoningOnToolTurns}).
  *
@@ -47,26 +45,14 @@ public final class OpenAiClient implements LlmClient {
   /** OpenAI's own API. */
   public static final URI DEFAULT_BASE_URL = URI.create("https://api.openai.com/v1");
 
-  private final URI baseUrl;
-  private final URI endpoint;
-  private final String apiKey;
-  private final Map<String, String> headers;
-  private final Map<String, JsonNode> params;
+  private final HttpLlmClientBuilder.Frozen http;
   private final boolean reasoningOnToolTurns;
-  private final Duration firstByteTimeout;
-  private final int maxEventChars;
-  private final HttpStreamEngine engine;
+  private final String maxTokensField;
 
   private OpenAiClient(Builder b) {
-    this.baseUrl = b.baseUrl;
-    this.endpoint = HttpSupport.resolve(b.baseUrl, "/chat/completions");
-    this.apiKey = b.apiKey;
-    this.headers = Map.copyOf(b.headers);
-    this.params = Map.copyOf(b.params);
+    this.http = b.freeze("/chat/completions", "OpenAI-compatible server");
     this.reasoningOnToolTurns = b.reasoningOnToolTurns;
-    this.firstByteTimeout = b.firstByteTimeout;
-    this.maxEventChars = b.maxEventChars;
-    this.engine = b.engine("OpenAI-compatible server");
+    this.maxTokensField = b.maxTokensField;
   }
 
   /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
@@ -76,7 +62,7 @@ public final class OpenAiClient implements LlmClient {
 
   /** The base URL (without {@code /chat/completions}). */
   public URI baseUrl() {
-    return baseUrl;
+    return http.baseUrl();
   }
 
   /**
@@ -88,10 +74,10 @@ public final class OpenAiClient implements LlmClient {
   public LlmCall stream(LlmRequest request, LlmListener listener) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(listener, "listener");
-    byte[] body = RequestBodies.bytes(RequestBodies.openAi(request, reasoningOnToolTurns, params));
-    HttpRequest http = HttpSupport.post(endpoint, body, "text/event-stream", apiKey, headers,
-        firstByteTimeout);
-    return engine.start(http, (events, info) -> {
+    byte[] body = RequestBodies.bytes(RequestBodies.openAi(request, reasoningOnToolTurns,
+        maxTokensField, http.params()));
+    int maxEventChars = http.maxEventChars();
+    return http.engine().start(http.post(body, "text/event-stream"), (events, info) -> {
       String type = info.headers().firstValue("Content-Type").orElse("")
           .toLowerCase(Locale.ROOT);
       return type.startsWith("application/json")
@@ -103,7 +89,7 @@ public final class OpenAiClient implements LlmClient {
   /** Never shows the API key. */
   @Override
   public String toString() {
-    return "OpenAiClient{" + baseUrl + (apiKey != null ? ", apiKey=***" : "") + "}";
+    return http.describe("OpenAiClient");
   }
 
   /**
@@ -113,6 +99,7 @@ public final class OpenAiClient implements LlmClient {
    */
   public static final class Builder extends HttpLlmClientBuilder<Builder> {
     private boolean reasoningOnToolTurns = true;
+    private String maxTokensField = "max_tokens";
 
     private Builder() {
       super(DEFAULT_BASE_URL, Duration.ofMinutes(2));
@@ -133,9 +120,22 @@ public final class OpenAiClient implements LlmClient {
       return this;
     }
 
+    /**
+     * The field that carries a request's {@link dev.gadget.core.model.ModelParams#maxTokens()}
+     * (default {@code max_tokens}, which OpenAI-compatible servers take; OpenAI's reasoning
+     * models want {@code max_completion_tokens}).
+     */
+    public Builder maxTokensField(String field) {
+      Objects.requireNonNull(field, "field");
+      if (field.isBlank()) {
+        throw new IllegalArgumentException("maxTokensField is blank");
+      }
+      this.maxTokensField = field;
+      return this;
+    }
+
     /** The client. */
     public OpenAiClient build() {
-      check();
       return new OpenAiClient(this);
     }
   }

@@ -85,4 +85,63 @@ final class ContractBodies {
     sb.append("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}}\n\n");
     return sb.append("data: [DONE]\n\n").toString();
   }
+
+  private static String event(ObjectNode data) {
+    return "event: " + data.get("type").asText() + "\ndata: " + data + "\n\n";
+  }
+
+  /** One content block: its start, its deltas (each {@code {type, field: piece}}), its stop. */
+  private static void block(StringBuilder sb, int index, ObjectNode content,
+      List<ObjectNode> deltas) {
+    ObjectNode start = object().put("type", "content_block_start").put("index", index);
+    start.set("content_block", content);
+    sb.append(event(start));
+    for (ObjectNode d : deltas) {
+      ObjectNode delta = object().put("type", "content_block_delta").put("index", index);
+      delta.set("delta", d);
+      sb.append(event(delta));
+    }
+    sb.append(event(object().put("type", "content_block_stop").put("index", index)));
+  }
+
+  private static List<ObjectNode> deltas(String type, String field, List<String> pieces) {
+    List<ObjectNode> out = new java.util.ArrayList<>();
+    for (String p : pieces) {
+      out.add(object().put("type", type).put(field, p));
+    }
+    return out;
+  }
+
+  /** An Anthropic Messages API SSE stream answering with {@code script}. */
+  static String anthropicBody(LlmClientContract.Script script) {
+    StringBuilder sb = new StringBuilder();
+    ObjectNode start = object().put("type", "message_start");
+    start.putObject("message").put("id", "msg_contract").put("role", "assistant")
+        .putObject("usage").put("input_tokens", 1).put("output_tokens", 1);
+    sb.append(event(start));
+    int index = 0;
+    if (!script.thinking().isEmpty()) {
+      List<ObjectNode> d = deltas("thinking_delta", "thinking", words(script.thinking()));
+      d.add(object().put("type", "signature_delta").put("signature", "c2lnbmVk"));
+      block(sb, index++, object().put("type", "thinking").put("thinking", ""), d);
+    }
+    if (!script.text().isEmpty()) {
+      block(sb, index++, object().put("type", "text").put("text", ""),
+          deltas("text_delta", "text", words(script.text())));
+    }
+    for (LlmClientContract.ToolCallSpec t : script.toolCalls()) {
+      ObjectNode use = object().put("type", "tool_use").put("id", "toolu_" + index)
+          .put("name", t.name());
+      use.putObject("input");
+      String args = t.argumentsJson();
+      int half = args.length() / 2;
+      block(sb, index++, use, deltas("input_json_delta", "partial_json",
+          List.of(args.substring(0, half), args.substring(half))));
+    }
+    ObjectNode end = object().put("type", "message_delta");
+    end.putObject("delta").put("stop_reason",
+        script.toolCalls().isEmpty() ? "end_turn" : "tool_use");
+    end.putObject("usage").put("output_tokens", 3);
+    return sb.append(event(end)).append(event(object().put("type", "message_stop"))).toString();
+  }
 }

@@ -231,9 +231,10 @@ public final class LlmTestServer implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     long arrived = System.nanoTime();
     String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+    // counted before it is published: a test that took this request must see it counted
+    requestCount.incrementAndGet();
     requests.add(new Recorded(ex.getRequestMethod(), ex.getRequestURI().getPath(),
         ex.getProtocol(), Map.copyOf(ex.getRequestHeaders()), body, arrived));
-    requestCount.incrementAndGet();
     Reply reply = replies.poll();
     if (reply == null) {
       byte[] msg = "{\"error\":\"no reply queued in LlmTestServer\"}".getBytes(StandardCharsets.UTF_8);

@@ -100,8 +100,7 @@ public final class AgentTurn implements AgentRun {
       events.emit(l -> l.onIteration(n));
       LlmCompletion reply = model.call(messages);
       journal.reply(reply);
-      messages.add(LlmMessage.assistant(reply.text(),
-          reply.thinking().isEmpty() ? null : reply.thinking(), reply.toolCalls()));
+      messages.add(LlmMessage.assistant(reply)); // signed reasoning goes back as it came
       if (reply.toolCalls().isEmpty()) {
         return outcome(AgentOutcome.Status.FINISHED, null, null);
       }

@@ -19,15 +19,23 @@ public final class Errors {
         + (error == null ? "" : ": " + error.describe());
     return new LlmException(LlmException.Kind.HTTP, msg, status,
         error == null ? null : error.message(), error == null ? null : error.code(),
-        retryableStatus(status), retryAfter, null);
+        error == null ? null : error.type(), retryableStatus(status), retryAfter, null);
+  }
+
+  /**
+   * An error the server reported inside a stream that had started; retryable when its code is a
+   * retryable HTTP status.
+   */
+  public static LlmException midStream(String api, ProviderError error) {
+    int status = error.codeAsStatus();
+    return midStream(api, error, status != 0 && retryableStatus(status));
   }
 
   /** An error the server reported inside a stream that had started. */
-  public static LlmException midStream(String api, ProviderError error) {
-    int status = error.codeAsStatus();
+  public static LlmException midStream(String api, ProviderError error, boolean retryable) {
     return new LlmException(LlmException.Kind.STREAM,
         api + " reported an error mid-stream: " + error.describe(), 0, error.message(),
-        error.code(), status != 0 && retryableStatus(status), null, null);
+        error.code(), error.type(), retryable, null, null);
   }
 
   /** The stream ended or broke in a way the protocol does not allow. */

@@ -31,6 +31,7 @@ final class FinishReasons {
       case "max_tokens":
         return FinishReason.LENGTH;
       case "content_filter":
+      case "refusal": // Anthropic
         return FinishReason.CONTENT_FILTER;
       default:
         return FinishReason.OTHER;

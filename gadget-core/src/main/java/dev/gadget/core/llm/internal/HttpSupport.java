@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
-/** Plumbing the two HTTP clients share. */
+/** Plumbing the HTTP clients share. */
 public final class HttpSupport {
   /** The default limit on one NDJSON line or SSE event. */
   public static final int DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
@@ -31,6 +31,16 @@ public final class HttpSupport {
    */
   public static HttpRequest post(URI uri, byte[] body, String accept, String apiKey,
       Map<String, String> headers, Duration firstByteTimeout) {
+    return post(uri, body, accept, "Authorization", apiKey == null ? null : "Bearer " + apiKey,
+        headers, firstByteTimeout);
+  }
+
+  /**
+   * A POST of a JSON body that authenticates with the header {@code authHeader} (such as
+   * Anthropic's {@code x-api-key}), sent only when {@code authValue} is not {@code null}.
+   */
+  public static HttpRequest post(URI uri, byte[] body, String accept, String authHeader,
+      String authValue, Map<String, String> headers, Duration firstByteTimeout) {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri)
         .timeout(firstByteTimeout)
         .header("Content-Type", "application/json")
@@ -39,8 +49,8 @@ public final class HttpSupport {
     if ("http".equals(uri.getScheme().toLowerCase(Locale.ROOT))) {
       b.version(HttpClient.Version.HTTP_1_1);
     }
-    if (apiKey != null) {
-      b.header("Authorization", "Bearer " + apiKey);
+    if (authValue != null) {
+      b.header(authHeader, authValue);
     }
     headers.forEach(b::header);
     return b.build();

@@ -15,12 +15,15 @@ import java.util.function.Supplier;
  * Assembles Ollama's {@code /api/chat} stream, one JSON object per line: {@code message.thinking}
  * and {@code message.content} deltas, tool calls that arrive whole (in {@code done:false} chunks
  * or in the {@code done:true} chunk, one or several per chunk), the final chunk's
- * {@code done_reason} and metrics (any of which may be missing), and {@code {"error": ...}}
+ * {@code done_reason} and metrics (any of which may be missing; none at all is
+ * {@link LlmUsage#NONE}), and {@code {"error": ...}}
  * lines, which end the stream with {@link LlmException.Kind#STREAM}. A {@code "stop"} after tool
  * calls is reported as {@link FinishReason#TOOL_CALLS}. Not thread-safe; one per stream.
  */
 public final class OllamaStreamAssembler {
   private static final String API = "Ollama";
+  private static final List<String> USAGE_FIELDS = List.of("prompt_eval_count", "eval_count",
+      "total_duration", "load_duration", "prompt_eval_duration", "eval_duration");
 
   private final StreamEvents events;
   private final Supplier<String> ids;
@@ -82,7 +85,11 @@ public final class OllamaStreamAssembler {
     if (d != null && d.asBoolean(false)) {
       done = true;
       doneReason = Json.text(chunk, "done_reason");
-      usage = new LlmUsage(
+      boolean reported = false;
+      for (String field : USAGE_FIELDS) {
+        reported |= chunk.path(field).isNumber();
+      }
+      usage = !reported ? LlmUsage.NONE : new LlmUsage(
           Json.number(chunk, "prompt_eval_count"),
           Json.number(chunk, "eval_count"),
           0,
@@ -112,7 +119,8 @@ public final class OllamaStreamAssembler {
   }
 
   private LlmCompletion completion(FinishReason reason) {
-    return new LlmCompletion(text.toString(), thinking.toString(), calls, usage, reason);
+    return new LlmCompletion(text.toString(), thinking.toString(), calls, usage, reason,
+        List.of(), doneReason);
   }
 
   private LlmToolCall toolCall(JsonNode tc) {

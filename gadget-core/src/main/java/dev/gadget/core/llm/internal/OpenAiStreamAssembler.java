@@ -28,10 +28,14 @@ import java.util.function.Supplier;
  *       call. Calls are handed on, complete and in order of first appearance, at the finish
  *       reason (or at the end of the stream).
  *   <li>{@code usage} from any chunk (with empty {@code choices}, on the finish chunk, or with
- *       {@code choices: null}); the last one wins.
+ *       {@code choices: null}); the last one wins. Cached prompt tokens from
+ *       {@code prompt_tokens_details.cached_tokens} (or DeepSeek's
+ *       {@code prompt_cache_hit_tokens}).
  *   <li>{@code [DONE]} ends the stream; so does the end of input after a finish reason. The end
  *       of input before either is a {@link LlmException.Kind#PROTOCOL} error.
- *   <li>{@code {"error": ...}} data (or an {@code error} event) ends the stream with
+ *   <li>{@code {"error": ...}} data, flat {@code {"object":"error","message",...}} data (SGLang,
+ *       some vLLM versions), an {@code error} event or an {@code error:} field line (older
+ *       llama.cpp, see {@link #acceptErrorField}) ends the stream with
  *       {@link LlmException.Kind#STREAM}, as does the finish reason {@code "error"}.
  *   <li>A non-streamed {@code chat.completion} (some servers ignore {@code stream: true}) is
  *       read the same way: {@code message} in place of {@code delta}.
@@ -91,19 +95,16 @@ public final class OpenAiStreamAssembler {
           + Json.abbreviate(d, 200));
     }
     JsonNode error = chunk.get("error");
-    if ((error != null && !error.isNull()) || "error".equals(type)) {
+    if ((error != null && !error.isNull()) || "error".equals(type)
+        || "error".equals(Json.text(chunk, "object"))) {
+      // {"error":{...}}, an "error" event, or a flat {"object":"error","message",...} (SGLang,
+      // some vLLM versions), which a [DONE] may follow: never a success
       ProviderError pe = ProviderError.fromJson(chunk);
       throw Errors.midStream(API, pe != null ? pe : new ProviderError(d, null, null));
     }
     JsonNode u = chunk.get("usage");
     if (u != null && u.isObject()) {
-      JsonNode details = u.get("completion_tokens_details");
-      long reasoning = Json.number(details, "reasoning_tokens");
-      if (reasoning == 0) {
-        reasoning = Json.number(u, "reasoning_tokens");
-      }
-      usage = new LlmUsage(Json.number(u, "prompt_tokens"), Json.number(u, "completion_tokens"),
-          reasoning, null, null, null, null);
+      usage = usage(u);
     }
     JsonNode choices = chunk.get("choices");
     if (choices != null && choices.isArray()) {
@@ -114,6 +115,39 @@ public final class OpenAiStreamAssembler {
         }
       }
     }
+  }
+
+  /**
+   * Takes an {@code error:} line: older llama.cpp servers reported a failure in a started stream
+   * with a field of that name instead of {@code data:}, then closed the stream. Ends the stream
+   * with {@link LlmException.Kind#STREAM}.
+   *
+   * @param value the field's value, a JSON error object or text
+   */
+  public void acceptErrorField(String value) {
+    if (done) {
+      return;
+    }
+    ProviderError pe = null;
+    String v = value.strip();
+    if (v.startsWith("{")) {
+      pe = ProviderError.fromBody(v.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    throw Errors.midStream(API, pe != null ? pe
+        : new ProviderError(v.isEmpty() ? "an error line without a message" : v, null, null));
+  }
+
+  private static LlmUsage usage(JsonNode u) {
+    long reasoning = Json.number(u.get("completion_tokens_details"), "reasoning_tokens");
+    if (reasoning == 0) {
+      reasoning = Json.number(u, "reasoning_tokens");
+    }
+    long cached = Json.number(u.get("prompt_tokens_details"), "cached_tokens");
+    if (cached == 0) {
+      cached = Json.number(u, "prompt_cache_hit_tokens"); // DeepSeek
+    }
+    return LlmUsage.ofTokens(Json.number(u, "prompt_tokens"), Json.number(u, "completion_tokens"),
+        reasoning, cached, 0);
   }
 
   private void acceptChoice(JsonNode choice) {
@@ -257,7 +291,8 @@ public final class OpenAiStreamAssembler {
   }
 
   private LlmCompletion completion(FinishReason reason) {
-    return new LlmCompletion(text.toString(), thinking.toString(), calls, usage, reason);
+    return new LlmCompletion(text.toString(), thinking.toString(), calls, usage, reason,
+        List.of(), finishReason);
   }
 
   private static final class PendingCall {

@@ -12,15 +12,16 @@ import dev.gadget.core.model.ModelParams;
 import java.util.Locale;
 import java.util.Map;
 
-/** Builds the JSON request bodies of the two chat APIs. Pure. */
+/** Builds the JSON request bodies of Ollama's and the OpenAI-compatible chat APIs. Pure. */
 public final class RequestBodies {
   private RequestBodies() {}
 
   /**
    * Ollama {@code POST /api/chat} with {@code stream: true}: messages (assistant
    * {@code thinking} and {@code tool_calls} with object arguments; tool results with
-   * {@code tool_name} and {@code tool_call_id}), tools, {@code think}, and sampling parameters
-   * plus {@code extraOptions} in {@code options}; {@code extra} goes at the top level (such as
+   * {@code tool_name} and {@code tool_call_id}), tools, {@code think} (the level when the request
+   * has one, else true or false), and sampling parameters and {@code num_predict} plus
+   * {@code extraOptions} in {@code options}; {@code extra} goes at the top level (such as
    * {@code keep_alive}).
    */
   public static ObjectNode ollama(LlmRequest r, Map<String, JsonNode> extraOptions,
@@ -54,8 +55,10 @@ public final class RequestBodies {
     }
     tools(body, r);
     body.put("stream", true);
-    if (r.think() != null) {
-      body.put("think", r.think());
+    if (r.thinkLevel() != null) {
+      body.put("think", r.thinkLevel()); // "low" | "medium" | "high" (gpt-oss)
+    } else if (r.thinkingWanted() != null) {
+      body.put("think", r.thinkingWanted());
     }
     ModelParams p = r.params();
     ObjectNode options = Json.NODES.objectNode();
@@ -67,6 +70,9 @@ public final class RequestBodies {
     }
     if (p.topK() != null) {
       options.put("top_k", p.topK());
+    }
+    if (p.maxTokens() != null) {
+      options.put("num_predict", p.maxTokens());
     }
     extraOptions.forEach(options::set);
     if (!options.isEmpty()) {
@@ -87,6 +93,16 @@ public final class RequestBodies {
    */
   public static ObjectNode openAi(LlmRequest r, boolean reasoningOnToolTurns,
       Map<String, JsonNode> extra) {
+    return openAi(r, reasoningOnToolTurns, "max_tokens", extra);
+  }
+
+  /**
+   * The same, with the output limit ({@link ModelParams#maxTokens()}) sent as
+   * {@code maxTokensField} ({@code max_tokens}, or {@code max_completion_tokens} for OpenAI's
+   * reasoning models) and {@link LlmRequest#thinkLevel()} as {@code reasoning_effort}.
+   */
+  public static ObjectNode openAi(LlmRequest r, boolean reasoningOnToolTurns,
+      String maxTokensField, Map<String, JsonNode> extra) {
     ObjectNode body = Json.NODES.objectNode();
     body.put("model", r.model());
     ArrayNode messages = body.putArray("messages");
@@ -125,6 +141,12 @@ public final class RequestBodies {
     }
     if (p.topP() != null) {
       body.put("top_p", p.topP());
+    }
+    if (p.maxTokens() != null) {
+      body.put(maxTokensField, p.maxTokens());
+    }
+    if (r.thinkLevel() != null) {
+      body.put("reasoning_effort", r.thinkLevel());
     }
     extra.forEach(body::set);
     return body;

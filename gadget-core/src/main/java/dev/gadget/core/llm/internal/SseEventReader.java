@@ -5,8 +5,9 @@ import dev.gadget.core.llm.LlmException;
 /**
  * Reads a {@code text/event-stream} as the WHATWG HTML standard defines it: lines end in CRLF, LF
  * or a bare CR (a CRLF split across two pieces counts once); {@code :} lines are comments;
- * {@code data}, {@code event}, {@code id} and {@code retry} fields; several {@code data} lines
- * join with {@code \n}; a blank line dispatches the event. Unlike a browser, {@link #finish()}
+ * {@code data}, {@code event}, {@code id} and {@code retry} fields (other fields go to
+ * {@link Handler#onOtherField}); several {@code data} lines join with {@code \n}; a blank line
+ * dispatches the event. Unlike a browser, {@link #finish()}
  * also dispatches an unterminated last event, since servers often end a stream without the
  * final blank line. A leading byte-order mark is skipped. An event larger than the limit fails
  * with {@link LlmException.Kind#PROTOCOL}. Not thread-safe; one per stream.
@@ -28,6 +29,15 @@ public final class SseEventReader {
 
     /** A comment line (such as a keep-alive), without its leading colon. */
     default void onComment(String comment) {}
+
+    /**
+     * A field the standard does not define (a browser ignores it), such as the
+     * {@code error: {...}} lines older llama.cpp servers sent instead of {@code data:}.
+     *
+     * @param name the field's name
+     * @param value its value
+     */
+    default void onOtherField(String name, String value) {}
   }
 
   private final int maxEventChars;
@@ -167,7 +177,7 @@ public final class SseEventReader {
         }
         break;
       default:
-        // unknown fields are ignored
+        handler.onOtherField(field, value); // not part of any event
     }
   }
 

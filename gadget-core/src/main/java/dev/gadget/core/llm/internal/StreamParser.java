@@ -34,6 +34,26 @@ public interface StreamParser {
   static StreamParser openAi(StreamEvents events, java.util.function.Supplier<String> ids,
       int maxEventChars) {
     OpenAiStreamAssembler assembler = new OpenAiStreamAssembler(events, ids);
+    SseEventReader reader = new SseEventReader(maxEventChars, new SseEventReader.Handler() {
+      @Override
+      public void onEvent(String id, String type, String data) {
+        assembler.acceptEvent(type, data);
+      }
+
+      @Override
+      public void onOtherField(String name, String value) {
+        if (name.equals("error")) {
+          assembler.acceptErrorField(value);
+        }
+      }
+    });
+    return new Framed(reader::feed, reader::finish,
+        assembler::isDone, assembler::finish, assembler::partial);
+  }
+
+  /** The parser for an Anthropic Messages API SSE stream. */
+  static StreamParser anthropic(StreamEvents events, int maxEventChars) {
+    AnthropicStreamAssembler assembler = new AnthropicStreamAssembler(events);
     SseEventReader reader = new SseEventReader(maxEventChars, (id, type, data) ->
         assembler.acceptEvent(type, data));
     return new Framed(reader::feed, reader::finish,

@@ -68,6 +68,10 @@ final class ParseRun implements StreamEvents {
     return run((ev, ids) -> StreamParser.openAi(ev, ids, 1 << 20), pieces);
   }
 
+  static ParseRun anthropic(List<byte[]> pieces) {
+    return run((ev, ids) -> StreamParser.anthropic(ev, 1 << 20), pieces);
+  }
+
   /** Collapses runs of the same event ("thinking","thinking","text" to "thinking","text"). */
   List<String> shape() {
     List<String> out = new ArrayList<>();

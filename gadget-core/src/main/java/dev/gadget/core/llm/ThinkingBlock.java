@@ -1,0 +1,47 @@
+package dev.gadget.core.llm;
+
+import java.util.Objects;
+
+/**
+ * One block of reasoning as a server returned it together with a signature, such as Anthropic's
+ * {@code thinking} block (text and {@code signature}) or its {@code redacted_thinking} block
+ * (encrypted {@code data} only). Servers that sign reasoning require it back unchanged on the
+ * assistant message that called tools, so {@link LlmCompletion#thinkingBlocks()} is copied onto
+ * {@link LlmMessage#thinkingBlocks()} for the next request of the same turn. Opaque to callers:
+ * pass it on, do not edit it.
+ *
+ * @param text the reasoning ({@code ""} for a redacted block)
+ * @param signature the server's signature of {@code text}, or {@code null} for a redacted block
+ * @param redactedData the encrypted reasoning of a redacted block, or {@code null}
+ */
+public record ThinkingBlock(String text, String signature, String redactedData) {
+  public ThinkingBlock {
+    text = text == null ? "" : text;
+    if ((signature == null) == (redactedData == null)) {
+      throw new IllegalArgumentException(
+          "a thinking block has either a signature or redacted data, not both or neither");
+    }
+  }
+
+  /** Reasoning with the server's signature. */
+  public static ThinkingBlock signed(String text, String signature) {
+    return new ThinkingBlock(text, Objects.requireNonNull(signature, "signature"), null);
+  }
+
+  /** Reasoning the server encrypted ({@code redacted_thinking}). */
+  public static ThinkingBlock redacted(String data) {
+    return new ThinkingBlock("", null, Objects.requireNonNull(data, "data"));
+  }
+
+  /** Whether this is encrypted reasoning ({@link #redactedData()}) rather than signed text. */
+  public boolean isRedacted() {
+    return redactedData != null;
+  }
+
+  /** Shows the lengths only: the text may be long and the signature means nothing to people. */
+  @Override
+  public String toString() {
+    return isRedacted() ? "ThinkingBlock[redacted, " + redactedData.length() + " chars]"
+        : "ThinkingBlock[" + text.length() + " chars, signed]";
+  }
+}
