@@ -88,11 +88,16 @@ public final class CrashRecovery {
       }
       cache = workspace.readWorkOrder().orElse(null);
       if (retry && cache != null) {
+        if (state.stopMessage != null) {
+          // Stopping: the cache stays, and the next start asks again.
+          return;
+        }
         state.job = new Job(r.turnId(), r.retry().firstSeq());
       } else {
         workspace.deleteWorkOrder();
         state.job = null;
       }
+      state.notifyAll();
     }
     if (retry && cache != null) {
       log.info("retrying turn {} after a crash{}", r.turnId(),

@@ -48,6 +48,10 @@ public final class TurnCompletion {
       }
       j.finished = true;
       seq = j.nextSeq++;
+      if (status == TurnStatus.CANCELLED && state.stopMessage != null) {
+        // Cancelled because the drone is stopping: say so, not "cancelled" alone.
+        message = state.stopMessage;
+      }
       if (j.heartbeat != null) {
         j.heartbeat.cancel(false);
       }
@@ -75,6 +79,7 @@ public final class TurnCompletion {
           synchronized (state) {
             if (state.job == j) {
               state.job = null;
+              state.notifyAll();
               state.mode = WorkspaceMode.IDLE;
               try {
                 workspace.deleteWorkOrder();
