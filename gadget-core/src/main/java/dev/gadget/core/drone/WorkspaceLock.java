@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.time.temporal.ChronoUnit;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -86,7 +87,7 @@ public final class WorkspaceLock implements AutoCloseable {
       ObjectNode holder = GadgetJson.mapper().createObjectNode()
           .put("pid", ProcessHandle.current().pid())
           .put("hostname", hostname)
-          .put("since", clock.instant().toString());
+          .put("since", clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
       byte[] bytes = (GadgetJson.mapper().writeValueAsString(holder) + "\n")
           .getBytes(StandardCharsets.UTF_8);
       channel.truncate(0);
