@@ -126,7 +126,7 @@ public final class GadgetDrone implements AutoCloseable {
         heartbeatInterval, ackTimeout);
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer);
     jobs = new JobRunner(state, files, link, completion, this::newLoop, clock, worker);
-    CrashRecovery recovery = new CrashRecovery(state, files, link, jobs);
+    CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
     link.connect(new ServerEvents(jobs, recovery, files), recovery::ask);
   }
 
@@ -156,8 +156,9 @@ public final class GadgetDrone implements AutoCloseable {
    * its end reported to the server as {@code cancelled}, with a message saying that this drone
    * was stopped; the drone waits up to {@link Builder#stopTimeout(Duration)} for the server's
    * acknowledgement, after which {@code .gadget/work-order.json} is gone. If the server does not
-   * answer in time (it is unreachable), the cache stays and the next start asks the server what
-   * to do with the turn. Blocks for at most that long; idempotent.
+   * answer in time (it is unreachable), the cache stays, marked {@link WorkOrderCache#STOPPED},
+   * and the next start reports the turn's end again (no crash recovery). Blocks for at most that
+   * long; idempotent.
    */
   @Override
   public void close() {

@@ -31,6 +31,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,13 +101,16 @@ class DroneStopTest {
   }
 
   @Test
-  void aStopWaitsForTheServerOnlyWithinItsBoundAndThenKeepsTheWorkOrder() throws Exception {
+  void aStopThatTheServerMissesIsBoundedAndReportedAgainAtTheNextStartNotRecovered()
+      throws Exception {
     fx = new RuntimeFixture(tmp);
-    // A server that takes the work order and never acknowledges the turn's end.
+    // A server that takes the work order and, at first, never acknowledges the turn's end.
     InMemoryTransport transport = new InMemoryTransport();
     TransportServer server = transport.server();
     BlockingQueue<Connection> drones = new LinkedBlockingQueue<>();
     BlockingQueue<JsonNode> ends = new LinkedBlockingQueue<>();
+    BlockingQueue<JsonNode> recoveries = new LinkedBlockingQueue<>();
+    AtomicBoolean answering = new AtomicBoolean();
     server.start(new ConnectionAcceptor() {
       @Override
       public Object authenticate(String namespace, JsonNode auth) {
@@ -115,7 +119,13 @@ class DroneStopTest {
 
       @Override
       public void onConnect(Connection c, Object principal) {
-        c.on(Protocol.WORK_ORDER_COMPLETE, (args, ack) -> ends.add(args.get(0)));
+        c.on(Protocol.WORK_ORDER_COMPLETE, (args, ack) -> {
+          ends.add(args.get(0));
+          if (answering.get()) {
+            ack.send(Protocol.args(Payloads.OkReply.success()));
+          }
+        });
+        c.on(Protocol.REQUEST_CRASH_RECOVERY, (args, ack) -> recoveries.add(args.get(0)));
         drones.add(c);
       }
 
@@ -144,8 +154,26 @@ class DroneStopTest {
     JsonNode end = ends.poll(10, TimeUnit.SECONDS);
     assertThat(end.get("status").asText()).isEqualTo("cancelled");
     assertThat(end.get("error").asText()).contains("the drone on box was stopped");
-    // Unacknowledged: the next start asks the server what became of the turn.
+    // Unacknowledged: the cache keeps the end, and the next start reports it again.
     assertThat(ws.resolve(".gadget/work-order.json")).exists();
+    assertThat(Files.readString(ws.resolve(".gadget/work-order.json")))
+        .contains("\"status\" : \"stopped\"");
+
+    answering.set(true);
+    GadgetDrone again = GadgetDrone.builder().transport(transport.client()).token("t")
+        .workspaceDir(ws).hostname("box").llmClients(p -> endless()).build();
+    again.start();
+    fx.closeables.add(again);
+    JsonNode reported = ends.poll(10, TimeUnit.SECONDS);
+    assertThat(reported).as("the end, reported again").isNotNull();
+    assertThat(reported.get("turnId").asText()).isEqualTo("t1");
+    assertThat(reported.get("seq").asLong()).isEqualTo(end.get("seq").asLong());
+    assertThat(reported.get("status").asText()).isEqualTo("cancelled");
+    assertThat(reported.get("error").asText()).isEqualTo(end.get("error").asText());
+    await("the cache removed once acknowledged",
+        () -> !Files.exists(ws.resolve(".gadget/work-order.json")));
+    assertThat(recoveries).as("no crash recovery was asked").isEmpty();
+    assertThat(again.activeTurnId()).isEmpty();
   }
 
   @Test

@@ -238,8 +238,8 @@ public final class JobRunner {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    log.warn("the server did not acknowledge the end of turn {} within {} ms; its work order "
-        + "stays in .gadget/work-order.json for the next start", job.turnId, timeout.toMillis());
+    log.warn("the server did not acknowledge the end of turn {} within {} ms; the next start "
+        + "reports it again (.gadget/work-order.json)", job.turnId, timeout.toMillis());
     return false;
   }
 
