@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -103,13 +104,21 @@ class DroneProcessTest {
     }
   }
 
+  /** Waits until the drone process says it is connected and free (a JVM start: up to 60 s). */
   private static void awaitConnected(Path log) {
-    await("the drone to connect: " + log, () -> read(log).contains("[drone] connected to ")
-        && read(log).contains("available: waiting for work"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!(read(log).contains("[drone] connected to ")
+        && read(log).contains("available: waiting for work"))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the drone did not connect within 60 s; it printed:\n"
+            + read(log));
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+    }
   }
 
   private static int exitOf(Process p) throws InterruptedException {
-    assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the process ended").isTrue();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the process ended").isTrue();
     return p.exitValue();
   }
 

@@ -98,7 +98,9 @@ public final class TurnCompletion {
             }
             return;
           }
+          boolean stopping;
           synchronized (state) {
+            stopping = state.stopMessage != null;
             if (state.job == j) {
               state.job = null;
               state.notifyAll();
@@ -110,7 +112,10 @@ public final class TurnCompletion {
               }
             }
           }
-          link.emitStatus();
+          if (!stopping) {
+            // A stopping drone goes offline next; it is not available for work.
+            link.emitStatus();
+          }
         }));
   }
 }
