@@ -1,6 +1,6 @@
 'use strict';
-// Drives the Gadget web page in Debian's headless Chromium (/usr/bin/chromium) with
-// playwright-core; never downloads a browser. Started by the JUnit browser tests:
+// Drives the Gadget web page in headless Chromium ($GADGET_CHROMIUM, which BrowserHarness.java
+// sets) with playwright-core; never downloads a browser. Started by the JUnit browser tests:
 //
 //   node page.js '<json>'   {"url", "scenario", "prompt"?, "length"?, "screenshot"?,
 //                            "timeoutMs"?, "ignoreResourceErrors"?}
@@ -264,7 +264,7 @@ async function main() {
   const scenario = scenarios[cfg.scenario];
   if (!scenario) throw new Error('unknown scenario ' + cfg.scenario);
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(CHROMIUM + ' is missing: install Debian\'s chromium (apt-get install -y chromium)');
+    throw new Error(CHROMIUM + ' is missing: set GADGET_CHROMIUM to a Chromium binary, or run ./test.sh, which installs one');
   }
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gadget-chromium-'));
   let context;

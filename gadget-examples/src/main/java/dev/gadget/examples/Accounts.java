@@ -34,10 +34,7 @@ final class Accounts {
    * @throws CommandException if the name is taken
    */
   static Issued create(ChatStore store, String username) {
-    if (!USERNAME.matcher(username).matches()) {
-      throw new UsageException("a user name is 1 to 64 letters, digits, '.', '_' or '-', "
-          + "starting with a letter or digit");
-    }
+    checkUsername(username);
     if (store.findUserByName(username).isPresent()) {
       throw new CommandException("the user '" + username + "' already exists; "
           + "'gadget user token " + username + "' issues new tokens");
@@ -45,6 +42,18 @@ final class Accounts {
     User user = new User(Ids.next(), username, username, Clock.systemUTC().instant());
     store.createUser(user);
     return issue(store, user);
+  }
+
+  /**
+   * Checks a user name's form, before anything is stored.
+   *
+   * @throws UsageException for a malformed name, saying what a name may be
+   */
+  static void checkUsername(String username) {
+    if (!USERNAME.matcher(username).matches()) {
+      throw new UsageException("'" + username + "' is not a user name: a user name is 1 to 64 "
+          + "letters, digits, '.', '_' or '-', starting with a letter or digit");
+    }
   }
 
   /**

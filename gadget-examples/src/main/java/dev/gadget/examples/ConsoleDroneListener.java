@@ -29,6 +29,11 @@ final class ConsoleDroneListener implements DroneListener {
     out.println(LocalTime.now().format(TIME) + " [drone] " + line);
   }
 
+  /** A line from the drone command itself, such as why it is still waiting. */
+  void note(String line) {
+    say(line);
+  }
+
   @Override
   public void onConnected() {
     say("connected to " + server);

@@ -35,15 +35,6 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
     this(p -> DemoScript.client());
   }
 
-  /**
-   * With the drone's own API key for every sdk, used when a work order carries none (the
-   * server's operator may keep the key off the server and give it to each drone instead). Never
-   * logged.
-   */
-  LlmClients(String ownApiKey) {
-    this(p -> DemoScript.client(), ownApiKey == null ? Map.of() : Map.of("", ownApiKey));
-  }
-
   /** With another client for the {@code scripted} sdk (tests). */
   LlmClients(Function<ProviderConfig, LlmClient> scripted) {
     this(scripted, Map.of());

@@ -53,7 +53,7 @@ final class Stores {
       return new Opened(mongo(mongo.get(), database), "MongoDB " + redact(mongo.get())
           + " (database " + database + ")", null);
     }
-    return embedded(Path.of(args.get("data-dir", DEFAULT_DATA_DIR)), database);
+    return embedded(dataDir(args), database);
   }
 
   /**
@@ -64,7 +64,7 @@ final class Stores {
     if (args.get("mongo").isPresent()) {
       return open(args);
     }
-    Path dir = Path.of(args.get("data-dir", DEFAULT_DATA_DIR));
+    Path dir = dataDir(args);
     String database = args.get("database", MongoChatStore.Builder.DEFAULT_DATABASE);
     Optional<String> running = EmbeddedMongo.runningUri(dir);
     if (running.isPresent()) {
@@ -79,6 +79,11 @@ final class Stores {
       }
     }
     return embedded(dir, database);
+  }
+
+  /** The embedded store's directory: {@code --data-dir}, or the default. */
+  static Path dataDir(Args args) {
+    return Path.of(args.get("data-dir", DEFAULT_DATA_DIR));
   }
 
   static Opened embedded(Path dir, String database) {

@@ -1,6 +1,8 @@
 package dev.gadget.examples;
 
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /** {@code gadget user add NAME} and {@code gadget user token NAME}. */
@@ -39,6 +41,13 @@ final class UserCommand implements Command {
     List<String> p = args.positional();
     if (p.size() != 2 || !(p.get(0).equals("add") || p.get(0).equals("token"))) {
       throw new UsageException("expected 'user add NAME' or 'user token NAME'");
+    }
+    // Checked before any store is opened: a mistake leaves no data directory behind.
+    Accounts.checkUsername(p.get(1));
+    Path dataDir = Stores.dataDir(args);
+    if (p.get(0).equals("token") && args.get("mongo").isEmpty() && !Files.isDirectory(dataDir)) {
+      throw new CommandException("there is no user '" + p.get(1) + "': there is no store in "
+          + dataDir.toAbsolutePath().normalize() + " (give the server's --data-dir)");
     }
     try (Stores.Opened store = Stores.openShared(args)) {
       Accounts.Issued issued = p.get(0).equals("add")

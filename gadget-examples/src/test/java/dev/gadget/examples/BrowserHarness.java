@@ -17,27 +17,68 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs {@code src/test/node/page.js} (playwright-core driving Debian's {@code /usr/bin/chromium})
+ * Runs {@code src/test/node/page.js} (playwright-core driving a headless Chromium: the one
+ * {@code $GADGET_CHROMIUM} names, else {@code chromium} or {@code chromium-browser} on the PATH)
  * for one scenario and returns its result. Reads JSON lines from its stdout; kills node and every
  * process it started (Chromium) in {@code finally}, whatever happened.
  */
 final class BrowserHarness {
   static final Path DIR = Path.of("src/test/node").toAbsolutePath();
   static final Duration LIMIT = Duration.ofSeconds(90);
+  /** The README's test command, which installs Chromium when it is missing. */
+  static final String INSTALL_AND_TEST = "./test.sh";
+  static final List<String> NAMES = List.of("chromium", "chromium-browser");
 
   private BrowserHarness() {}
 
+  /**
+   * The Chromium the browser tests drive, found in {@code env}: {@code GADGET_CHROMIUM}, else
+   * {@link #NAMES} on its {@code PATH}. Fails with one line saying how to get one.
+   */
+  static Path chromium(Map<String, String> env) {
+    String given = env.get("GADGET_CHROMIUM");
+    if (given != null && !given.isBlank()) {
+      Path p = Path.of(given);
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return p;
+      }
+      throw new AssertionError("GADGET_CHROMIUM=" + given + " is not an executable file: point "
+          + "it at a Chromium or Chrome binary, or unset it to use chromium from the PATH");
+    }
+    String path = env.getOrDefault("PATH", "");
+    for (String name : NAMES) {
+      for (String dir : path.split(java.io.File.pathSeparator)) {
+        if (dir.isEmpty()) {
+          continue;
+        }
+        Path p = Path.of(dir, name);
+        if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+          return p;
+        }
+      }
+    }
+    throw new AssertionError("The browser tests need Chromium and found none (no chromium or "
+        + "chromium-browser on the PATH, no GADGET_CHROMIUM): run " + INSTALL_AND_TEST
+        + ", which installs it (apt-get install -y chromium) and runs the tests, or set "
+        + "GADGET_CHROMIUM to a Chromium or Chrome binary.");
+  }
+
+  /** {@link #chromium(Map)} in this process's environment. */
+  static Path chromium() {
+    return chromium(System.getenv());
+  }
+
   /** The scenario's {@code result} object; fails with node's output when it reports an error. */
   static JsonNode run(Map<String, Object> config) throws Exception {
+    Path chromium = chromium();
     assertThat(DIR.resolve("node_modules/playwright-core")).as(
         "playwright-core is installed by the build (npm ci in %s)", DIR).exists();
-    assertThat(Path.of("/usr/bin/chromium")).as(
-        "Debian's chromium (apt-get install -y chromium; .ci/run installs it)").exists();
     Path err = Files.createTempFile("gadget-page-", ".stderr");
     ProcessBuilder pb = new ProcessBuilder("node", "page.js",
         GadgetJson.mapper().writeValueAsString(config))
         .directory(DIR.toFile())
         .redirectError(err.toFile());
+    pb.environment().put("GADGET_CHROMIUM", chromium.toString());
     Process p = pb.start();
     List<String> lines = new ArrayList<>();
     try {

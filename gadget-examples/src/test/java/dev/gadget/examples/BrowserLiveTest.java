@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
 class BrowserLiveTest {
   @TempDir Path tmp;
   PageFixture fx;
+
+  @BeforeAll
+  static void findChromium() {
+    BrowserHarness.chromium();
+  }
 
   @AfterEach
   void tearDown() {

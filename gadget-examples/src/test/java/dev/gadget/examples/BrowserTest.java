@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
 class BrowserTest {
   @TempDir Path tmp;
   PageFixture fx;
+
+  @BeforeAll
+  static void findChromium() {
+    BrowserHarness.chromium();
+  }
 
   @AfterEach
   void tearDown() {

@@ -214,12 +214,64 @@ class CommandsTest {
   }
 
   @Test
-  void aDroneSaysClearlyWhenTheServerIsNotThere() throws Exception {
+  void aDroneWaitsForAServerThatIsNotThereYetSayingSoAndTakesHostColonPort() throws Exception {
+    String dir = tmp.resolve("data").toString();
+    Out first = new Out();
+    Running server = start(new ServerCommand(), first, Map.of(), "--port", "0", "--data-dir",
+        dir, "--llm", "scripted");
+    String droneToken = find(first.out(), "Drone token: (gdt_\\S+)");
+    server.close();
+    int port = URI.create(ProvidersTest.nothingListening()).getPort();
+
     Out d = new Out();
-    assertThat(Main.run(List.of("drone", "--server", ProvidersTest.nothingListening() + "/",
-        "--workspace", tmp.resolve("ws").toString()), d.console(Map.of("GADGET_DRONE_TOKEN",
-        "gdt_x")), false)).isEqualTo(1);
-    assertThat(d.err()).contains("cannot reach the server at");
+    Running drone = start(new DroneCommand(), d, Map.of("GADGET_DRONE_TOKEN", droneToken),
+        "--server", "127.0.0.1:" + port, "--workspace", tmp.resolve("ws").toString());
+    await("the drone to say it waits", () -> d.out().contains(
+        "[drone] cannot reach the server at http://127.0.0.1:" + port + "/ (connection refused);"
+            + " trying again in 1 s. Ctrl-C stops."));
+    assertThat(drone.exitCode()).isNotDone();
+    assertThat(d.err()).isEmpty();
+
+    Out second = new Out();
+    start(new ServerCommand(), second, Map.of(), "--port", String.valueOf(port),
+        "--socket-port", "0", "--data-dir", dir, "--llm", "scripted");
+    await("the drone to connect", () -> d.out().contains(
+        "[drone] connected to http://127.0.0.1:" + port + "/"));
+    assertThat(drone.exitCode()).isNotDone();
+  }
+
+  @Test
+  void aServerAddressThatIsNoUrlExitsWithTwoAndSaysWhatIsExpected() {
+    for (String bad : List.of("http://[oops", "ftp://127.0.0.1:7700/", "127.0.0.1:notaport",
+        "http://127.0.0.1:7700/?x=1")) {
+      Out o = new Out();
+      assertThat(Main.run(List.of("drone", "--server", bad, "--workspace",
+          tmp.resolve("ws").toString()), o.console(Map.of("GADGET_DRONE_TOKEN", "gdt_x")), false))
+          .as(bad).isEqualTo(2);
+      assertThat(o.err()).as(bad).contains("gadget drone: --server takes the server's page URL, "
+          + "such as http://127.0.0.1:7700/, or host:port (meaning http://host:port/); not '"
+          + bad + "'").doesNotContain("Exception");
+    }
+    assertThat(tmp.resolve("ws")).as("nothing is created").doesNotExist();
+    Out help = new Out();
+    Main.run(List.of("drone", "--help"), help.console(Map.of()), false);
+    assertThat(help.out()).contains("--server URL", "or host:port meaning http://host:port/");
+  }
+
+  @Test
+  void userCommandsCheckTheNameBeforeCreatingAnything() {
+    Path dir = tmp.resolve("data");
+    Out add = new Out();
+    assertThat(Main.run(List.of("user", "add", "bad name!", "--data-dir", dir.toString()),
+        add.console(Map.of()), false)).isEqualTo(2);
+    assertThat(add.err()).contains("gadget user: 'bad name!' is not a user name: a user name is "
+        + "1 to 64 letters, digits");
+    assertThat(dir).as("no data directory is left behind").doesNotExist();
+    Out token = new Out();
+    assertThat(Main.run(List.of("user", "token", "alice", "--data-dir", dir.toString()),
+        token.console(Map.of()), false)).isEqualTo(1);
+    assertThat(token.err()).contains("there is no user 'alice': there is no store in " + dir);
+    assertThat(dir).doesNotExist();
   }
 
   // ------------------------------------------------------------------ demo

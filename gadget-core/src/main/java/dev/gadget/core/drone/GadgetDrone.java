@@ -41,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * mode. If it finds a cached work order at start (it crashed), it asks the server whether to
  * discard it or retry it, resuming after the journaled rounds when it may.
  *
+ * <p>One drone per workspace: {@link #start()} takes a {@link WorkspaceLock} on the directory and
+ * refuses to start when another drone holds it. {@link #close()} stops cleanly: a running turn
+ * is cancelled and reported to the server, which ends it at once as cancelled, and the next
+ * start has nothing to recover.
+ *
  * <p>Wire it with {@link #builder()}, {@link #start()} it, {@link #close()} it. Thread-safe.
  */
 public final class GadgetDrone implements AutoCloseable {
@@ -55,6 +60,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final AgentLimits limits;
   private final Duration heartbeatInterval;
   private final Duration ackTimeout;
+  private final Duration stopTimeout;
   private final Git git;
   private final Clock clock;
   private final DroneListener listener;
@@ -63,6 +69,8 @@ public final class GadgetDrone implements AutoCloseable {
   private final DroneState state = new DroneState();
 
   private Workspace workspace;
+  private WorkspaceLock lock;
+  private JobRunner jobs;
 
   private GadgetDrone(Builder b) {
     this.transport = Objects.requireNonNull(b.transport, "transport");
@@ -74,6 +82,7 @@ public final class GadgetDrone implements AutoCloseable {
     this.limits = b.limits;
     this.heartbeatInterval = b.heartbeatInterval;
     this.ackTimeout = b.ackTimeout;
+    this.stopTimeout = b.stopTimeout;
     this.git = new Git(b.gitTimeout);
     this.clock = b.clock;
     this.listener = new SafeDroneListener(b.listener);
@@ -93,20 +102,31 @@ public final class GadgetDrone implements AutoCloseable {
   }
 
   /**
-   * Opens the workspace and connects. Returns once connecting has begun; the
+   * Locks and opens the workspace and connects. Returns once connecting has begun; the
    * {@link DroneListener} hears when the server accepts or refuses.
    *
-   * @throws WorkspaceException if {@code .gadget/workspace.json} is corrupt
+   * @throws WorkspaceException if another drone holds the workspace (the message names its
+   *     process), or {@code .gadget/workspace.json} is corrupt
    */
-  public void start() {
-    workspace = Workspace.open(workspaceDir, hostname, clock);
+  public synchronized void start() {
+    if (lock != null) {
+      throw new IllegalStateException("the drone is already started");
+    }
+    WorkspaceLock held = WorkspaceLock.acquire(workspaceDir, hostname, clock);
+    try {
+      workspace = Workspace.open(workspaceDir, hostname, clock);
+    } catch (RuntimeException e) {
+      held.close();
+      throw e;
+    }
+    lock = held;
     log.info("workspace {} in {}", workspace.id(), workspace.dir());
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
         heartbeatInterval, ackTimeout);
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer);
-    JobRunner jobs = new JobRunner(state, files, link, completion, this::newLoop, clock, worker);
-    CrashRecovery recovery = new CrashRecovery(state, files, link, jobs);
+    jobs = new JobRunner(state, files, link, completion, this::newLoop, clock, worker);
+    CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
     link.connect(new ServerEvents(jobs, recovery, files), recovery::ask);
   }
 
@@ -131,9 +151,26 @@ public final class GadgetDrone implements AutoCloseable {
     return state.activeTurnId();
   }
 
-  /** Cancels a running turn, disconnects, and stops. */
+  /**
+   * Stops cleanly, then disconnects and releases the workspace. A running turn is cancelled and
+   * its end reported to the server as {@code cancelled}, with a message saying that this drone
+   * was stopped; the drone waits up to {@link Builder#stopTimeout(Duration)} for the server's
+   * acknowledgement, after which {@code .gadget/work-order.json} is gone. If the server does not
+   * answer in time (it is unreachable), the cache stays, marked {@link WorkOrderCache#STOPPED},
+   * and the next start reports the turn's end again (no crash recovery). Blocks for at most that
+   * long; idempotent.
+   */
   @Override
   public void close() {
+    JobRunner running;
+    synchronized (this) {
+      running = jobs;
+      jobs = null;
+    }
+    if (running != null) {
+      running.stop("the drone on " + hostname + " was stopped while it ran this turn",
+          stopTimeout);
+    }
     AgentRun run = state.close(false);
     if (run != null) {
       run.cancel();
@@ -141,6 +178,13 @@ public final class GadgetDrone implements AutoCloseable {
     transport.close();
     timer.shutdownNow();
     worker.shutdownNow();
+    releaseLock();
+  }
+
+  private synchronized void releaseLock() {
+    if (lock != null) {
+      lock.close();
+    }
   }
 
   /**
@@ -156,6 +200,8 @@ public final class GadgetDrone implements AutoCloseable {
     }
     timer.shutdownNow();
     worker.shutdownNow();
+    // as the operating system would on a crash
+    releaseLock();
   }
 
   /** Builds a {@link GadgetDrone}. */
@@ -169,6 +215,7 @@ public final class GadgetDrone implements AutoCloseable {
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
     private Duration ackTimeout = Duration.ofSeconds(15);
+    private Duration stopTimeout = Duration.ofSeconds(5);
     private Duration gitTimeout = Duration.ofMinutes(5);
     private Clock clock = Clock.systemUTC();
     private DroneListener listener = new DroneListener() {};
@@ -232,6 +279,15 @@ public final class GadgetDrone implements AutoCloseable {
     /** How long to wait for the server's acknowledgements (15 s). */
     public Builder ackTimeout(Duration d) {
       this.ackTimeout = Objects.requireNonNull(d, "ackTimeout");
+      return this;
+    }
+
+    /**
+     * How long {@link GadgetDrone#close()} waits for the running turn to end and for the server
+     * to acknowledge that end (5 s).
+     */
+    public Builder stopTimeout(Duration d) {
+      this.stopTimeout = Objects.requireNonNull(d, "stopTimeout");
       return this;
     }
 

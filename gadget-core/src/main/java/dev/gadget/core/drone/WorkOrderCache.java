@@ -18,8 +18,9 @@ import java.util.Objects;
  * @param workOrderId the work order's id
  * @param receivedAt when the drone received it
  * @param prompt the user's prompt
- * @param status {@code processing}, {@code completed} or {@code error}
- * @param error the error, for {@code error}
+ * @param status {@code processing}, {@code completed} or {@code error}; {@link #STOPPED} once
+ *     the drone was stopped during the turn and reported it cancelled
+ * @param error the error, for {@code error}; for {@link #STOPPED} the turn's end message
  * @param workOrder the work order, without secrets
  * @param lastSeq the last stream event the drone sent
  * @param journal the completed tool rounds, oldest first
@@ -45,6 +46,13 @@ public record WorkOrderCache(
     journal = journal == null ? List.of() : List.copyOf(journal);
   }
 
+  /**
+   * The status of a turn that a stopped drone ended as cancelled and reported to the server: if
+   * the server did not acknowledge that end, the next start reports it again instead of asking
+   * for crash recovery.
+   */
+  public static final String STOPPED = "stopped";
+
   /** A new cache entry for {@code order}, received at {@code now}. */
   public static WorkOrderCache of(WorkOrder order, Instant now, long lastSeq) {
     return new WorkOrderCache(order.chatTurn().id(), order.chatSession().id(),
@@ -58,6 +66,15 @@ public record WorkOrderCache(
     rounds.add(round);
     return new WorkOrderCache(turnId, chatSessionId, projectId, workOrderId, receivedAt, prompt,
         status, error, workOrder, lastSeq, rounds);
+  }
+
+  /**
+   * This entry for a turn ended as cancelled because the drone stopped, with the message and the
+   * sequence number of the {@code workOrderComplete} that reported it.
+   */
+  public WorkOrderCache stopped(String message, long endSeq) {
+    return new WorkOrderCache(turnId, chatSessionId, projectId, workOrderId, receivedAt, prompt,
+        STOPPED, message, workOrder, endSeq, journal);
   }
 
   /**

@@ -105,6 +105,17 @@ final class RuntimeFixture implements AutoCloseable {
 
   record Person(User user, String pageToken, String droneToken) {}
 
+  /** A new session on the sample project, made through {@code page}, which watches it. */
+  String watchedSession(Page page) throws Exception {
+    JsonNode project = page.request(Protocol.CREATE_PROJECT,
+        Map.of("name", "Sample", "slug", "sample", "gitUrl", gitUrl)).get("project");
+    String session = page.request(Protocol.CREATE_SESSION,
+        Map.of("projectId", project.get("_id").asText(), "name", "Chat")).get("session")
+        .get("_id").asText();
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    return session;
+  }
+
   GadgetDrone drone(Person owner, Path workspace, LlmClient llm) {
     GadgetDrone d = GadgetDrone.builder()
         .transport(transport.client())

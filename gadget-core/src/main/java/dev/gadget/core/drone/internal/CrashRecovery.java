@@ -7,6 +7,8 @@ import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmToolCall;
 import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Ack;
@@ -31,23 +33,28 @@ public final class CrashRecovery {
   private final DroneWorkspace workspace;
   private final ServerLink link;
   private final JobRunner jobs;
+  private final TurnCompletion completion;
 
-  /** Recovery that retries through {@code jobs}. */
+  /** Recovery that retries through {@code jobs} and reports stopped turns through completion. */
   public CrashRecovery(DroneState state, DroneWorkspace workspace, ServerLink link,
-      JobRunner jobs) {
+      JobRunner jobs, TurnCompletion completion) {
     this.state = Objects.requireNonNull(state, "state");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
     this.link = Objects.requireNonNull(link, "link");
     this.jobs = Objects.requireNonNull(jobs, "jobs");
+    this.completion = Objects.requireNonNull(completion, "completion");
   }
 
   /**
-   * Asks the server what to do with a work order cached before a crash. Asked on every
+   * Asks the server what to do with a work order cached before a crash; a turn that a stopped
+   * drone ended but the server did not acknowledge is no crash: its end is reported again. Asked
+   * on every
    * connection while the answer is pending, and only once the handlers are registered, so the
    * answer cannot arrive unheard.
    */
   public void ask(Connection c) {
     WorkOrderCache cache;
+    Job stopped = null;
     synchronized (state) {
       if (state.job != null && !state.job.pendingRecovery) {
         return;
@@ -64,10 +71,25 @@ public final class CrashRecovery {
         return;
       }
       cache = cached.get();
-      if (state.job == null) {
+      if (WorkOrderCache.STOPPED.equals(cache.status())) {
+        if (state.job != null) {
+          return;
+        }
+        // Not a crash: the drone was stopped and the server missed the turn's end.
+        stopped = new Job(cache.turnId(), cache.lastSeq() + 1);
+        stopped.finished = true;
+        state.job = stopped;
+      } else if (state.job == null) {
         state.job = new Job(cache.turnId(), cache.lastSeq() + 1);
         state.job.pendingRecovery = true;
       }
+    }
+    if (stopped != null) {
+      log.info("turn {} was stopped before the server acknowledged its end; telling it now",
+          cache.turnId());
+      completion.resend(stopped, new Payloads.WorkOrderComplete(cache.turnId(),
+          cache.lastSeq(), TurnStatus.CANCELLED, TurnStats.EMPTY, cache.error()));
+      return;
     }
     log.warn("found the work order of turn {} from before a crash; asking the server",
         cache.turnId());
@@ -88,11 +110,16 @@ public final class CrashRecovery {
       }
       cache = workspace.readWorkOrder().orElse(null);
       if (retry && cache != null) {
+        if (state.stopMessage != null) {
+          // Stopping: the cache stays, and the next start asks again.
+          return;
+        }
         state.job = new Job(r.turnId(), r.retry().firstSeq());
       } else {
         workspace.deleteWorkOrder();
         state.job = null;
       }
+      state.notifyAll();
     }
     if (retry && cache != null) {
       log.info("retrying turn {} after a crash{}", r.turnId(),

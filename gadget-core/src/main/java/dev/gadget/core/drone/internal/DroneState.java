@@ -4,6 +4,7 @@ import dev.gadget.core.agent.AgentRun;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.WorkspaceMode;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A drone's mutable state: the turn it runs and the workspace mode, both guarded by this object's
@@ -16,6 +17,11 @@ public final class DroneState {
   WorkspaceMode mode = WorkspaceMode.IDLE;
   /** Set by {@link #close}; nothing is sent to the server after it. */
   volatile boolean closed;
+  /**
+   * Set when a clean stop begins: the turn's end as the pages will read it. No work order is
+   * accepted after it. Guarded by {@code this}.
+   */
+  String stopMessage;
 
   /** The turn being run, if any. */
   public Optional<String> activeTurnId() {
@@ -28,6 +34,24 @@ public final class DroneState {
   DroneStatus status() {
     synchronized (this) {
       return job == null || job.finished ? DroneStatus.AVAILABLE : DroneStatus.BUSY;
+    }
+  }
+
+  /**
+   * Waits until {@code j} is no longer this drone's turn (the server acknowledged its end), at
+   * most {@code timeoutNanos}; whether it happened. Whoever clears {@link #job} notifies.
+   */
+  boolean awaitGone(Job j, long timeoutNanos) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    synchronized (this) {
+      while (job == j) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      return true;
     }
   }
 

@@ -16,6 +16,7 @@ import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Ack;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -68,6 +69,10 @@ public final class JobRunner {
       if (job != null && !job.finished) {
         ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, job.pendingRecovery
             ? "busy: recovering turn " + job.turnId : "busy: running turn " + job.turnId));
+        return;
+      }
+      if (state.stopMessage != null) {
+        ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, "the drone is stopping"));
         return;
       }
       if (state.mode == WorkspaceMode.USER) {
@@ -169,27 +174,73 @@ public final class JobRunner {
   /** Cancels the running turn, also while its project is being checked out. */
   void onCancel(List<JsonNode> args, Ack ack) {
     Payloads.CancelWorkOrder p = Protocol.payload(args, Payloads.CancelWorkOrder.class);
-    AgentRun run = null;
     boolean mine;
     synchronized (state) {
       Job job = state.job;
       mine = job != null && !job.finished && !job.pendingRecovery
           && job.turnId.equals(p.turnId());
-      if (mine) {
-        run = job.run;
-        // Still checking out the project: the loop will not start, and git is stopped.
-        job.cancelRequested = true;
-        if (run == null && job.starting != null) {
-          job.starting.interrupt();
-        }
-      }
     }
-    if (run != null) {
-      log.info("cancelling turn {}", p.turnId());
-      run.cancel();
+    if (mine) {
+      cancel(p.turnId());
     }
     ServerEvents.reply(ack, mine ? Payloads.OkReply.success()
         : Payloads.OkReply.failure("not running turn " + p.turnId()));
+  }
+
+  /**
+   * Cancels the turn this drone runs, if it is {@code turnId} (any turn when null): stops the
+   * agent run, or, while the project is being checked out, git and the loop's start. The turn
+   * then ends as cancelled through {@link TurnCompletion}. The job, or null when none runs.
+   */
+  Job cancel(String turnId) {
+    AgentRun run;
+    Job job;
+    synchronized (state) {
+      job = state.job;
+      if (job == null || job.finished || job.pendingRecovery
+          || (turnId != null && !job.turnId.equals(turnId))) {
+        return null;
+      }
+      run = job.run;
+      job.cancelRequested = true;
+      if (run == null && job.starting != null) {
+        job.starting.interrupt();
+      }
+    }
+    if (run != null) {
+      log.info("cancelling turn {}", job.turnId);
+      run.cancel();
+    }
+    return job;
+  }
+
+  /**
+   * A clean stop: accepts no more work orders, cancels the running turn so that it ends as
+   * cancelled with {@code message}, and waits up to {@code timeout} for the server to
+   * acknowledge that end (the work order cache is removed then). Whether the server has it, or
+   * nothing ran; a turn left over from a crash (or abandoned) stays cached for the next start.
+   */
+  public boolean stop(String message, Duration timeout) {
+    Job job;
+    synchronized (state) {
+      state.stopMessage = Objects.requireNonNull(message, "message");
+      job = state.job;
+      if (state.closed || job == null || job.pendingRecovery) {
+        return true;
+      }
+    }
+    log.info("stopping: ending turn {} as cancelled and telling the server", job.turnId);
+    cancel(job.turnId);
+    try {
+      if (state.awaitGone(job, timeout.toNanos())) {
+        return true;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    log.warn("the server did not acknowledge the end of turn {} within {} ms; the next start "
+        + "reports it again (.gadget/work-order.json)", job.turnId, timeout.toMillis());
+    return false;
   }
 
   /** Switches the workspace mode; only a work order sets agent mode, which stays while it runs. */

@@ -113,8 +113,12 @@ public final class ServerLink {
 
     @Override
     public void onDisconnect(Connection c, String reason, boolean willReconnect) {
-      log.warn("disconnected from the server ({}){}", reason,
-          willReconnect ? "; reconnecting" : "");
+      if (state.closed) {
+        log.info("disconnected from the server");
+      } else {
+        log.warn("disconnected from the server ({}){}", reason,
+            willReconnect ? "; reconnecting" : "");
+      }
       listener.onDisconnected(reason);
     }
   }

@@ -1,6 +1,7 @@
 package dev.gadget.core.drone.internal;
 
 import dev.gadget.core.drone.DroneListener;
+import dev.gadget.core.drone.WorkOrderCache;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
@@ -48,6 +49,15 @@ public final class TurnCompletion {
       }
       j.finished = true;
       seq = j.nextSeq++;
+      if (status == TurnStatus.CANCELLED && state.stopMessage != null) {
+        // Cancelled because the drone is stopping: say so, not "cancelled" alone, and remember
+        // it, so that a next start reports this end again if the server misses it now.
+        message = state.stopMessage;
+        if (j.cache != null) {
+          j.cache = j.cache.stopped(message, seq);
+          writeCache(j.cache);
+        }
+      }
       if (j.heartbeat != null) {
         j.heartbeat.cancel(false);
       }
@@ -58,6 +68,22 @@ public final class TurnCompletion {
     Payloads.WorkOrderComplete done =
         new Payloads.WorkOrderComplete(j.turnId, seq, status, stats, message);
     send(j, done, 0);
+  }
+
+  /**
+   * Reports again the end of a turn the drone stopped before the server acknowledged it (found
+   * in the cache at start), until the server acknowledges it; {@code j} is finished.
+   */
+  void resend(Job j, Payloads.WorkOrderComplete done) {
+    send(j, done, 0);
+  }
+
+  private void writeCache(WorkOrderCache cache) {
+    try {
+      workspace.writeWorkOrder(cache);
+    } catch (WorkspaceException e) {
+      log.error(e.getMessage());
+    }
   }
 
   private void send(Job j, Payloads.WorkOrderComplete done, int attempt) {
@@ -72,9 +98,12 @@ public final class TurnCompletion {
             }
             return;
           }
+          boolean stopping;
           synchronized (state) {
+            stopping = state.stopMessage != null;
             if (state.job == j) {
               state.job = null;
+              state.notifyAll();
               state.mode = WorkspaceMode.IDLE;
               try {
                 workspace.deleteWorkOrder();
@@ -83,7 +112,10 @@ public final class TurnCompletion {
               }
             }
           }
-          link.emitStatus();
+          if (!stopping) {
+            // A stopping drone goes offline next; it is not available for work.
+            link.emitStatus();
+          }
         }));
   }
 }

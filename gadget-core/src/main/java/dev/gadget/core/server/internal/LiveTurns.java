@@ -170,13 +170,18 @@ public final class LiveTurns {
     }
   }
 
-  /** The turn's drone is gone: the turn ends as interrupted unless it comes back in time. */
+  /**
+   * The turn's drone is gone: the turn ends as interrupted unless it comes back in time. The
+   * transport's {@code reason} goes to the log only; pages read a sentence for people.
+   */
   void awaitReturn(LiveTurn t, String reason) {
     Duration grace = settings.droneGracePeriod();
     synchronized (t.lock) {
       if (!t.ended && t.graceTimer == null) {
+        log.info("turn {} waits {} s for its drone to come back ({})", t.turn.id(),
+            grace.toSeconds(), reason);
         t.graceTimer = timer.schedule(() -> end(t, TurnStatus.INTERRUPTED, null,
-            "the drone disconnected (" + reason + ") and did not come back within "
+            "the drone disconnected while running this turn and did not come back within "
                 + grace.toSeconds() + " s"), grace);
       }
     }

@@ -1,0 +1,215 @@
+package dev.gadget.examples;
+
+import static dev.gadget.examples.PageFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.Ids;
+import dev.gadget.core.drone.WorkspaceLock;
+import dev.gadget.core.llm.LlmTestServer;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.TransportClient;
+import dev.gadget.transport.ws.WebSocketTransportClient;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gadget drone} as real processes (this JVM's java, the test class path, {@link Main}),
+ * stopped with SIGTERM or killed with SIGKILL, against a server in this JVM whose LLM is a real
+ * HTTP server streaming an OpenAI reply that does not end.
+ */
+class DroneProcessTest {
+  static final String FIRST = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":"
+      + "\"Hello\"},\"finish_reason\":null}]}\n\n";
+  static final String MORE = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":"
+      + "\" again\"},\"finish_reason\":null}]}\n\n";
+
+  @TempDir Path tmp;
+  LlmTestServer llm;
+  Stores.Opened store;
+  ServerApp app;
+  Accounts.Issued ada;
+  ChatSession session;
+  final List<Process> processes = new ArrayList<>();
+
+  @BeforeEach
+  void startServer() throws Exception {
+    llm = LlmTestServer.start();
+    store = Stores.embedded(tmp.resolve("data"), "gadget");
+    // The default grace period (30 s): a turn must not end by waiting it out.
+    app = ServerApp.builder().store(store.store()).port(0)
+        .provider(new ProviderConfig(LlmClients.OPENAI, llm.v1().toString(), null, "m", null))
+        .start();
+    ada = Accounts.create(store.store(), "ada");
+    Instant now = Instant.now();
+    Project project = new Project(Ids.next(), ada.user().id(), "Greeter", "greeter",
+        SampleProject.create(tmp.resolve("greeter")).toString(), now);
+    store.store().createProject(project);
+    session = new ChatSession(Ids.next(), ada.user().id(), project.id(), "Chat", null, now);
+    store.store().createSession(session);
+  }
+
+  @AfterEach
+  void stopAll() throws Exception {
+    for (Process p : processes) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+    app.close();
+    store.close();
+    llm.close();
+  }
+
+  /** A drone process on {@code workspace}; what it prints goes to {@code log}. */
+  private Process drone(Path workspace, Path log) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), Main.class.getName(), "drone",
+        "--server", app.pageUrl().toString(), "--workspace", workspace.toString(),
+        "--hostname", "proc-box")
+        .redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().put("GADGET_DRONE_TOKEN", ada.droneToken());
+    Process p = pb.start();
+    processes.add(p);
+    return p;
+  }
+
+  private static String read(Path log) {
+    try {
+      return Files.readString(log, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /** Waits until the drone process says it is connected and free (a JVM start: up to 60 s). */
+  private static void awaitConnected(Path log) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!(read(log).contains("[drone] connected to ")
+        && read(log).contains("available: waiting for work"))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the drone did not connect within 60 s; it printed:\n"
+            + read(log));
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+    }
+  }
+
+  private static int exitOf(Process p) throws InterruptedException {
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the process ended").isTrue();
+    return p.exitValue();
+  }
+
+  /** A page of ada's watching the session, recording the turn's end. */
+  private record Page(WebSocketTransportClient client, Connection connection,
+      List<JsonNode> responses, CompletableFuture<JsonNode> end) {}
+
+  private Page page() throws Exception {
+    WebSocketTransportClient client = WebSocketTransportClient.builder().uri(app.socketUri())
+        .build();
+    Connection c = client.connect(Protocol.PAGE_NAMESPACE,
+        () -> GadgetJson.mapper().createObjectNode().put("token", ada.pageToken()),
+        new TransportClient.ClientListener() {});
+    Page page = new Page(client, c, new CopyOnWriteArrayList<>(), new CompletableFuture<>());
+    c.on(Protocol.RESPONSE, (args, ack) -> page.responses().add(args.get(0)));
+    c.on(Protocol.WORK_ORDER_COMPLETE, (args, ack) -> page.end().complete(args.get(0)));
+    c.emitWithAck(Protocol.WATCH_SESSION, Protocol.args(Map.of("sessionId", session.id())),
+        Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS);
+    return page;
+  }
+
+  @Test
+  void sigtermMidTurnEndsTheTurnCancelledAtOnceAndTheRestartedDroneRecoversNothing()
+      throws Exception {
+    llm.enqueue(FIRST).thenEndlessly(List.of(MORE));
+    Path ws = tmp.resolve("ws");
+    Path log = tmp.resolve("drone-1.log");
+    Process drone = drone(ws, log);
+    awaitConnected(log);
+    Page page = page();
+    try {
+      JsonNode submitted = page.connection().emitWithAck(Protocol.SUBMIT_PROMPT, Protocol.args(
+              Map.of("sessionId", session.id(), "prompt", "talk until I stop you")),
+          Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS).get(0);
+      String turnId = submitted.path("turnId").asText();
+      assertThat(turnId).as("%s", submitted).isNotEmpty();
+      await("the reply to stream", () -> page.responses().size() > 5);
+      assertThat(ws.resolve(".gadget/work-order.json")).exists();
+
+      drone.destroy(); // SIGTERM, as Ctrl-C's SIGINT: the JVM's shutdown hooks run
+
+      // Within 20 s, while the server's grace period is 30 s: the drone said so itself.
+      JsonNode end = page.end().get(20, TimeUnit.SECONDS);
+      assertThat(end.get("turnId").asText()).isEqualTo(turnId);
+      assertThat(end.get("status").asText()).isEqualTo("cancelled");
+      assertThat(end.get("error").asText())
+          .isEqualTo("the drone on proc-box was stopped while it ran this turn");
+      assertThat(store.store().findTurn(turnId).orElseThrow().status())
+          .isEqualTo(TurnStatus.CANCELLED);
+      exitOf(drone);
+      assertThat(read(log)).contains("ended: cancelled (the drone on proc-box was stopped");
+      assertThat(ws.resolve(".gadget/work-order.json")).as("the server has the turn's end")
+          .doesNotExist();
+
+      Path log2 = tmp.resolve("drone-2.log");
+      Process again = drone(ws, log2);
+      awaitConnected(log2);
+      assertThat(read(log2)).doesNotContainIgnoringCase("crash");
+      again.destroy();
+      exitOf(again);
+    } finally {
+      page.client().close();
+    }
+  }
+
+  @Test
+  void aSecondDroneOnAWorkspaceExitsNamingTheHolderAndAKilledHolderBlocksNothing()
+      throws Exception {
+    Path ws = tmp.resolve("ws");
+    Path log1 = tmp.resolve("drone-1.log");
+    Process first = drone(ws, log1);
+    awaitConnected(log1);
+
+    Path log2 = tmp.resolve("drone-2.log");
+    Process second = drone(ws, log2);
+    assertThat(exitOf(second)).isEqualTo(1);
+    assertThat(read(log2)).contains("gadget drone: the workspace " + ws
+        + " is in use by another drone, pid " + first.pid() + " on proc-box (running since ")
+        .doesNotContain("[drone] connected");
+    assertThat(first.isAlive()).isTrue();
+
+    first.destroyForcibly(); // kill -9: no shutdown hook, the lock file stays behind
+    exitOf(first);
+    assertThat(Files.readString(ws.resolve(".gadget/" + WorkspaceLock.FILE)))
+        .contains("\"pid\":" + first.pid());
+
+    Path log3 = tmp.resolve("drone-3.log");
+    Process third = drone(ws, log3);
+    awaitConnected(log3);
+    assertThat(read(log3)).doesNotContain("in use");
+    assertThat(Files.readString(ws.resolve(".gadget/" + WorkspaceLock.FILE)))
+        .contains("\"pid\":" + third.pid());
+  }
+}

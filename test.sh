@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The tests, on a fresh machine: installs what they need and the machine lacks, then runs
+# ./mvnw -B verify (extra arguments go to Maven). README.md's test command; .ci/run calls it.
+#
+# Needs a JDK 17+, git, and Node.js 20+ with npm (README.md, Requirements). Installs Chromium for
+# the web page's browser tests when none is found (GADGET_CHROMIUM, or chromium or
+# chromium-browser on the PATH): with apt-get (sudo when not root). Elsewhere, install Chromium
+# with your package manager or set GADGET_CHROMIUM to a Chromium or Chrome binary.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+have_chromium() {
+  if [ -n "${GADGET_CHROMIUM:-}" ]; then
+    [ -f "$GADGET_CHROMIUM" ] && [ -x "$GADGET_CHROMIUM" ]
+    return
+  fi
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1
+}
+
+if ! have_chromium; then
+  if [ -n "${GADGET_CHROMIUM:-}" ]; then
+    echo "test.sh: GADGET_CHROMIUM=$GADGET_CHROMIUM is not an executable file" >&2
+    exit 1
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "test.sh: the browser tests need Chromium: install it with your package manager," \
+      "or set GADGET_CHROMIUM to a Chromium or Chrome binary" >&2
+    exit 1
+  fi
+  echo "test.sh: installing Chromium for the browser tests (apt-get install -y chromium)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  # Debian calls it chromium; older Ubuntu releases chromium-browser.
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+    || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-browser
+fi
+
+exec ./mvnw -B verify "$@"
