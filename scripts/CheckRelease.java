@@ -1,4 +1,5 @@
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -74,9 +75,14 @@ public class CheckRelease {
   }
 
   public static void main(String[] args) throws Exception {
+    System.exit(run(args, System.out));
+  }
+
+  /** Checks, printing to {@code out}; returns the exit code: 0 ready, 1 problems, 2 misuse. */
+  public static int run(String[] args, PrintStream out) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: java scripts/CheckRelease.java STAGING_DIR --expect a,b [--gpg]");
-      System.exit(2);
+      out.println("usage: java scripts/CheckRelease.java STAGING_DIR --expect a,b [--gpg]");
+      return 2;
     }
     Path root = Path.of(args[0]);
     List<String> rest = Arrays.asList(args).subList(1, args.length);
@@ -85,15 +91,16 @@ public class CheckRelease {
         ? new TreeSet<>(Arrays.asList(rest.get(at + 1).split(","))) : Set.of();
     CheckRelease check = new CheckRelease(root, rest.contains("--gpg"));
     check.run(expect);
-    check.notes.forEach(n -> System.out.println("note: " + n));
+    check.notes.forEach(n -> out.println("note: " + n));
     if (!check.problems.isEmpty()) {
-      check.problems.forEach(p -> System.out.println("PROBLEM: " + p));
-      System.out.println(check.problems.size() + " problem(s): not ready for Maven Central");
-      System.exit(1);
+      check.problems.forEach(p -> out.println("PROBLEM: " + p));
+      out.println(check.problems.size() + " problem(s): not ready for Maven Central");
+      return 1;
     }
-    System.out.println("OK: " + check.byCoordinates.size() + " components, " + check.files
+    out.println("OK: " + check.byCoordinates.size() + " components, " + check.files
         + " files, ready for Maven Central: " + check.byCoordinates.values().stream()
         .map(Pom::artifactId).collect(Collectors.joining(", ")));
+    return 0;
   }
 
   void run(Set<String> expect) throws Exception {

@@ -2,7 +2,12 @@ package dev.gadget.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,9 +16,10 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.spi.ToolProvider;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +37,7 @@ class ReleaseCheckTest {
       "gadget-parent,gadget-bom,gadget-core,gadget-transport-ws,gadget-store-mongo";
 
   @TempDir static Path classes;
+  static URLClassLoader checker;
   @TempDir Path staging;
 
   /** Output and exit code of one run of the checker. */
@@ -38,9 +45,18 @@ class ReleaseCheckTest {
 
   @BeforeAll
   static void compileTheChecker() throws Exception {
-    Run javac = exec(List.of(tool("javac"), "-d", classes.toString(),
-        ROOT.resolve("scripts/CheckRelease.java").toString()));
-    assertThat(javac.exit()).as(javac.output()).isZero();
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
+    int exit = ToolProvider.findFirst("javac").orElseThrow().run(out, out, "-d",
+        classes.toString(), ROOT.resolve("scripts/CheckRelease.java").toString());
+    assertThat(exit).as(log.toString(StandardCharsets.UTF_8)).isZero();
+    checker = new URLClassLoader(new URL[] {classes.toUri().toURL()},
+        ClassLoader.getPlatformClassLoader());
+  }
+
+  @AfterAll
+  static void close() throws IOException {
+    checker.close();
   }
 
   @BeforeEach
@@ -52,20 +68,14 @@ class ReleaseCheckTest {
     stage("gadget-store-mongo", "gadget-store-mongo/pom.xml", "jar");
   }
 
-  private static String tool(String name) {
-    return Path.of(System.getProperty("java.home"), "bin", name).toString();
-  }
-
-  private static Run exec(List<String> command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    return new Run(p.exitValue(), output);
-  }
-
+  /** Runs the checker in this JVM (its main only adds System.exit). */
   private Run check() throws Exception {
-    return exec(List.of(tool("java"), "-cp", classes.toString(), "CheckRelease",
-        staging.toString(), "--expect", EXPECT));
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    Method run = checker.loadClass("CheckRelease").getMethod("run", String[].class,
+        PrintStream.class);
+    int exit = (int) run.invoke(null, new String[] {staging.toString(), "--expect", EXPECT},
+        new PrintStream(log, true, StandardCharsets.UTF_8));
+    return new Run(exit, log.toString(StandardCharsets.UTF_8));
   }
 
   private Path dir(String artifactId) {
