@@ -17,6 +17,7 @@ module dev.gadget.core {
   exports dev.gadget.core.llm;
   exports dev.gadget.core.agent;
   exports dev.gadget.core.agent.tools;
+  exports dev.gadget.core.agent.tools.annotations;
   // dev.gadget.core.llm.internal (parsers, HTTP plumbing) is deliberately not exported
   exports dev.gadget.core.transport;
   exports dev.gadget.core.protocol;
