@@ -94,6 +94,9 @@ final class LocalAdmin {
         : Stores.embeddedIfFree(Stores.dataDir(args));
     if (direct.isPresent()) {
       try (Stores.Opened store = direct.get()) {
+        if (store.directory() != null) {
+          new Published(store.directory()).close(); // left by a server that was killed
+        }
         return new Done(add ? Accounts.create(store.store(), username)
             : Accounts.newTokens(store.store(), username), store.description());
       }

@@ -136,8 +136,14 @@ class AdminApiTest {
   }
 
   @Test
-  void aDirectoryHeldByAnotherCommandIsExplained() {
+  void aDirectoryHeldByAnotherCommandIsExplained() throws Exception {
     Path data = tmp.resolve("data");
+    Files.createDirectories(data);
+    Files.writeString(data.resolve(LocalAdmin.SERVER_FILE), "{\"url\":\"http://127.0.0.1:9/\"}");
+    assertThat(user(0, "user", "add", "zoe", "--data-dir", data.toString()).out())
+        .as("a server.json left by a killed server is ignored and removed")
+        .contains("in the embedded store in");
+    assertThat(data.resolve(LocalAdmin.SERVER_FILE)).doesNotExist();
     try (Stores.Opened held = Stores.embedded(data)) {
       assertThat(user(1, "user", "add", "erin", "--data-dir", data.toString()).err())
           .contains("is in use by another process, which is not a Gadget server taking "
