@@ -29,4 +29,6 @@ module dev.gadget.core {
   opens dev.gadget.core.stream to com.fasterxml.jackson.databind;
   opens dev.gadget.core.protocol to com.fasterxml.jackson.databind;
   opens dev.gadget.core.drone to com.fasterxml.jackson.databind;
+  // the journaled store's records (not exported)
+  opens dev.gadget.core.store.internal to com.fasterxml.jackson.databind;
 }

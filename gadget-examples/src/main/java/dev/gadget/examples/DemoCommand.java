@@ -96,7 +96,7 @@ final class DemoCommand implements Command {
     };
     try {
       Path sample = SampleProject.create(root.resolve("greeter"));
-      Stores.Opened store = Stores.embedded(root.resolve("data"), "gadget");
+      Stores.Opened store = Stores.embedded(root.resolve("data"));
       open.add(store);
       ServerApp app = startApp(store, llm, port, out);
       open.add(app);

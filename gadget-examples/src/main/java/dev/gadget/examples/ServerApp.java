@@ -6,6 +6,7 @@ import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.transport.TransportException;
 import dev.gadget.transport.ws.WebSocketTransportServer;
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -14,7 +15,9 @@ import java.util.function.UnaryOperator;
 /**
  * A running Gadget server as the jar runs it: the {@link GadgetServer} on the Socket.IO
  * WebSocket transport, and the {@link WebServer} with the page and the REST API on a second
- * port. Both bind 127.0.0.1 unless told otherwise. Thread-safe; close it once.
+ * port. Both bind 127.0.0.1 unless told otherwise. With an {@link Builder#adminDirectory admin
+ * directory} (the embedded store's), it also serves {@link AdminApi} and publishes its address
+ * and admin secret there for {@code gadget user} ({@link LocalAdmin}). Thread-safe; close it once.
  */
 final class ServerApp implements AutoCloseable {
   private final ChatStore store;
@@ -22,6 +25,7 @@ final class ServerApp implements AutoCloseable {
   private final GadgetServer server;
   private final WebServer web;
   private final String host;
+  private final LocalAdmin.Published published;
 
   private ServerApp(Builder b) {
     this.store = Objects.requireNonNull(b.store, "store");
@@ -43,14 +47,23 @@ final class ServerApp implements AutoCloseable {
     config.put("socketPath", "/socket.io/");
     config.put("llm", Map.of("sdk", b.provider.sdk(), "model", b.provider.modelId()));
     config.put("scripted", LlmClients.SCRIPTED.equals(b.provider.sdk()));
+    String secret = b.adminDirectory == null ? null : LocalAdmin.newSecret();
     WebServer w;
     try {
-      w = new WebServer(b.host, b.port, store, config, b.contentSecurityPolicy);
+      w = new WebServer(b.host, b.port, store, config, b.contentSecurityPolicy,
+          secret == null ? null : new AdminApi(store, secret));
     } catch (RuntimeException e) {
       server.close();
       throw e;
     }
     this.web = w;
+    try {
+      this.published = secret == null ? null
+          : LocalAdmin.publish(b.adminDirectory, pageUrl(), secret);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
   }
 
   static Builder builder() {
@@ -84,10 +97,16 @@ final class ServerApp implements AutoCloseable {
     return h.contains(":") ? "[" + h + "]" : h;
   }
 
-  /** Stops the HTTP server and the Gadget server. The store stays open (its owner closes it). */
+  /**
+   * Removes the published admin files, stops the HTTP server and the Gadget server. The store
+   * stays open (its owner closes it).
+   */
   @Override
   public void close() {
     try {
+      if (published != null) {
+        published.close();
+      }
       web.close();
     } finally {
       server.close();
@@ -102,6 +121,7 @@ final class ServerApp implements AutoCloseable {
     private int port = 7700;
     private int socketPort = -1;
     private boolean contentSecurityPolicy = true;
+    private Path adminDirectory;
     private UnaryOperator<GadgetServer.Builder> serverTweaks = b -> b;
 
     Builder store(ChatStore store) {
@@ -134,6 +154,15 @@ final class ServerApp implements AutoCloseable {
     /** Whether the page is served with a Content-Security-Policy (default yes). */
     Builder contentSecurityPolicy(boolean on) {
       this.contentSecurityPolicy = on;
+      return this;
+    }
+
+    /**
+     * The embedded store's data directory, where the server publishes its address and admin
+     * secret for {@code gadget user} ({@code null}, the default: no admin API).
+     */
+    Builder adminDirectory(Path dataDir) {
+      this.adminDirectory = dataDir;
       return this;
     }
 

@@ -58,7 +58,8 @@ final class ServerCommand implements Command {
     ServerApp app;
     try {
       app = ServerApp.builder().store(store.store()).provider(llm.config())
-          .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort).start();
+          .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort)
+          .adminDirectory(store.directory()).start();
     } catch (RuntimeException e) {
       store.close();
       throw e;

@@ -2,19 +2,24 @@ package dev.gadget.examples;
 
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
+import dev.gadget.core.store.JournaledChatStore;
 import dev.gadget.store.mongo.MongoChatStore;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /** Opens the store the command line names: the embedded default or {@code --mongo URI}. */
 final class Stores {
   static final String DEFAULT_DATA_DIR = ".gadget-data";
+  /** The file of the embedded store of Gadget before the journaled store. */
+  static final String OLD_STORE_FILE = "gadget.mv";
 
   static final List<OptionSpec> OPTIONS = List.of(
       OptionSpec.value("data-dir", "DIR",
-          "where the embedded store keeps its file (default " + DEFAULT_DATA_DIR + ")"),
+          "where the embedded store keeps its files (default " + DEFAULT_DATA_DIR + ")"),
       OptionSpec.value("mongo", "URI",
           "use this MongoDB instead of the embedded store, e.g. mongodb://127.0.0.1:27017"),
       OptionSpec.value("database", "NAME", "the MongoDB database (default gadget)"));
@@ -22,81 +27,110 @@ final class Stores {
   private Stores() {}
 
   /**
-   * A store and what to close with it.
+   * A store and where it is.
    *
    * @param store the store
    * @param description where it is, for a person (never a password)
-   * @param embedded the embedded server, when this is the embedded store
+   * @param directory the embedded store's data directory, or {@code null} for MongoDB
    */
-  record Opened(ChatStore store, String description, EmbeddedMongo embedded)
-      implements AutoCloseable {
+  record Opened(ChatStore store, String description, Path directory) implements AutoCloseable {
     @Override
     public void close() {
-      try {
-        store.close();
-      } finally {
-        if (embedded != null) {
-          embedded.close();
-        }
-      }
+      store.close();
     }
+  }
+
+  /** Whether the command line names MongoDB rather than the embedded store. */
+  static boolean isMongo(Args args) {
+    return args.get("mongo").isPresent();
+  }
+
+  /** The embedded store's data directory the command line names. */
+  static Path dataDir(Args args) {
+    return Path.of(args.get("data-dir", DEFAULT_DATA_DIR));
   }
 
   /** Opens the store for a server: the embedded one, or MongoDB with {@code --mongo}. */
   static Opened open(Args args) {
-    String database = args.get("database", MongoChatStore.Builder.DEFAULT_DATABASE);
     Optional<String> mongo = args.get("mongo");
     if (mongo.isPresent()) {
       if (args.get("data-dir").isPresent()) {
         throw new UsageException("--mongo and --data-dir do not go together");
       }
+      String database = args.get("database", MongoChatStore.Builder.DEFAULT_DATABASE);
       return new Opened(mongo(mongo.get(), database), "MongoDB " + redact(mongo.get())
           + " (database " + database + ")", null);
     }
-    return embedded(dataDir(args), database);
+    if (args.get("database").isPresent()) {
+      throw new UsageException("--database names a MongoDB database: it goes with --mongo");
+    }
+    return embedded(dataDir(args));
   }
 
   /**
-   * Opens the store for a one-shot command: through the running server's embedded store when
-   * one serves the data directory, else the file itself.
+   * Opens the embedded store in {@code dir}: a {@link JournaledChatStore}, which syncs every
+   * write to disk before it returns.
+   *
+   * @throws CommandException if it cannot be opened, or another process (a running server) has
+   *     it open
    */
-  static Opened openShared(Args args) {
-    if (args.get("mongo").isPresent()) {
-      return open(args);
-    }
-    Path dir = dataDir(args);
-    String database = args.get("database", MongoChatStore.Builder.DEFAULT_DATABASE);
-    Optional<String> running = EmbeddedMongo.runningUri(dir);
-    if (running.isPresent()) {
-      ChatStore store = MongoChatStore.builder().connectionString(running.get())
-          .database(database).serverSelectionTimeout(Duration.ofSeconds(2)).build();
-      try {
-        store.findUserByName("admin");
-        return new Opened(store, "the running server's store in " + dir.toAbsolutePath(), null);
-      } catch (StoreException e) {
-        // a stale file from a server that died: open the file ourselves
-        store.close();
-      }
-    }
-    return embedded(dir, database);
-  }
-
-  /** The embedded store's directory: {@code --data-dir}, or the default. */
-  static Path dataDir(Args args) {
-    return Path.of(args.get("data-dir", DEFAULT_DATA_DIR));
-  }
-
-  static Opened embedded(Path dir, String database) {
-    EmbeddedMongo embedded = EmbeddedMongo.start(dir);
+  static Opened embedded(Path dir) {
+    Path abs = dir.toAbsolutePath().normalize();
     try {
-      ChatStore store = MongoChatStore.builder().connectionString(embedded.connectionString())
-          .database(database).build();
-      return new Opened(store, "the embedded store in " + dir.toAbsolutePath().normalize(),
-          embedded);
-    } catch (RuntimeException e) {
-      embedded.close();
-      throw e;
+      return openEmbedded(abs);
+    } catch (StoreException e) {
+      throw new CommandException("the data directory " + abs + " is in use by another Gadget "
+          + "server or command (" + e.getMessage() + ")", e);
     }
+  }
+
+  /**
+   * The embedded store in {@code dir}, or empty when another process (a running server) has it
+   * open.
+   *
+   * @throws CommandException if it cannot be opened for any other reason
+   */
+  static Optional<Opened> embeddedIfFree(Path dir) {
+    try {
+      return Optional.of(openEmbedded(dir.toAbsolutePath().normalize()));
+    } catch (StoreException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Throws StoreException only when the directory is in use. */
+  private static Opened openEmbedded(Path abs) {
+    refuseTheOldFormat(abs);
+    try {
+      return new Opened(JournaledChatStore.open(abs), "the embedded store in " + abs, abs);
+    } catch (StoreException e) {
+      if (e.reason() == StoreException.Reason.UNAVAILABLE) {
+        throw e;
+      }
+      throw new CommandException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Refuses a directory that holds only the store of earlier versions (mongo-java-server on an
+   * H2 file), which this version cannot read, rather than starting an empty store beside it.
+   */
+  private static void refuseTheOldFormat(Path dir) {
+    if (!Files.exists(dir.resolve(OLD_STORE_FILE))) {
+      return;
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      if (files.anyMatch(p -> p.getFileName().toString().endsWith(".jsonl"))) {
+        return; // already holds a journaled store: the old file is a leftover
+      }
+    } catch (IOException e) {
+      throw new CommandException("cannot read the data directory " + dir + ": " + e, e);
+    }
+    throw new CommandException("the data directory " + dir + " holds a store written by an "
+        + "earlier Gadget (" + OLD_STORE_FILE + ", an embedded MongoDB-protocol store), which "
+        + "this version does not read: it keeps its data in journal files, synced to disk on "
+        + "every write. Start with another --data-dir (this one is left as it is), or use a "
+        + "MongoDB with --mongo");
   }
 
   private static ChatStore mongo(String uri, String database) {

@@ -27,7 +27,7 @@ final class UserCommand implements Command {
         keep working). Either prints a page token (to sign in to the web page) and a drone
         token (for 'gadget drone'); they are shown only now, the store keeps their SHA-256
         hashes. Works on the same store as the server: while a server runs on --data-dir,
-        through that server's embedded store; otherwise on the data directory's file.
+        through that server (it has the directory open); otherwise on the directory itself.
         """;
   }
 
@@ -49,17 +49,14 @@ final class UserCommand implements Command {
       throw new CommandException("there is no user '" + p.get(1) + "': there is no store in "
           + dataDir.toAbsolutePath().normalize() + " (give the server's --data-dir)");
     }
-    try (Stores.Opened store = Stores.openShared(args)) {
-      Accounts.Issued issued = p.get(0).equals("add")
-          ? Accounts.create(store.store(), p.get(1))
-          : Accounts.newTokens(store.store(), p.get(1));
-      PrintStream out = console.out();
-      out.println((p.get(0).equals("add") ? "Created the user '" : "New tokens for '")
-          + issued.user().username() + "' in " + store.description() + ".");
-      out.println("  Page token:  " + issued.pageToken());
-      out.println("  Drone token: " + issued.droneToken());
-      out.println("They are shown only now; the store keeps their hashes.");
-    }
+    LocalAdmin.Done done = LocalAdmin.run(args, p.get(0).equals("add"), p.get(1));
+    Accounts.Issued issued = done.issued();
+    PrintStream out = console.out();
+    out.println((p.get(0).equals("add") ? "Created the user '" : "New tokens for '")
+        + issued.user().username() + "' in " + done.where() + ".");
+    out.println("  Page token:  " + issued.pageToken());
+    out.println("  Drone token: " + issued.droneToken());
+    out.println("They are shown only now; the store keeps their hashes.");
     return null;
   }
 }

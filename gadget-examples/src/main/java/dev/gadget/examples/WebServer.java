@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
  * GET /api/me                      {"user": User}                      (bearer user token)
  * GET /api/sessions[?projectId=]   {"sessions": [ChatSession]}         (bearer user token)
  * GET /api/sessions/{id}/turns     {"turns": [ChatTurn]}               (bearer user token)
+ * POST /api/admin/users, /tokens   see {@link AdminApi}          (this machine, admin secret)
  * </pre>
  *
  * Errors are JSON {@code {"error": "..."}} with 400, 401, 404, 405 or 503. A user only ever sees
@@ -80,9 +81,11 @@ final class WebServer implements AutoCloseable {
   /**
    * Binds {@code host:port} (0: any free port) and starts serving.
    *
+   * @param admin the admin API, or {@code null} for none
    * @throws CommandException if the address cannot be bound
    */
-  WebServer(String host, int port, ChatStore store, Map<String, Object> config, boolean csp) {
+  WebServer(String host, int port, ChatStore store, Map<String, Object> config, boolean csp,
+      AdminApi admin) {
     this.store = store;
     this.tokens = new Tokens(store);
     this.config = Map.copyOf(config);
@@ -103,6 +106,9 @@ final class WebServer implements AutoCloseable {
     });
     http.setExecutor(executor);
     http.createContext("/", this::handle);
+    if (admin != null) {
+      http.createContext("/api/admin/", ex -> guarded(ex, admin::handle));
+    }
     http.start();
   }
 
@@ -118,13 +124,24 @@ final class WebServer implements AutoCloseable {
   }
 
   private void handle(HttpExchange ex) {
-    try (ex) {
-      String path = ex.getRequestURI().getRawPath();
+    guarded(ex, e -> {
+      String path = e.getRequestURI().getRawPath();
       if (path.equals("/api") || path.startsWith("/api/")) {
-        api(ex, path);
+        api(e, path);
       } else {
-        serveStatic(ex, path);
+        serveStatic(e, path);
       }
+    });
+  }
+
+  /** One exchange's handler, which may throw. */
+  private interface Handler {
+    void handle(HttpExchange ex) throws IOException;
+  }
+
+  private static void guarded(HttpExchange ex, Handler handler) {
+    try (ex) {
+      handler.handle(ex);
     } catch (IOException e) {
       log.debug("HTTP exchange failed: {}", e.toString());
     } catch (RuntimeException e) {
@@ -231,7 +248,7 @@ final class WebServer implements AutoCloseable {
     return out;
   }
 
-  private static void json(HttpExchange ex, int status, Object body) throws IOException {
+  static void json(HttpExchange ex, int status, Object body) throws IOException {
     byte[] bytes;
     try {
       bytes = GadgetJson.mapper().writeValueAsBytes(body);

@@ -148,7 +148,7 @@ class CommandsTest {
     assertThat(Main.run(List.of("user", "token", "dave", "--data-dir", dir),
         missing.console(Map.of()), false)).isEqualTo(1);
 
-    try (Stores.Opened store = Stores.embedded(Path.of(dir), "gadget")) {
+    try (Stores.Opened store = Stores.embedded(Path.of(dir))) {
       Tokens tokens = new Tokens(store.store());
       assertThat(tokens.authenticate(page, TokenKind.USER)).isPresent();
       assertThat(tokens.authenticate(newPage, TokenKind.USER)).isPresent();

@@ -8,62 +8,74 @@ import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.ChatStoreContract;
+import dev.gadget.core.store.JournaledChatStore;
 import dev.gadget.core.store.Tokens;
-import dev.gadget.store.mongo.MongoChatStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The server's default store (MongoChatStore on mongo-java-server with its H2 file backend)
- * passes the ChatStore compatibility kit, keeps its data across restarts, and refuses a second
- * server on the same data directory.
+ * The server's default store, as {@link Stores} opens it (a {@link JournaledChatStore} in the
+ * data directory), passes the ChatStore compatibility kit, keeps its data across restarts,
+ * refuses a second process on the same data directory, and refuses the directory of the earlier
+ * embedded store rather than starting an empty one beside it.
  */
 class EmbeddedStoreContractTest extends ChatStoreContract {
   @TempDir static Path shared;
-  static EmbeddedMongo mongo;
-  static final AtomicInteger databases = new AtomicInteger();
-
-  @BeforeAll
-  static void startMongo() {
-    mongo = EmbeddedMongo.start(shared.resolve("data"));
-  }
-
-  @AfterAll
-  static void stopMongo() {
-    mongo.close();
-  }
+  static final AtomicInteger directories = new AtomicInteger();
 
   @Override
   protected ChatStore newStore() {
-    return MongoChatStore.builder().connectionString(mongo.connectionString())
-        .database("contract_" + databases.incrementAndGet()).build();
+    ChatStore s = Stores.embedded(shared.resolve("data-" + directories.incrementAndGet())).store();
+    assertThat(s).isInstanceOf(JournaledChatStore.class);
+    return s;
   }
 
   @Test
   void keepsItsDataAcrossRestartsAndLocksItsDirectory(@TempDir Path dir) throws Exception {
     String token;
-    try (Stores.Opened first = Stores.embedded(dir, "gadget")) {
+    try (Stores.Opened first = Stores.embedded(dir)) {
       User u = new User(Ids.next(), "ann", "Ann", Instant.now());
       first.store().createUser(u);
       token = new Tokens(first.store()).issue(u.id(), TokenKind.USER, "page").token();
-      assertThat(EmbeddedMongo.runningUri(dir)).contains(first.embedded().connectionString());
-      assertThatThrownBy(() -> Stores.embedded(dir, "gadget"))
+      assertThat(first.directory()).isEqualTo(dir.toAbsolutePath().normalize());
+      assertThatThrownBy(() -> Stores.embedded(dir))
           .isInstanceOf(CommandException.class)
-          .hasMessageContaining("is in use by another Gadget server");
+          .hasMessageContaining("the data directory " + dir.toAbsolutePath().normalize()
+              + " is in use by another Gadget server or command")
+          .hasMessageContaining("(pid " + ProcessHandle.current().pid() + ")");
+      assertThat(Stores.embeddedIfFree(dir)).isEmpty();
     }
-    assertThat(EmbeddedMongo.runningUri(dir)).isEmpty();
-    assertThat(Files.exists(dir.resolve(EmbeddedMongo.DATA_FILE))).isTrue();
-    assertThat(Files.readString(dir.resolve(EmbeddedMongo.DATA_FILE),
-        java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain(token);
-    try (Stores.Opened again = Stores.embedded(dir, "gadget")) {
+    for (Path f : files(dir)) {
+      assertThat(Files.readString(f, StandardCharsets.ISO_8859_1)).as("%s", f)
+          .doesNotContain(token);
+    }
+    try (Stores.Opened again = Stores.embedded(dir)) {
       assertThat(again.store().findUserByName("ann")).isPresent();
       assertThat(new Tokens(again.store()).authenticate(token, TokenKind.USER)).isPresent();
+    }
+  }
+
+  @Test
+  void refusesTheDirectoryOfTheEarlierEmbeddedStore(@TempDir Path dir) throws IOException {
+    Files.write(dir.resolve(Stores.OLD_STORE_FILE), new byte[] {1, 2, 3});
+    assertThatThrownBy(() -> Stores.embedded(dir))
+        .isInstanceOf(CommandException.class)
+        .hasMessageContaining("holds a store written by an earlier Gadget (gadget.mv")
+        .hasMessageContaining("Start with another --data-dir (this one is left as it is)");
+    assertThat(files(dir)).containsExactly(dir.resolve(Stores.OLD_STORE_FILE));
+  }
+
+  private static List<Path> files(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(Files::isRegularFile).sorted().toList();
     }
   }
 }

@@ -18,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * A whole Gadget in this JVM as the jar runs it: the embedded H2-backed store, the server with
+ * A whole Gadget in this JVM as the jar runs it: the embedded journaled store, the server with
  * its page and REST API on free ports, and a drone on the WebSocket transport with a given
  * (scripted) LLM, working on the sample git project; plus a user with a project and a session.
  */
@@ -38,7 +38,7 @@ final class PageFixture implements AutoCloseable {
   PageFixture(Path root, LlmClient llm, boolean csp) throws Exception {
     this.root = root;
     Path sample = SampleProject.create(root.resolve("greeter"));
-    this.store = Stores.embedded(root.resolve("data"), "gadget");
+    this.store = Stores.embedded(root.resolve("data"));
     ServerApp started = null;
     GadgetDrone d = null;
     try {

@@ -1,6 +1,7 @@
 package dev.gadget.store.mongo;
 
 import com.mongodb.MongoClientSettings;
+import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
@@ -53,8 +54,10 @@ import org.slf4j.LoggerFactory;
  * block's {@code seq} not being there yet, so a replayed block changes nothing; finalizing a turn
  * is one {@code updateOne} filtered on {@code status: "processing"}, so exactly one of several
  * racing callers wins. No write rewrites a turn or a session's history, and nothing needs a
- * multi-document transaction. Order always comes from {@code seq} and {@code _id}, never from
- * timestamps.
+ * multi-document transaction; every filter starts with the {@code _id}, so MongoDB finds the one
+ * document through its {@code _id} index. Every write waits for write concern
+ * {@code {w: "majority", j: true}} unless told otherwise ({@link Builder#writeConcern}). Order
+ * always comes from {@code seq} and {@code _id}, never from timestamps.
  *
  * <p><b>Indexes</b> are created when the store is built. If the database cannot be reached then,
  * {@link Builder#build()} still returns (after logging a warning) and the indexes are created by
@@ -85,7 +88,8 @@ public final class MongoChatStore implements ChatStore {
 
   private MongoChatStore(Connection connection) {
     this.connection = connection;
-    this.ops = new Operations(connection.client().getDatabase(connection.database()),
+    this.ops = new Operations(connection.client().getDatabase(connection.database())
+        .withWriteConcern(connection.writeConcern()),
         connection.where(), connection.serverSelectionTimeout());
     this.users = new Users(ops);
     this.projects = new Projects(ops);
@@ -102,6 +106,11 @@ public final class MongoChatStore implements ChatStore {
   /** The name of the database this store uses. */
   public String databaseName() {
     return connection.database();
+  }
+
+  /** The write concern of every write this store makes (see {@link Builder#writeConcern}). */
+  public WriteConcern writeConcern() {
+    return connection.writeConcern();
   }
 
   // ---- users and tokens
@@ -294,6 +303,11 @@ public final class MongoChatStore implements ChatStore {
     public static final Duration DEFAULT_READ_TIMEOUT = Connection.DEFAULT_READ_TIMEOUT;
     /** The database when neither the builder nor the URI names one. */
     public static final String DEFAULT_DATABASE = Connection.DEFAULT_DATABASE;
+    /**
+     * The write concern when neither the builder, the URI nor the client sets one: majority,
+     * journaled.
+     */
+    public static final WriteConcern DEFAULT_WRITE_CONCERN = Connection.DEFAULT_WRITE_CONCERN;
 
     private String connectionString;
     private MongoClient client;
@@ -301,6 +315,7 @@ public final class MongoChatStore implements ChatStore {
     private Duration serverSelectionTimeout;
     private Duration connectTimeout;
     private Duration readTimeout;
+    private WriteConcern writeConcern;
     private Consumer<MongoClientSettings.Builder> settings;
 
     private Builder() {}
@@ -366,6 +381,20 @@ public final class MongoChatStore implements ChatStore {
     }
 
     /**
+     * The write concern of every write. Default: the connection string's ({@code w},
+     * {@code journal}) or the client's when it sets one, else {@link #DEFAULT_WRITE_CONCERN}
+     * ({@code {w: "majority", j: true}}): a write returns once a majority of the replica set has
+     * it in its on-disk journal, so a write the store has returned from survives a crash of the
+     * primary and a failover. A standalone server acknowledges it once it is in its journal.
+     * Waiting for it is bounded by the read timeout. Also applies to a given
+     * {@link #mongoClient client}.
+     */
+    public Builder writeConcern(WriteConcern writeConcern) {
+      this.writeConcern = Objects.requireNonNull(writeConcern, "writeConcern");
+      return this;
+    }
+
+    /**
      * Changes the driver's settings after the connection string and the timeouts above are
      * applied, for anything else (TLS, credentials, pool size, command listeners). Called once
      * per {@link #build()}.
@@ -397,9 +426,9 @@ public final class MongoChatStore implements ChatStore {
             + "the store creates from a connection string; configure the given MongoClient instead");
       }
       MongoChatStore store = new MongoChatStore(client != null
-          ? Connection.of(client, database)
+          ? Connection.of(client, database, writeConcern)
           : Connection.create(connectionString, database, serverSelectionTimeout, connectTimeout,
-              readTimeout, settings));
+              readTimeout, writeConcern, settings));
       try {
         store.start();
       } catch (RuntimeException e) {

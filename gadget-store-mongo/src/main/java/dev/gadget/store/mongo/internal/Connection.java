@@ -3,6 +3,7 @@ package dev.gadget.store.mongo.internal;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.ServerAddress;
+import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.connection.ClusterSettings;
@@ -23,36 +24,43 @@ import java.util.function.Consumer;
  * @param database the database name
  * @param hosts the hosts, or the SRV host name
  * @param serverSelectionTimeout the client's effective server selection timeout
+ * @param writeConcern the write concern of every write the store makes
  */
 public record Connection(MongoClient client, boolean ownsClient, String database, String hosts,
-    Duration serverSelectionTimeout) {
+    Duration serverSelectionTimeout, WriteConcern writeConcern) {
   /** The defaults that {@code MongoChatStore.Builder} publishes. */
   public static final Duration DEFAULT_SERVER_SELECTION_TIMEOUT = Duration.ofSeconds(5);
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
   public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
   public static final String DEFAULT_DATABASE = "gadget";
+  /** Acknowledged by a majority of the replica set, each in its on-disk journal. */
+  public static final WriteConcern DEFAULT_WRITE_CONCERN = WriteConcern.MAJORITY.withJournal(true);
 
   /**
    * An existing client, which the store will not close.
    *
    * @param database the database, or {@code null} for the default one
+   * @param writeConcern the write concern, or {@code null}: the client's, unless that is the
+   *     driver's default, else {@link #DEFAULT_WRITE_CONCERN}
    */
-  public static Connection of(MongoClient client, String database) {
+  public static Connection of(MongoClient client, String database, WriteConcern writeConcern) {
     ClusterSettings cluster = client.getClusterDescription().getClusterSettings();
-    return new Connection(client, false,
-        database == null ? DEFAULT_DATABASE : database, hosts(cluster),
-        Duration.ofMillis(cluster.getServerSelectionTimeout(TimeUnit.MILLISECONDS)));
+    String name = database == null ? DEFAULT_DATABASE : database;
+    return new Connection(client, false, name, hosts(cluster),
+        Duration.ofMillis(cluster.getServerSelectionTimeout(TimeUnit.MILLISECONDS)),
+        writeConcern(writeConcern, client.getDatabase(name).getWriteConcern()));
   }
 
   /**
-   * A new client for {@code connectionString}, which the store will close. A timeout or database
-   * left {@code null} is the connection string's, else the builder's default.
+   * A new client for {@code connectionString}, which the store will close. A timeout, database
+   * or write concern left {@code null} is the connection string's (or, for the write concern, the
+   * one {@code settings} set), else the builder's default.
    *
    * @throws IllegalArgumentException if the connection string is malformed (without quoting it)
    */
   public static Connection create(String connectionString, String database,
       Duration serverSelectionTimeout, Duration connectTimeout, Duration readTimeout,
-      Consumer<MongoClientSettings.Builder> settings) {
+      WriteConcern writeConcern, Consumer<MongoClientSettings.Builder> settings) {
     ConnectionString uri;
     try {
       uri = new ConnectionString(connectionString);
@@ -86,7 +94,8 @@ public record Connection(MongoClient client, boolean ownsClient, String database
         : uri.getDatabase() != null ? uri.getDatabase() : DEFAULT_DATABASE;
     Duration effective =
         Duration.ofMillis(cluster.getServerSelectionTimeout(TimeUnit.MILLISECONDS));
-    return new Connection(MongoClients.create(built), true, name, hosts, effective);
+    return new Connection(MongoClients.create(built), true, name, hosts, effective,
+        writeConcern(writeConcern, built.getWriteConcern()));
   }
 
   /** The hosts and the database, for messages: never credentials. */
@@ -110,6 +119,16 @@ public record Connection(MongoClient client, boolean ownsClient, String database
       out.add(a.toString());
     }
     return String.join(",", out);
+  }
+
+  /** The explicit one, else the client's unless it is the driver's default, else ours. */
+  private static WriteConcern writeConcern(WriteConcern explicit, WriteConcern client) {
+    if (explicit != null) {
+      return explicit;
+    }
+    return client == null || client.equals(WriteConcern.ACKNOWLEDGED)
+        ? DEFAULT_WRITE_CONCERN
+        : client;
   }
 
   private static Duration pick(Duration explicit, Integer fromUriMillis, Duration fallback) {

@@ -1,0 +1,377 @@
+package dev.gadget.core.store;
+
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneRegistration;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.StoredToken;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.User;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.StoreException;
+import dev.gadget.core.store.internal.Change;
+import dev.gadget.core.store.internal.Compactor;
+import dev.gadget.core.store.internal.IndexedState;
+import dev.gadget.core.store.internal.Journal;
+import dev.gadget.core.store.internal.RecordCodec;
+import dev.gadget.core.store.internal.StoreDirectory;
+import dev.gadget.core.store.internal.StoreLoader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A durable {@link ChatStore} in one directory, in plain Java: everything is held in memory with
+ * the indexes of {@link InMemoryChatStore}, and every write is appended to a journal file as one
+ * JSON record and synced to disk ({@code fdatasync}) <b>before the call returns</b>. A write the
+ * store has returned from survives the process being killed and the machine losing power.
+ *
+ * <pre>{@code
+ * try (JournaledChatStore store = JournaledChatStore.open(Path.of(".gadget-data"))) {
+ *   store.createUser(user);       // on disk when this returns
+ * }
+ * }</pre>
+ *
+ * <p><b>Cost.</b> A write costs one sync of the journal; writers that arrive while a sync runs
+ * share the next one (group commit), so throughput grows with concurrency. Every call looks its
+ * data up by key or index: its cost does not grow with the number of users, sessions or turns.
+ * A read never returns a write that is not on disk yet: it waits for that write's sync.
+ *
+ * <p><b>Opening</b> reads the last snapshot and replays the journals after it. A record cut
+ * short at the end of the last journal (the process died while appending it, before it was
+ * acknowledged) is dropped with a warning; a damaged record anywhere else refuses to open, with
+ * a message naming the file and the byte. When the journal has grown past
+ * {@link Builder#compactAfterBytes} (and past the last snapshot's size), a background thread
+ * writes a new snapshot atomically and deletes the old journals.
+ *
+ * <p><b>The directory</b> is locked while the store is open: one process at a time. It and its
+ * files are readable by their owner only (prompts, code and tool output live there). Its layout
+ * is described in docs/STORE-JOURNAL.md.
+ *
+ * <p><b>Threading.</b> Thread-safe. Calls block on disk I/O. After {@link #close()} every call
+ * throws {@link IllegalStateException}. If the disk fails a write or a sync, that call and every
+ * later one throws {@link StoreException} ({@link StoreException.Reason#FAILED}): reopen the
+ * directory once the disk is fixed.
+ */
+public final class JournaledChatStore implements ChatStore {
+  private static final Logger log = LoggerFactory.getLogger(JournaledChatStore.class);
+
+  private final Object lock = new Object();
+  private final IndexedState state = new IndexedState();
+  private final StoreDirectory dir;
+  private final Journal journal;
+  private final Compactor compactor;
+  private volatile boolean closed;
+
+  private JournaledChatStore(Builder b) {
+    this.dir = StoreDirectory.open(b.directory);
+    try {
+      long started = System.nanoTime();
+      StoreLoader.Loaded loaded = StoreLoader.load(dir, state);
+      this.journal = Journal.open(dir, loaded, b.syncTimeout);
+      this.compactor = new Compactor(dir, journal, lock, state, b.compactAfterBytes,
+          loaded.snapshotBytes());
+      log.debug("Opened the store in {} ({}) in {} ms", dir.path(), state.summary(),
+          (System.nanoTime() - started) / 1_000_000);
+    } catch (RuntimeException e) {
+      dir.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Opens (or creates) the store in {@code directory} with the default settings.
+   *
+   * @throws StoreException {@link StoreException.Reason#UNAVAILABLE} if another process has the
+   *     directory open; {@link StoreException.Reason#FAILED} if it cannot be created or read, or
+   *     holds a damaged record
+   */
+  public static JournaledChatStore open(Path directory) {
+    return builder(directory).build();
+  }
+
+  /** A builder for the store in {@code directory}. */
+  public static Builder builder(Path directory) {
+    return new Builder(directory);
+  }
+
+  /** The store's directory, absolute. */
+  public Path directory() {
+    return dir.path();
+  }
+
+  /** Writes a snapshot now and deletes the journals it replaces (normally done by itself). */
+  public void compact() {
+    checkOpen();
+    compactor.compactNow();
+  }
+
+  // ------------------------------------------------------------------ users and tokens
+
+  @Override
+  public void createUser(User user) {
+    write(s -> s.checkCreateUser(user));
+  }
+
+  @Override
+  public Optional<User> findUser(String id) {
+    return read(s -> s.findUser(id));
+  }
+
+  @Override
+  public Optional<User> findUserByName(String username) {
+    return read(s -> s.findUserByName(username));
+  }
+
+  @Override
+  public void saveToken(StoredToken token) {
+    write(s -> s.checkSaveToken(token));
+  }
+
+  @Override
+  public Optional<StoredToken> findTokenByHash(String hash) {
+    return read(s -> s.findTokenByHash(hash));
+  }
+
+  @Override
+  public boolean deleteToken(String tokenId) {
+    return write(s -> s.checkDeleteToken(tokenId));
+  }
+
+  // ------------------------------------------------------------------ projects and sessions
+
+  @Override
+  public void createProject(Project project) {
+    write(s -> s.checkCreateProject(project));
+  }
+
+  @Override
+  public Optional<Project> findProject(String id) {
+    return read(s -> s.findProject(id));
+  }
+
+  @Override
+  public List<Project> listProjects(String userId) {
+    return read(s -> s.listProjects(userId));
+  }
+
+  @Override
+  public void createSession(ChatSession session) {
+    write(s -> s.checkCreateSession(session));
+  }
+
+  @Override
+  public Optional<ChatSession> findSession(String id) {
+    return read(s -> s.findSession(id));
+  }
+
+  @Override
+  public List<ChatSession> listSessions(String userId, String projectId) {
+    return read(s -> s.listSessions(userId, projectId));
+  }
+
+  @Override
+  public void setSessionWorkspace(String sessionId, String workspaceId) {
+    write(s -> s.checkSetSessionWorkspace(sessionId, workspaceId));
+  }
+
+  // ------------------------------------------------------------------ turns
+
+  @Override
+  public void createTurn(ChatTurn turn) {
+    write(s -> s.checkCreateTurn(turn));
+  }
+
+  @Override
+  public Optional<ChatTurn> findTurn(String id) {
+    return read(s -> s.findTurn(id));
+  }
+
+  @Override
+  public List<ChatTurn> listTurns(String sessionId) {
+    return read(s -> s.listTurns(sessionId));
+  }
+
+  @Override
+  public List<ChatTurn> listUnfinishedTurns() {
+    return read(IndexedState::listUnfinishedTurns);
+  }
+
+  /** {@inheritDoc} One journal record of the block alone: the turn is never rewritten. */
+  @Override
+  public void appendBlock(String turnId, TurnBlock block) {
+    write(s -> s.checkAppendBlock(turnId, block));
+  }
+
+  @Override
+  public void setTurnDrone(String turnId, String droneId) {
+    write(s -> s.checkSetTurnDrone(turnId, droneId));
+  }
+
+  @Override
+  public boolean finalizeTurn(
+      String turnId, TurnStatus status, TurnStats stats, String error, Instant finishedAt) {
+    return write(s -> s.checkFinalizeTurn(turnId, status, stats, error, finishedAt));
+  }
+
+  // ------------------------------------------------------------------ drones
+
+  @Override
+  public void saveDrone(DroneRegistration drone) {
+    write(s -> s.checkSaveDrone(drone));
+  }
+
+  @Override
+  public Optional<DroneRegistration> findDrone(String id) {
+    return read(s -> s.findDrone(id));
+  }
+
+  @Override
+  public Optional<DroneRegistration> findDroneByWorkspace(String userId, String workspaceId) {
+    return read(s -> s.findDroneByWorkspace(userId, workspaceId));
+  }
+
+  @Override
+  public List<DroneRegistration> listDrones(String userId) {
+    return read(s -> s.listDrones(userId));
+  }
+
+  @Override
+  public void updateDroneStatus(String droneId, DroneStatus status, Instant at) {
+    write(s -> s.checkUpdateDroneStatus(droneId, status, at));
+  }
+
+  /**
+   * Waits for a running compaction, syncs the journal, closes it and unlocks the directory.
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    try {
+      compactor.close(60_000);
+      journal.close();
+    } finally {
+      dir.close();
+    }
+  }
+
+  /** Names the directory. */
+  @Override
+  public String toString() {
+    return "JournaledChatStore[" + dir.path() + "]";
+  }
+
+  // ------------------------------------------------------------------ the two paths
+
+  /**
+   * Checks a write against the state, journals it, applies it (all under the lock, so journal
+   * order is state order), then waits outside the lock for the journal's sync to cover it.
+   *
+   * @return whether anything changed
+   */
+  private boolean write(Function<IndexedState, Change> check) {
+    Change change;
+    long position;
+    synchronized (lock) {
+      checkOpen();
+      change = check.apply(state);
+      if (change == null) {
+        position = journal.appended();
+      } else {
+        position = journal.append(RecordCodec.encode(change));
+        state.apply(change);
+      }
+    }
+    journal.awaitDurable(position);
+    if (change != null) {
+      compactor.maybeCompact();
+    }
+    return change != null;
+  }
+
+  /** Reads under the lock, then waits until every write the answer may reflect is on disk. */
+  private <T> T read(Function<IndexedState, T> query) {
+    T result;
+    long position;
+    synchronized (lock) {
+      checkOpen();
+      result = query.apply(state);
+      position = journal.appended();
+    }
+    journal.awaitDurable(position);
+    return result;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("JournaledChatStore is closed");
+    }
+  }
+
+  /** Configures a {@link JournaledChatStore}. Not thread-safe. */
+  public static final class Builder {
+    /** The journal size past which a snapshot is written, unless the last one is larger. */
+    public static final long DEFAULT_COMPACT_AFTER_BYTES = 64L << 20;
+    /** How long a call waits for the disk to confirm a sync. */
+    public static final Duration DEFAULT_SYNC_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Path directory;
+    private long compactAfterBytes = DEFAULT_COMPACT_AFTER_BYTES;
+    private Duration syncTimeout = DEFAULT_SYNC_TIMEOUT;
+
+    private Builder(Path directory) {
+      this.directory = Objects.requireNonNull(directory, "directory");
+    }
+
+    /**
+     * Compacts once the current journal is larger than this many bytes and than the last
+     * snapshot. Default {@value #DEFAULT_COMPACT_AFTER_BYTES} (64 MiB).
+     */
+    public Builder compactAfterBytes(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("compactAfterBytes must be positive: " + bytes);
+      }
+      this.compactAfterBytes = bytes;
+      return this;
+    }
+
+    /**
+     * How long a call waits for the disk to confirm its write before it fails with
+     * {@link StoreException.Reason#FAILED}. Default 30 seconds.
+     */
+    public Builder syncTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("syncTimeout must be positive: " + timeout);
+      }
+      this.syncTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Opens the store: locks the directory, loads the snapshot and replays the journals.
+     *
+     * @throws StoreException {@link StoreException.Reason#UNAVAILABLE} if another process has
+     *     the directory open; {@link StoreException.Reason#FAILED} if it cannot be created or
+     *     read, or holds a damaged record (the message names the file and the byte)
+     */
+    public JournaledChatStore build() {
+      return new JournaledChatStore(this);
+    }
+  }
+}

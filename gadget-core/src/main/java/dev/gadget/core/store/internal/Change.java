@@ -1,0 +1,192 @@
+package dev.gadget.core.store.internal;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneRegistration;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.StoredToken;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.User;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One write that changed a store, already checked against its state: what
+ * {@link IndexedState#apply} applies and what the journal keeps, one JSON record each
+ * ({@code {"op": "appendBlock", "turnId": …, "block": {…}}}). Applying a change never fails, so
+ * replaying a journal gives back exactly the state that wrote it.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "op")
+@JsonSubTypes({
+  @JsonSubTypes.Type(value = Change.CreateUser.class, name = "createUser"),
+  @JsonSubTypes.Type(value = Change.SaveToken.class, name = "saveToken"),
+  @JsonSubTypes.Type(value = Change.DeleteToken.class, name = "deleteToken"),
+  @JsonSubTypes.Type(value = Change.CreateProject.class, name = "createProject"),
+  @JsonSubTypes.Type(value = Change.CreateSession.class, name = "createSession"),
+  @JsonSubTypes.Type(value = Change.SetSessionWorkspace.class, name = "setSessionWorkspace"),
+  @JsonSubTypes.Type(value = Change.CreateTurn.class, name = "createTurn"),
+  @JsonSubTypes.Type(value = Change.AppendBlock.class, name = "appendBlock"),
+  @JsonSubTypes.Type(value = Change.SetTurnDrone.class, name = "setTurnDrone"),
+  @JsonSubTypes.Type(value = Change.FinalizeTurn.class, name = "finalizeTurn"),
+  @JsonSubTypes.Type(value = Change.SaveDrone.class, name = "saveDrone"),
+  @JsonSubTypes.Type(value = Change.UpdateDroneStatus.class, name = "updateDroneStatus")
+})
+public sealed interface Change {
+  /** Applies this change to {@code state}, which must have been checked to accept it. */
+  void applyTo(IndexedState state);
+
+  /** Adds a user. */
+  record CreateUser(User user) implements Change {
+    public CreateUser {
+      Objects.requireNonNull(user, "user");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putUser(user);
+    }
+  }
+
+  /** Adds a token hash. */
+  record SaveToken(StoredToken token) implements Change {
+    public SaveToken {
+      Objects.requireNonNull(token, "token");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putToken(token);
+    }
+  }
+
+  /** Removes a token. */
+  record DeleteToken(String tokenId) implements Change {
+    public DeleteToken {
+      Objects.requireNonNull(tokenId, "tokenId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.removeToken(tokenId);
+    }
+  }
+
+  /** Adds a project. */
+  record CreateProject(Project project) implements Change {
+    public CreateProject {
+      Objects.requireNonNull(project, "project");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putProject(project);
+    }
+  }
+
+  /** Adds a chat session, or (in a snapshot) restores one as it was. */
+  record CreateSession(ChatSession session) implements Change {
+    public CreateSession {
+      Objects.requireNonNull(session, "session");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putSession(session);
+    }
+  }
+
+  /** Records which workspace last ran a session ({@code null}: none). */
+  record SetSessionWorkspace(String sessionId, String workspaceId) implements Change {
+    public SetSessionWorkspace {
+      Objects.requireNonNull(sessionId, "sessionId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putSession(state.session(sessionId).withWorkspaceId(workspaceId));
+    }
+  }
+
+  /** Adds a turn, or (in a snapshot) restores one with its blocks and status. */
+  record CreateTurn(ChatTurn turn) implements Change {
+    public CreateTurn {
+      Objects.requireNonNull(turn, "turn");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putTurn(turn);
+    }
+  }
+
+  /** Adds one block, whose {@code seq} the turn does not have yet, to a turn. */
+  record AppendBlock(String turnId, TurnBlock block) implements Change {
+    public AppendBlock {
+      Objects.requireNonNull(turnId, "turnId");
+      Objects.requireNonNull(block, "block");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putTurn(Turns.withBlock(state.turn(turnId), block));
+    }
+  }
+
+  /** Records which drone runs a turn. */
+  record SetTurnDrone(String turnId, String droneId) implements Change {
+    public SetTurnDrone {
+      Objects.requireNonNull(turnId, "turnId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putTurn(Turns.withDrone(state.turn(turnId), droneId));
+    }
+  }
+
+  /** Ends a turn that was still processing. */
+  record FinalizeTurn(String turnId, TurnStatus status, TurnStats stats, String error,
+      Instant finishedAt) implements Change {
+    public FinalizeTurn {
+      Objects.requireNonNull(turnId, "turnId");
+      Objects.requireNonNull(status, "status");
+      Objects.requireNonNull(finishedAt, "finishedAt");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putTurn(Turns.finished(state.turn(turnId), status, stats, error, finishedAt));
+    }
+  }
+
+  /** Adds or replaces a drone registration. */
+  record SaveDrone(DroneRegistration drone) implements Change {
+    public SaveDrone {
+      Objects.requireNonNull(drone, "drone");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putDrone(drone);
+    }
+  }
+
+  /** Sets a drone's status and last-seen time. */
+  record UpdateDroneStatus(String droneId, DroneStatus status, Instant at) implements Change {
+    public UpdateDroneStatus {
+      Objects.requireNonNull(droneId, "droneId");
+      Objects.requireNonNull(status, "status");
+      Objects.requireNonNull(at, "at");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putDrone(state.drone(droneId).withStatus(status, at));
+    }
+  }
+}

@@ -1,0 +1,376 @@
+package dev.gadget.core.store.internal;
+
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneRegistration;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.StoredToken;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.User;
+import dev.gadget.core.spi.StoreException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+/**
+ * Everything a store holds, in memory, with an index for every lookup the {@code ChatStore} SPI
+ * makes, so that no call scans more than what it returns: users by id and by name, tokens by
+ * hash, projects and sessions by user (and project), turns by session in {@code seq} order and
+ * the unfinished ones, drones by user and by workspace. Not thread-safe: its store holds a lock.
+ *
+ * <p>A write is two steps: a {@code check…} method checks it against the state and returns the
+ * {@link Change} it makes ({@code null}: nothing to change), or throws {@link StoreException};
+ * then {@link #apply} applies it. In between, a journaled store writes the change to its journal.
+ */
+public final class IndexedState {
+  private static final Comparator<ChatTurn> TURN_ORDER =
+      Comparator.comparingLong(ChatTurn::seq).thenComparing(ChatTurn::id);
+
+  private final Map<String, User> users = new HashMap<>();
+  private final Map<String, String> userIdByName = new HashMap<>();
+  private final Map<String, StoredToken> tokens = new HashMap<>();
+  private final Map<String, String> tokenIdByHash = new HashMap<>();
+  private final Map<String, Project> projects = new HashMap<>();
+  private final Map<String, NavigableSet<String>> projectsByUser = new HashMap<>();
+  private final Map<String, ChatSession> sessions = new HashMap<>();
+  private final Map<String, NavigableSet<String>> sessionsByUser = new HashMap<>();
+  private final Map<String, NavigableSet<String>> sessionsByProject = new HashMap<>();
+  private final Map<String, ChatTurn> turns = new HashMap<>();
+  private final Map<String, NavigableSet<ChatTurn>> turnsBySession = new HashMap<>();
+  private final NavigableSet<String> unfinished = new TreeSet<>();
+  private final Map<String, DroneRegistration> drones = new HashMap<>();
+  private final Map<String, NavigableSet<String>> dronesByUser = new HashMap<>();
+  private final Map<String, NavigableSet<String>> dronesByWorkspace = new HashMap<>();
+
+  // ------------------------------------------------------------------ reads
+
+  public Optional<User> findUser(String id) {
+    return Optional.ofNullable(users.get(id));
+  }
+
+  public Optional<User> findUserByName(String username) {
+    return Optional.ofNullable(userIdByName.get(username)).map(users::get);
+  }
+
+  public Optional<StoredToken> findTokenByHash(String hash) {
+    return Optional.ofNullable(tokenIdByHash.get(hash)).map(tokens::get);
+  }
+
+  public Optional<Project> findProject(String id) {
+    return Optional.ofNullable(projects.get(id));
+  }
+
+  public List<Project> listProjects(String userId) {
+    return resolve(projectsByUser.get(userId), projects::get);
+  }
+
+  public Optional<ChatSession> findSession(String id) {
+    return Optional.ofNullable(sessions.get(id));
+  }
+
+  public List<ChatSession> listSessions(String userId, String projectId) {
+    NavigableSet<String> ids = projectId == null
+        ? sessionsByUser.get(userId)
+        : sessionsByProject.get(key(userId, projectId));
+    return resolve(ids, sessions::get);
+  }
+
+  public Optional<ChatTurn> findTurn(String id) {
+    return Optional.ofNullable(turns.get(id));
+  }
+
+  public List<ChatTurn> listTurns(String sessionId) {
+    NavigableSet<ChatTurn> ordered = turnsBySession.get(sessionId);
+    return ordered == null ? List.of() : new ArrayList<>(ordered);
+  }
+
+  public List<ChatTurn> listUnfinishedTurns() {
+    return resolve(unfinished, turns::get);
+  }
+
+  public Optional<DroneRegistration> findDrone(String id) {
+    return Optional.ofNullable(drones.get(id));
+  }
+
+  /** If several drones of the user name the workspace, the one with the smallest id. */
+  public Optional<DroneRegistration> findDroneByWorkspace(String userId, String workspaceId) {
+    NavigableSet<String> ids = dronesByWorkspace.get(key(userId, workspaceId));
+    return ids == null || ids.isEmpty() ? Optional.empty() : Optional.of(drones.get(ids.first()));
+  }
+
+  public List<DroneRegistration> listDrones(String userId) {
+    return resolve(dronesByUser.get(userId), drones::get);
+  }
+
+  /** Every entity as the changes that recreate it, users before what refers to them. */
+  public List<Change> snapshot() {
+    List<Change> out = new ArrayList<>(users.size() + tokens.size() + projects.size()
+        + sessions.size() + turns.size() + drones.size());
+    users.values().forEach(u -> out.add(new Change.CreateUser(u)));
+    tokens.values().forEach(t -> out.add(new Change.SaveToken(t)));
+    projects.values().forEach(p -> out.add(new Change.CreateProject(p)));
+    sessions.values().forEach(s -> out.add(new Change.CreateSession(s)));
+    turns.values().forEach(t -> out.add(new Change.CreateTurn(t)));
+    drones.values().forEach(d -> out.add(new Change.SaveDrone(d)));
+    return out;
+  }
+
+  /** For people: how much the state holds. */
+  public String summary() {
+    return users.size() + " users, " + projects.size() + " projects, " + sessions.size()
+        + " sessions, " + turns.size() + " turns";
+  }
+
+  // ------------------------------------------------------------------ checks
+
+  public Change checkCreateUser(User user) {
+    Objects.requireNonNull(user, "user");
+    if (users.containsKey(user.id()) || userIdByName.containsKey(user.username())) {
+      throw duplicate("user " + user.username());
+    }
+    return new Change.CreateUser(user);
+  }
+
+  public Change checkSaveToken(StoredToken token) {
+    Objects.requireNonNull(token, "token");
+    if (!users.containsKey(token.userId())) {
+      throw notFound("user " + token.userId());
+    }
+    if (tokens.containsKey(token.id()) || tokenIdByHash.containsKey(token.hash())) {
+      throw duplicate("token " + token.id());
+    }
+    return new Change.SaveToken(token);
+  }
+
+  /** {@code null} if there is no such token. */
+  public Change checkDeleteToken(String tokenId) {
+    return tokens.containsKey(tokenId) ? new Change.DeleteToken(tokenId) : null;
+  }
+
+  public Change checkCreateProject(Project project) {
+    Objects.requireNonNull(project, "project");
+    if (projects.containsKey(project.id())) {
+      throw duplicate("project " + project.id());
+    }
+    return new Change.CreateProject(project);
+  }
+
+  public Change checkCreateSession(ChatSession session) {
+    Objects.requireNonNull(session, "session");
+    if (sessions.containsKey(session.id())) {
+      throw duplicate("chat session " + session.id());
+    }
+    return new Change.CreateSession(session);
+  }
+
+  public Change checkSetSessionWorkspace(String sessionId, String workspaceId) {
+    if (sessionId == null || !sessions.containsKey(sessionId)) {
+      throw notFound("chat session " + sessionId);
+    }
+    return new Change.SetSessionWorkspace(sessionId, workspaceId);
+  }
+
+  public Change checkCreateTurn(ChatTurn turn) {
+    Objects.requireNonNull(turn, "turn");
+    if (turns.containsKey(turn.id())) {
+      throw duplicate("chat turn " + turn.id());
+    }
+    return new Change.CreateTurn(turn);
+  }
+
+  /** {@code null} if the turn already has a block with this {@code seq} (a replay). */
+  public Change checkAppendBlock(String turnId, TurnBlock block) {
+    Objects.requireNonNull(block, "block");
+    return Turns.hasBlock(existingTurn(turnId), block.seq())
+        ? null
+        : new Change.AppendBlock(turnId, block);
+  }
+
+  public Change checkSetTurnDrone(String turnId, String droneId) {
+    existingTurn(turnId);
+    return new Change.SetTurnDrone(turnId, droneId);
+  }
+
+  /** {@code null} if the turn does not exist or has already ended. */
+  public Change checkFinalizeTurn(
+      String turnId, TurnStatus status, TurnStats stats, String error, Instant finishedAt) {
+    if (!Objects.requireNonNull(status, "status").isTerminal()) {
+      throw new IllegalArgumentException("not a terminal status: " + status);
+    }
+    Objects.requireNonNull(finishedAt, "finishedAt");
+    ChatTurn t = turnId == null ? null : turns.get(turnId);
+    if (t == null || t.status().isTerminal()) {
+      return null;
+    }
+    return new Change.FinalizeTurn(turnId, status, stats, error, finishedAt);
+  }
+
+  public Change checkSaveDrone(DroneRegistration drone) {
+    return new Change.SaveDrone(Objects.requireNonNull(drone, "drone"));
+  }
+
+  public Change checkUpdateDroneStatus(String droneId, DroneStatus status, Instant at) {
+    Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(at, "at");
+    if (droneId == null || !drones.containsKey(droneId)) {
+      throw notFound("drone " + droneId);
+    }
+    return new Change.UpdateDroneStatus(droneId, status, at);
+  }
+
+  // ------------------------------------------------------------------ applying
+
+  /**
+   * Applies a checked change; {@code null} does nothing.
+   *
+   * @return whether there was a change
+   */
+  public boolean apply(Change change) {
+    if (change == null) {
+      return false;
+    }
+    change.applyTo(this);
+    return true;
+  }
+
+  void putUser(User u) {
+    User old = users.put(u.id(), u);
+    if (old != null) {
+      userIdByName.remove(old.username());
+    }
+    userIdByName.put(u.username(), u.id());
+  }
+
+  void putToken(StoredToken t) {
+    removeToken(t.id());
+    tokens.put(t.id(), t);
+    tokenIdByHash.put(t.hash(), t.id());
+  }
+
+  void removeToken(String tokenId) {
+    StoredToken old = tokens.remove(tokenId);
+    if (old != null) {
+      tokenIdByHash.remove(old.hash());
+    }
+  }
+
+  void putProject(Project p) {
+    Project old = projects.put(p.id(), p);
+    if (old != null) {
+      unindex(projectsByUser, old.userId(), old.id());
+    }
+    index(projectsByUser, p.userId(), p.id());
+  }
+
+  void putSession(ChatSession s) {
+    ChatSession old = sessions.put(s.id(), s);
+    if (old != null) {
+      unindex(sessionsByUser, old.userId(), old.id());
+      unindex(sessionsByProject, key(old.userId(), old.projectId()), old.id());
+    }
+    index(sessionsByUser, s.userId(), s.id());
+    index(sessionsByProject, key(s.userId(), s.projectId()), s.id());
+  }
+
+  void putTurn(ChatTurn t) {
+    ChatTurn old = turns.put(t.id(), t);
+    if (old != null) {
+      NavigableSet<ChatTurn> set = turnsBySession.get(old.sessionId());
+      set.remove(old);
+      if (set.isEmpty()) {
+        turnsBySession.remove(old.sessionId());
+      }
+    }
+    turnsBySession.computeIfAbsent(t.sessionId(), k -> new TreeSet<>(TURN_ORDER)).add(t);
+    if (t.status() == TurnStatus.PROCESSING) {
+      unfinished.add(t.id());
+    } else {
+      unfinished.remove(t.id());
+    }
+  }
+
+  void putDrone(DroneRegistration d) {
+    DroneRegistration old = drones.put(d.id(), d);
+    if (old != null) {
+      unindex(dronesByUser, old.userId(), old.id());
+      unindex(dronesByWorkspace, key(old.userId(), old.workspaceId()), old.id());
+    }
+    index(dronesByUser, d.userId(), d.id());
+    index(dronesByWorkspace, key(d.userId(), d.workspaceId()), d.id());
+  }
+
+  /** The session with {@code id}; a change refers only to sessions that exist. */
+  ChatSession session(String id) {
+    return existing(sessions.get(id), "chat session", id);
+  }
+
+  ChatTurn turn(String id) {
+    return existing(turns.get(id), "chat turn", id);
+  }
+
+  DroneRegistration drone(String id) {
+    return existing(drones.get(id), "drone", id);
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private ChatTurn existingTurn(String turnId) {
+    ChatTurn t = turnId == null ? null : turns.get(turnId);
+    if (t == null) {
+      throw notFound("chat turn " + turnId);
+    }
+    return t;
+  }
+
+  private static <T> T existing(T value, String kind, String id) {
+    if (value == null) {
+      throw new IllegalStateException("the " + kind + " " + id + " does not exist");
+    }
+    return value;
+  }
+
+  private static String key(String a, String b) {
+    return a + '\n' + b;
+  }
+
+  private static void index(Map<String, NavigableSet<String>> index, String key, String id) {
+    index.computeIfAbsent(key, k -> new TreeSet<>()).add(id);
+  }
+
+  private static void unindex(Map<String, NavigableSet<String>> index, String key, String id) {
+    NavigableSet<String> ids = index.get(key);
+    if (ids != null && ids.remove(id) && ids.isEmpty()) {
+      index.remove(key);
+    }
+  }
+
+  private static <T> List<T> resolve(NavigableSet<String> ids, Function<String, T> lookup) {
+    if (ids == null) {
+      return List.of();
+    }
+    List<T> out = new ArrayList<>(ids.size());
+    for (String id : ids) {
+      out.add(lookup.apply(id));
+    }
+    return out;
+  }
+
+  private static StoreException notFound(String what) {
+    return new StoreException(StoreException.Reason.NOT_FOUND, what + " not found");
+  }
+
+  private static StoreException duplicate(String what) {
+    return new StoreException(StoreException.Reason.DUPLICATE, what + " already exists");
+  }
+}

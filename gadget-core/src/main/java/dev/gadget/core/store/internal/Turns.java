@@ -1,0 +1,69 @@
+package dev.gadget.core.store.internal;
+
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** New versions of a turn: with one more block, another drone, or ended. */
+final class Turns {
+  private Turns() {}
+
+  /** Whether the turn already has a block with {@code seq} (its blocks are in seq order). */
+  static boolean hasBlock(ChatTurn t, int seq) {
+    List<TurnBlock> blocks = t.blocks();
+    int lo = 0;
+    int hi = blocks.size() - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      int s = blocks.get(mid).seq();
+      if (s == seq) {
+        return true;
+      }
+      if (s < seq) {
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return false;
+  }
+
+  /** The turn with {@code block} inserted in seq order; a tool block also adds its call. */
+  static ChatTurn withBlock(ChatTurn t, TurnBlock block) {
+    List<TurnBlock> blocks = new ArrayList<>(t.blocks().size() + 1);
+    blocks.addAll(t.blocks());
+    int at = blocks.size();
+    while (at > 0 && blocks.get(at - 1).seq() > block.seq()) {
+      at--;
+    }
+    blocks.add(at, block);
+    List<ToolCall> calls = t.toolCalls();
+    if (block instanceof TurnBlock.Tool tool) {
+      calls = new ArrayList<>(calls);
+      calls.add(tool.content());
+    }
+    return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), t.status(), t.prompt(),
+        t.mode(), blocks, calls, t.stats(), t.createdAt(), t.finishedAt(), t.error(),
+        t.droneId());
+  }
+
+  /** The turn run by {@code droneId}. */
+  static ChatTurn withDrone(ChatTurn t, String droneId) {
+    return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), t.status(), t.prompt(),
+        t.mode(), t.blocks(), t.toolCalls(), t.stats(), t.createdAt(), t.finishedAt(),
+        t.error(), droneId);
+  }
+
+  /** The turn ended with {@code status}; {@code null} stats keep the turn's. */
+  static ChatTurn finished(ChatTurn t, TurnStatus status, TurnStats stats, String error,
+      Instant finishedAt) {
+    return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), status, t.prompt(),
+        t.mode(), t.blocks(), t.toolCalls(), stats == null ? t.stats() : stats, t.createdAt(),
+        finishedAt, error, t.droneId());
+  }
+}

@@ -1,0 +1,224 @@
+package dev.gadget.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gadget.core.Ids;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneRegistration;
+import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.TokenKind;
+import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.User;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.ChatStoreContract;
+import dev.gadget.core.spi.StoreException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The journaled store passes the compatibility kit, and keeps what it acknowledged: across
+ * reopening and compaction, past a record torn by a crash, and refusing a damaged one.
+ */
+class JournaledChatStoreTest extends ChatStoreContract {
+  @TempDir static Path root;
+  static final AtomicInteger stores = new AtomicInteger();
+
+  @TempDir Path dir;
+
+  @Override
+  protected ChatStore newStore() {
+    return JournaledChatStore.open(root.resolve("contract-" + stores.incrementAndGet()));
+  }
+
+  /** Writes one of everything; returns the turn. */
+  private static ChatTurn fill(ChatStore s, String name) {
+    User u = new User(Ids.next(), name, name, T0);
+    s.createUser(u);
+    new Tokens(s).issue(u.id(), TokenKind.USER, "page");
+    Project p = new Project(Ids.next(), u.id(), "p", "p", "/p.git", T0);
+    s.createProject(p);
+    ChatSession session = new ChatSession(Ids.next(), u.id(), p.id(), "s", null, T0);
+    s.createSession(session);
+    s.setSessionWorkspace(session.id(), "ws-1");
+    ChatTurn t = ChatTurn.start(Ids.next(), session.id(), u.id(), 0, "hi", "build", T0);
+    s.createTurn(t);
+    s.appendBlock(t.id(), new TurnBlock.Thinking(0, T0, "hmm"));
+    s.appendBlock(t.id(), new TurnBlock.Tool(1, T0, new ToolCall("c", "read_file", "{}", "x")));
+    s.setTurnDrone(t.id(), "d1");
+    s.finalizeTurn(t.id(), TurnStatus.FINISHED, new TurnStats(1, 2, 3, 1, 1, 9), null, T0);
+    DroneRegistration d = new DroneRegistration(Ids.next(), u.id(), "ws-1", "h", "/w",
+        DroneStatus.AVAILABLE, T0, T0);
+    s.saveDrone(d);
+    s.updateDroneStatus(d.id(), DroneStatus.BUSY, T0.plusSeconds(1));
+    return s.findTurn(t.id()).orElseThrow();
+  }
+
+  @Test
+  void keepsEveryKindOfWriteAcrossReopening() {
+    ChatTurn turn;
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      turn = fill(s, "ada");
+    }
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      User ada = s.findUserByName("ada").orElseThrow();
+      assertThat(s.findTurn(turn.id())).contains(turn);
+      assertThat(s.listTurns(turn.sessionId())).containsExactly(turn);
+      assertThat(s.findSession(turn.sessionId()).orElseThrow().workspaceId()).isEqualTo("ws-1");
+      assertThat(s.listProjects(ada.id())).hasSize(1);
+      assertThat(s.findDroneByWorkspace(ada.id(), "ws-1").orElseThrow().status())
+          .isEqualTo(DroneStatus.BUSY);
+      assertThat(s.listUnfinishedTurns()).isEmpty();
+    }
+  }
+
+  @Test
+  void compactsIntoASnapshotAndOpensFromIt() throws IOException {
+    List<ChatTurn> turns = new java.util.ArrayList<>();
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      for (int i = 0; i < 5; i++) {
+        turns.add(fill(s, "user" + i));
+      }
+      s.compact();
+      assertThat(journals()).containsExactly("journal-000002.jsonl");
+      turns.add(fill(s, "after"));
+    }
+    assertThat(dir.resolve("snapshot.jsonl")).exists();
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      for (ChatTurn t : turns) {
+        assertThat(s.findTurn(t.id())).contains(t);
+      }
+      assertThat(s.findUserByName("after")).isPresent();
+    }
+  }
+
+  @Test
+  void dropsARecordTornByACrashAndAppendsAfterTheLastWholeOne() throws IOException {
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      fill(s, "ada");
+    }
+    Path journal = dir.resolve("journal-000001.jsonl");
+    long whole = Files.size(journal);
+    Files.write(journal, "{\"op\":\"createUser\",\"user\":{\"_id\":\"6a".getBytes(
+        StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+
+    String log = stderrOf(() -> {
+      try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+        assertThat(s.findUserByName("ada")).isPresent();
+        s.createUser(new User(Ids.next(), "bob", "Bob", T0));
+      }
+    });
+    assertThat(log).contains("WARN", "The last record of " + journal, "byte " + whole,
+        "dropping it");
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      assertThat(s.findUserByName("ada")).isPresent();
+      assertThat(s.findUserByName("bob")).isPresent();
+    }
+  }
+
+  @Test
+  void refusesToOpenWhenARecordBeforeTheEndIsDamaged() throws IOException {
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      fill(s, "ada");
+    }
+    Path journal = dir.resolve("journal-000001.jsonl");
+    byte[] bytes = Files.readAllBytes(journal);
+    int second = indexOf(bytes, (byte) '\n') + 1;
+    int at = second + 20;
+    bytes[at] = (byte) (bytes[at] == 'x' ? 'y' : 'x');
+    Files.write(journal, bytes);
+
+    assertThatThrownBy(() -> JournaledChatStore.open(dir))
+        .isInstanceOfSatisfying(StoreException.class,
+            e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.FAILED))
+        .hasMessageContaining("cannot open the store in " + dir.toAbsolutePath())
+        .hasMessageContaining("line 2 of journal-000001.jsonl (byte " + second + ") is damaged")
+        .hasMessageContaining("its checksum does not match")
+        .hasMessageContaining("truncate -s " + second)
+        .hasMessageContaining("Nothing was changed");
+    assertThat(Files.readAllBytes(journal)).isEqualTo(bytes);
+    // the refusal released the directory
+    assertThatThrownBy(() -> JournaledChatStore.open(dir)).hasMessageContaining("is damaged");
+  }
+
+  @Test
+  void refusesAWholeRecordItCannotRead() throws IOException {
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      fill(s, "ada");
+    }
+    Path journal = dir.resolve("journal-000001.jsonl");
+    Files.write(journal, dev.gadget.core.store.internal.RecordCodec.encode(
+        java.util.Map.of("op", "fromTheFuture")), StandardOpenOption.APPEND);
+    assertThatThrownBy(() -> JournaledChatStore.open(dir))
+        .hasMessageContaining("is damaged: it is not a record this version can read");
+  }
+
+  @Test
+  void oneProcessAtATimeAndOwnerOnlyFiles() throws IOException {
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      s.createUser(new User(Ids.next(), "ada", "Ada", T0));
+      assertThatThrownBy(() -> JournaledChatStore.open(dir))
+          .isInstanceOfSatisfying(StoreException.class,
+              e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.UNAVAILABLE))
+          .hasMessageContaining("the store directory " + dir.toAbsolutePath()
+              + " is in use by another process (pid " + ProcessHandle.current().pid() + ")");
+      if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)))
+            .isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(
+            dir.resolve("journal-000001.jsonl")))).isEqualTo("rw-------");
+      }
+    }
+    JournaledChatStore again = JournaledChatStore.open(dir);
+    assertThat(again.findUserByName("ada")).isPresent();
+    again.close();
+    assertThatThrownBy(() -> again.findUserByName("ada"))
+        .isInstanceOf(IllegalStateException.class);
+    again.close();
+  }
+
+  private List<String> journals() throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("journal-"))
+          .sorted().toList();
+    }
+  }
+
+  private static int indexOf(byte[] bytes, byte b) {
+    for (int i = 0; i < bytes.length; i++) {
+      if (bytes[i] == b) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** What {@code body} wrote to System.err, where slf4j-simple logs. */
+  private static String stderrOf(Runnable body) {
+    PrintStream old = System.err;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    try {
+      body.run();
+    } finally {
+      System.setErr(old);
+    }
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+}
