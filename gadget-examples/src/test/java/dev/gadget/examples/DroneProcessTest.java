@@ -56,7 +56,7 @@ class DroneProcessTest {
   @BeforeEach
   void startServer() throws Exception {
     llm = LlmTestServer.start();
-    store = Stores.embedded(tmp.resolve("data"), "gadget");
+    store = Stores.embedded(tmp.resolve("data"));
     // The default grace period (30 s): a turn must not end by waiting it out.
     app = ServerApp.builder().store(store.store()).port(0)
         .provider(new ProviderConfig(LlmClients.OPENAI, llm.v1().toString(), null, "m", null))
