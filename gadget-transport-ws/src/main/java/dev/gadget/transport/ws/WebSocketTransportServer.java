@@ -28,10 +28,17 @@ import java.util.Objects;
  * upgrades from polling. Each connection gets an OPEN packet with its {@code sid},
  * {@code upgrades: []}, the ping interval and timeout and {@code maxPayload}; the server pings,
  * and ends a connection whose pong does not come within the ping timeout, that sends an invalid
- * packet (close code 1002), that joins no namespace within the connect timeout (1008), or that
- * sends a message larger than {@code maxPayload} (1009). permessage-deflate is never negotiated
- * and TCP_NODELAY is on. Several namespaces share one connection; each is a separate
- * {@link dev.gadget.core.transport.Connection}.
+ * frame or packet (close code 1002, or 1007 for text that is not UTF-8), that joins no
+ * namespace within the connect timeout (1008), that sends a message larger than
+ * {@code maxPayload} (1009, with the limit in the close reason), or that leaves more than
+ * {@code maxQueuedBytes} unread (1008). A TCP connection that completes no WebSocket handshake
+ * within the handshake timeout is closed. Client frames must be masked (RFC 6455).
+ * permessage-deflate is never negotiated and TCP_NODELAY is on. Several namespaces share one
+ * connection; each is a separate {@link dev.gadget.core.transport.Connection}.
+ *
+ * <p><b>Logging.</b> What a peer does wrong (an invalid frame or packet, an oversized message,
+ * slow reading, no handshake) is logged at WARN the first time an address does that kind of
+ * thing, then at DEBUG; never with a stack trace, never quoting what the peer sent.
  *
  * <p><b>Threading.</b> Network I/O runs on Java-WebSocket's selector and worker threads. The
  * acceptor's {@code authenticate} and {@code onConnect}, every handler and {@code onDisconnect}
@@ -130,6 +137,21 @@ public final class WebSocketTransportServer implements TransportServer {
     return endpoint.sessionCount();
   }
 
+  /** For tests in this package: how many accepted TCP connections are open. */
+  int socketCount() {
+    return endpoint.socketCount();
+  }
+
+  /** For tests in this package: how many WebSocket frames clients have sent. */
+  long framesRead() {
+    return endpoint.framesRead();
+  }
+
+  /** For tests in this package: the most bytes one connection's output queue holds now. */
+  long largestOutQueue() {
+    return endpoint.largestOutQueue();
+  }
+
   /** Configures a {@link WebSocketTransportServer}. Not thread-safe. */
   public static final class Builder {
     private String host = "127.0.0.1";
@@ -140,6 +162,8 @@ public final class WebSocketTransportServer implements TransportServer {
     private int maxPayload = 1_000_000;
     private Duration connectTimeout = Duration.ofSeconds(45);
     private int maxAttachments = SocketCodec.DEFAULT_MAX_ATTACHMENTS;
+    private Duration handshakeTimeout = Duration.ofSeconds(10);
+    private long maxQueuedBytes = 10_000_000;
 
     private Builder() {}
 
@@ -177,8 +201,10 @@ public final class WebSocketTransportServer implements TransportServer {
     }
 
     /**
-     * The largest WebSocket message accepted, in bytes; larger ones close the connection with
-     * 1009. Announced to clients in the OPEN packet. 1,000,000 by default.
+     * The largest WebSocket message accepted, in bytes (one frame, or the fragments of one
+     * message together); a larger one closes the connection with 1009 and the reason
+     * {@code "message too large: the limit is <n> bytes"}, refused from the frame's header
+     * before it is buffered. Announced to clients in the OPEN packet. 1,000,000 by default.
      */
     public Builder maxPayload(int maxPayload) {
       if (maxPayload < 1) {
@@ -203,10 +229,37 @@ public final class WebSocketTransportServer implements TransportServer {
       return this;
     }
 
+    /**
+     * How long an accepted TCP connection may take to complete its WebSocket handshake (the
+     * HTTP upgrade); then it is closed, so that connections that send nothing or half a request
+     * do not hold file descriptors. 10 s by default.
+     */
+    public Builder handshakeTimeout(Duration handshakeTimeout) {
+      this.handshakeTimeout = positive(handshakeTimeout, "handshakeTimeout");
+      return this;
+    }
+
+    /**
+     * The most bytes the server keeps for one connection that the peer has not read yet. A
+     * message that would leave more waiting ends the connection instead (close code 1008,
+     * reason {@code "too much unread data: the limit is <n> bytes"}, {@code onDisconnect}
+     * reason {@code "transport error"}), so a peer that never reads cannot make the server
+     * buffer without bound; other connections are not affected. A single message larger than
+     * this is still sent when nothing else waits. 10,000,000 by default.
+     */
+    public Builder maxQueuedBytes(long maxQueuedBytes) {
+      if (maxQueuedBytes < 1) {
+        throw new IllegalArgumentException("maxQueuedBytes must be positive: " + maxQueuedBytes);
+      }
+      this.maxQueuedBytes = maxQueuedBytes;
+      return this;
+    }
+
     /** A new, unstarted server. */
     public WebSocketTransportServer build() {
       return new WebSocketTransportServer(new ServerOptions(host, port, path, pingInterval,
-          pingTimeout, maxPayload, connectTimeout, maxAttachments));
+          pingTimeout, maxPayload, connectTimeout, maxAttachments, handshakeTimeout,
+          maxQueuedBytes));
     }
   }
 

@@ -8,7 +8,6 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.NetworkChannel;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +24,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.java_websocket.WebSocket;
 import org.java_websocket.WebSocketImpl;
 import org.java_websocket.drafts.Draft;
-import org.java_websocket.drafts.Draft_6455;
 import org.java_websocket.exceptions.InvalidDataException;
 import org.java_websocket.framing.CloseFrame;
+import org.java_websocket.framing.Framedata;
 import org.java_websocket.handshake.ClientHandshake;
 import org.java_websocket.handshake.ServerHandshakeBuilder;
 import org.java_websocket.server.WebSocketServer;
@@ -36,13 +35,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Java-WebSocket server under {@code WebSocketTransportServer}: checks the handshake path and
- * query, and routes each WebSocket's frames to its {@link ServerSession}. permessage-deflate is
- * never negotiated (the draft has no deflate extension), frames over {@code maxPayload} close the
- * connection with 1009, Java-WebSocket's own lost-connection pings are off (the Engine.IO
- * heartbeat governs), and accepted sockets have TCP_NODELAY.
+ * query, and routes each WebSocket's frames to its {@link ServerSession}. Clients' frames are read
+ * by {@link StrictDraft} (RFC 6455 strictly, messages over {@code maxPayload} refused with 1009,
+ * permessage-deflate never negotiated); {@link Sockets} closes connections that complete no
+ * handshake within {@code handshakeTimeout} and tells sessions how much waits unsent. Peers'
+ * protocol errors are logged through {@link PeerLog}. Java-WebSocket's own lost-connection pings
+ * are off (the Engine.IO heartbeat governs), and accepted sockets have TCP_NODELAY.
  */
-public final class ServerEndpoint extends WebSocketServer {
+public final class ServerEndpoint extends WebSocketServer implements StrictDraft.Sink {
   private static final Logger log = LoggerFactory.getLogger(ServerEndpoint.class);
+  /** Connections the kernel may hold before the server accepts them. */
+  static final int LISTEN_BACKLOG = 1024;
 
   private final ServerOptions options;
   private final ConnectionAcceptor acceptor;
@@ -50,14 +53,27 @@ public final class ServerEndpoint extends WebSocketServer {
   private final ScheduledThreadPoolExecutor timer = Threads.timer("gadget-ws-server");
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
-  private final AtomicBoolean protocolErrorLogged = new AtomicBoolean();
+  private final PeerLog peerLog = new PeerLog();
   private final AtomicBoolean stopped = new AtomicBoolean();
+  private final StrictDraft.Shared drafts;
+  private final Sockets sockets;
 
   public ServerEndpoint(ServerOptions options, ConnectionAcceptor acceptor) {
+    this(options, acceptor, new StrictDraft.Shared(options.maxPayload()));
+  }
+
+  private ServerEndpoint(ServerOptions options, ConnectionAcceptor acceptor,
+      StrictDraft.Shared drafts) {
     super(new InetSocketAddress(options.host(), options.port()),
-        List.<Draft>of(new Draft_6455(Collections.emptyList(), options.maxPayload())));
+        List.<Draft>of(new StrictDraft(drafts)));
     this.options = options;
     this.acceptor = acceptor;
+    this.drafts = drafts;
+    this.sockets = new Sockets(options.handshakeTimeout(), timer, peerLog);
+    drafts.sink = this;
+    setWebSocketFactory(sockets);
+    // Java's default of 50 pending connections makes a burst of clients wait for SYN retries.
+    setMaxPendingConnections(LISTEN_BACKLOG);
     setTcpNoDelay(true);
     setReuseAddr(true);
     setConnectionLostTimeout(0);
@@ -109,6 +125,25 @@ public final class ServerEndpoint extends WebSocketServer {
     return sessions.size();
   }
 
+  /** How many accepted TCP connections are open, handshake done or not (tests). */
+  public int socketCount() {
+    return sockets.openCount();
+  }
+
+  /** How many WebSocket frames clients have sent so far, refused ones included (tests). */
+  public long framesRead() {
+    return drafts.framesRead.sum();
+  }
+
+  /** The most bytes waiting in one connection's output queue right now (tests). */
+  public long largestOutQueue() {
+    long max = 0;
+    for (WebSocket conn : getConnections()) {
+      max = Math.max(max, Sockets.outQueueBytes(conn));
+    }
+    return max;
+  }
+
   /** Drops every TCP connection without a close frame, as a network failure would (tests). */
   public void severAll() {
     for (WebSocket conn : getConnections()) {
@@ -120,12 +155,20 @@ public final class ServerEndpoint extends WebSocketServer {
     sessions.remove(session);
   }
 
-  void logProtocolError(String sid, ProtocolException e) {
-    if (protocolErrorLogged.compareAndSet(false, true)) {
-      log.warn("Closing session {} on an invalid packet: {} (later ones are logged at DEBUG)",
-          sid, e.getMessage());
+  PeerLog peerLog() {
+    return peerLog;
+  }
+
+  @Override
+  public void violation(WebSocketImpl conn, FrameReader.Violation v) {
+    ServerSession session = conn.getAttachment();
+    String what = v.closeCode() == CloseFrame.TOOBIG ? "transport error" : "parse error";
+    peerLog.problem(Sockets.peer(conn), v.kind(), "closed session "
+        + (session == null ? "(none)" : session.sid) + " with " + v.closeCode() + ": " + v.reason());
+    if (session != null) {
+      session.terminate(what, v.closeCode(), v.reason());
     } else {
-      log.debug("Closing session {} on an invalid packet: {}", sid, e.getMessage());
+      conn.close(v.closeCode(), v.reason());
     }
   }
 
@@ -187,6 +230,7 @@ public final class ServerEndpoint extends WebSocketServer {
       conn.close(CloseFrame.GOING_AWAY, "server shutting down");
       return;
     }
+    Sockets.handshakeDone(conn);
     ServerSession session = new ServerSession(conn, this, tcpNoDelayOf(conn));
     conn.setAttachment(session);
     sessions.add(session);
@@ -194,15 +238,15 @@ public final class ServerEndpoint extends WebSocketServer {
   }
 
   private static boolean tcpNoDelayOf(WebSocket conn) {
-    if (conn instanceof WebSocketImpl && ((WebSocketImpl) conn).getChannel() instanceof NetworkChannel) {
-      try {
-        return ((NetworkChannel) ((WebSocketImpl) conn).getChannel())
-            .getOption(StandardSocketOptions.TCP_NODELAY);
-      } catch (IOException | UnsupportedOperationException e) {
-        return false;
-      }
+    NetworkChannel channel = Sockets.socketOf(conn);
+    if (channel == null) {
+      return false;
     }
-    return false;
+    try {
+      return channel.getOption(StandardSocketOptions.TCP_NODELAY);
+    } catch (IOException | UnsupportedOperationException e) {
+      return false;
+    }
   }
 
   @Override
@@ -222,6 +266,14 @@ public final class ServerEndpoint extends WebSocketServer {
   }
 
   @Override
+  public void onWebsocketPing(WebSocket conn, Framedata ping) {
+    ServerSession session = conn.getAttachment();
+    if (session != null) {
+      session.pong(ping.getPayloadData());
+    }
+  }
+
+  @Override
   public void onClose(WebSocket conn, int code, String reason, boolean remote) {
     ServerSession session = conn.getAttachment();
     if (session != null) {
@@ -237,7 +289,9 @@ public final class ServerEndpoint extends WebSocketServer {
       }
       return;
     }
-    log.debug("WebSocket error on {}", conn.getRemoteSocketAddress(), ex);
+    // Not a peer's doing (StrictDraft reports those): the library's own trouble, such as a
+    // failed close. No stack trace: it would say nothing about Gadget.
+    log.debug("WebSocket error on a connection from {}: {}", Sockets.peer(conn), ex.toString());
   }
 
   /** Closes every session ("server shutting down") and stops. Idempotent. */
@@ -253,6 +307,7 @@ public final class ServerEndpoint extends WebSocketServer {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    sockets.closeAll();
     shutdownPools();
   }
 

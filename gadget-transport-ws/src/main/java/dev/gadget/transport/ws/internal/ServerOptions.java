@@ -12,12 +12,15 @@ public record ServerOptions(
     Duration pingTimeout,
     int maxPayload,
     Duration connectTimeout,
-    int maxAttachments) {
+    int maxAttachments,
+    Duration handshakeTimeout,
+    long maxQueuedBytes) {
   public ServerOptions {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(pingInterval, "pingInterval");
     Objects.requireNonNull(pingTimeout, "pingTimeout");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
   }
 }

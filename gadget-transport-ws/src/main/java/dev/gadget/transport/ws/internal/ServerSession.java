@@ -8,6 +8,7 @@ import dev.gadget.core.transport.ConnectionAcceptor;
 import dev.gadget.core.transport.ConnectionRefusedException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,7 +19,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.java_websocket.WebSocket;
 import org.java_websocket.exceptions.WebsocketNotConnectedException;
+import org.java_websocket.framing.BinaryFrame;
 import org.java_websocket.framing.CloseFrame;
+import org.java_websocket.framing.Framedata;
+import org.java_websocket.framing.FramedataImpl1;
+import org.java_websocket.framing.PongFrame;
+import org.java_websocket.framing.TextFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +35,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerSession {
   private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
+  /** The largest close frame: what must still fit when a session ends. */
+  private static final int CLOSE_FRAME_BYTES = 127;
 
   final String sid = Sids.next();
   private final WebSocket ws;
@@ -245,7 +253,8 @@ final class ServerSession {
   }
 
   private void protocolError(ProtocolException e) {
-    endpoint.logProtocolError(sid, e);
+    endpoint.peerLog().problem(Sockets.peer(ws), PeerLog.Kind.INVALID_PACKET,
+        "closed session " + sid + ": " + e.getMessage());
     terminate("parse error", CloseFrame.PROTOCOL_ERROR);
   }
 
@@ -254,36 +263,79 @@ final class ServerSession {
   /** Sends a Socket.IO packet (and its attachments, back to back). False when closed. */
   boolean send(SocketPacket packet) {
     SocketCodec.Encoded encoded = SocketCodec.encode(packet);
+    List<Framedata> frames = new ArrayList<>(1 + encoded.attachments().size());
+    frames.add(frame(new TextFrame(), EnginePacket.message(encoded.text()).encode()
+        .getBytes(StandardCharsets.UTF_8)));
+    for (byte[] attachment : encoded.attachments()) {
+      frames.add(frame(new BinaryFrame(), attachment));
+    }
+    return write(frames);
+  }
+
+  private void sendEngine(EnginePacket packet) {
+    if (!write(List.of(frame(new TextFrame(), packet.encode().getBytes(StandardCharsets.UTF_8))))) {
+      log.debug("Session {}: {} not sent, socket closed", sid, packet.type());
+    }
+  }
+
+  /** Answers a WebSocket ping (on this session's worker thread). */
+  void pong(ByteBuffer payload) {
+    PongFrame pong = new PongFrame();
+    pong.setPayload(payload);
+    write(List.of(pong));
+  }
+
+  private static Framedata frame(FramedataImpl1 frame, byte[] payload) {
+    frame.setPayload(ByteBuffer.wrap(payload));
+    return frame;
+  }
+
+  /**
+   * Hands {@code frames} to the library to send, unless that would leave more than
+   * {@code maxQueuedBytes} waiting for this peer to read (room for a close frame included): then
+   * the session ends instead. A message larger than the bound still goes out when nothing else
+   * waits. False when not sent.
+   */
+  private boolean write(List<Framedata> frames) {
+    long bytes = 0;
+    for (Framedata f : frames) {
+      bytes += Sockets.frameBytes(f.getPayloadData().remaining());
+    }
+    long queued;
     synchronized (sendLock) {
       if (closed.get()) {
         return false;
       }
-      try {
-        ws.send(EnginePacket.message(encoded.text()).encode());
-        for (byte[] attachment : encoded.attachments()) {
-          ws.send(attachment);
+      queued = Sockets.queuedBytes(ws);
+      if (queued == 0 || queued + bytes + CLOSE_FRAME_BYTES <= options.maxQueuedBytes()) {
+        try {
+          ws.sendFrame(frames);
+          return true;
+        } catch (WebsocketNotConnectedException e) {
+          return false;
         }
-        return true;
-      } catch (WebsocketNotConnectedException e) {
-        return false;
       }
     }
-  }
-
-  private void sendEngine(EnginePacket packet) {
-    synchronized (sendLock) {
-      try {
-        ws.send(packet.encode());
-      } catch (WebsocketNotConnectedException e) {
-        log.debug("Session {}: {} not sent, socket closed", sid, packet.type());
-      }
-    }
+    endpoint.peerLog().problem(Sockets.peer(ws), PeerLog.Kind.SLOW_READER, "closed session " + sid
+        + ": " + queued + " bytes wait unread and " + bytes + " more would pass the limit of "
+        + options.maxQueuedBytes());
+    terminate("transport error", CloseFrame.POLICY_VALIDATION,
+        "too much unread data: the limit is " + options.maxQueuedBytes() + " bytes");
+    return false;
   }
 
   // ---- closing ---------------------------------------------------------------------------
 
   /** Ends the session: every socket hears {@code reason}, then the WebSocket closes. */
   void terminate(String reason, int code) {
+    terminate(reason, code, reason);
+  }
+
+  /**
+   * Ends the session: every socket hears {@code reason}; the WebSocket closes with {@code code}
+   * and {@code closeText} (cut to "closed" over 120 bytes).
+   */
+  void terminate(String reason, int code, String closeText) {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
@@ -297,8 +349,8 @@ final class ServerSession {
     sockets.clear();
     endpoint.sessionClosed(this);
     if (!ws.isClosed()) {
-      byte[] utf8 = reason.getBytes(StandardCharsets.UTF_8);
-      ws.close(code, utf8.length <= 120 ? reason : "closed");
+      byte[] utf8 = closeText.getBytes(StandardCharsets.UTF_8);
+      ws.close(code, utf8.length <= 120 ? closeText : "closed");
       // A dead peer never answers the close frame: drop the TCP connection after a grace period.
       schedule(() -> {
         if (!ws.isClosed()) {

@@ -1,0 +1,201 @@
+package dev.gadget.transport.ws.internal;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.java_websocket.WebSocket;
+import org.java_websocket.WebSocketAdapter;
+import org.java_websocket.WebSocketImpl;
+import org.java_websocket.WebSocketServerFactory;
+import org.java_websocket.drafts.Draft;
+import org.java_websocket.enums.ReadyState;
+import org.java_websocket.framing.CloseFrame;
+
+/**
+ * How the server's TCP connections are made: each accepted socket gets a channel that counts
+ * the bytes written to it (so that, with what {@link StrictDraft} counted as handed over, the
+ * server knows how much waits unsent: {@link #queuedBytes}) and a handshake deadline: a
+ * connection that has not completed its WebSocket handshake within {@code handshakeTimeout}
+ * (nothing sent, a partial request, a refused request the peer never reads the answer to) is
+ * closed, so half-open connections cannot pile up file descriptors.
+ */
+final class Sockets implements WebSocketServerFactory {
+  private final Duration handshakeTimeout;
+  private final ScheduledExecutorService timer;
+  private final PeerLog peerLog;
+  private final Set<Counting> open = ConcurrentHashMap.newKeySet();
+
+  Sockets(Duration handshakeTimeout, ScheduledExecutorService timer, PeerLog peerLog) {
+    this.handshakeTimeout = handshakeTimeout;
+    this.timer = timer;
+    this.peerLog = peerLog;
+  }
+
+  @Override
+  public WebSocketImpl createWebSocket(WebSocketAdapter a, Draft d) {
+    return new WebSocketImpl(a, d);
+  }
+
+  @Override
+  public WebSocketImpl createWebSocket(WebSocketAdapter a, List<Draft> drafts) {
+    return new WebSocketImpl(a, drafts);
+  }
+
+  @Override
+  public ByteChannel wrapChannel(SocketChannel channel, SelectionKey key) throws IOException {
+    Counting counting = new Counting(channel, peerOf(channel.getRemoteAddress()));
+    open.add(counting);
+    if (key.attachment() instanceof WebSocketImpl ws) {
+      try {
+        counting.deadline = timer.schedule(() -> expire(ws, counting),
+            handshakeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        // The server is stopping; closeAll() closes this socket.
+      }
+    }
+    return counting;
+  }
+
+  private void expire(WebSocketImpl ws, Counting channel) {
+    if (ws.getReadyState() == ReadyState.NOT_YET_CONNECTED && channel.isOpen()) {
+      peerLog.problem(channel.peer, PeerLog.Kind.HANDSHAKE_TIMEOUT,
+          "closed a connection that completed no WebSocket handshake within "
+              + handshakeTimeout.toMillis() + " ms");
+      ws.closeConnection(CloseFrame.NEVER_CONNECTED, "handshake timeout");
+    }
+  }
+
+  @Override
+  public void close() {}
+
+  /** How many accepted TCP connections are still open. */
+  int openCount() {
+    return open.size();
+  }
+
+  /** Closes every accepted socket still open (the server stopped; the library leaves some). */
+  void closeAll() {
+    for (Counting c : List.copyOf(open)) {
+      try {
+        c.close();
+      } catch (IOException e) {
+        // closing anyway
+      }
+    }
+  }
+
+  /** The handshake completed: its deadline no longer applies. */
+  static void handshakeDone(WebSocket ws) {
+    if (ws instanceof WebSocketImpl impl && impl.getChannel() instanceof Counting c) {
+      ScheduledFuture<?> d = c.deadline;
+      if (d != null) {
+        d.cancel(false);
+      }
+    }
+  }
+
+  /** The peer's address without its port, for {@link PeerLog}. */
+  static String peer(WebSocket ws) {
+    if (ws instanceof WebSocketImpl impl && impl.getChannel() instanceof Counting c) {
+      return c.peer;
+    }
+    return "an unknown address";
+  }
+
+  /** The TCP socket under {@code ws}, or null. */
+  static SocketChannel socketOf(WebSocket ws) {
+    if (ws instanceof WebSocketImpl impl && impl.getChannel() instanceof Counting c) {
+      return c.channel;
+    }
+    return null;
+  }
+
+  /**
+   * The bytes handed to the library for {@code ws} that are not written to its socket yet
+   * (never less than the truth: a frame counts as soon as it is built).
+   */
+  static long queuedBytes(WebSocket ws) {
+    if (ws instanceof WebSocketImpl impl && impl.getDraft() instanceof StrictDraft d
+        && impl.getChannel() instanceof Counting c) {
+      return Math.max(0, d.enqueuedBytes() - c.written.get());
+    }
+    return 0;
+  }
+
+  /** The bytes in {@code ws}'s own output queue, summed (tests; it walks the queue). */
+  static long outQueueBytes(WebSocket ws) {
+    long sum = 0;
+    if (ws instanceof WebSocketImpl impl) {
+      for (ByteBuffer b : impl.outQueue) {
+        sum += b.remaining();
+      }
+    }
+    return sum;
+  }
+
+  /** The size of a frame the server sends (unmasked) with {@code payload} bytes. */
+  static long frameBytes(long payload) {
+    return payload + (payload <= 125 ? 2 : payload <= 65535 ? 4 : 10);
+  }
+
+  private static String peerOf(SocketAddress address) {
+    if (address instanceof InetSocketAddress inet && inet.getAddress() != null) {
+      return inet.getAddress().getHostAddress();
+    }
+    return String.valueOf(address);
+  }
+
+  /** An accepted socket that counts what is written to it. */
+  private final class Counting implements ByteChannel {
+    final SocketChannel channel;
+    final String peer;
+    final AtomicLong written = new AtomicLong();
+    volatile ScheduledFuture<?> deadline;
+
+    Counting(SocketChannel channel, String peer) {
+      this.channel = channel;
+      this.peer = peer;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+      return channel.read(dst);
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      int n = channel.write(src);
+      written.addAndGet(n);
+      return n;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return channel.isOpen();
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (open.remove(this)) {
+        ScheduledFuture<?> d = deadline;
+        if (d != null) {
+          d.cancel(false);
+        }
+      }
+      channel.close();
+    }
+  }
+}
