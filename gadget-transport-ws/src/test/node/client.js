@@ -205,7 +205,9 @@ const scenarios = {
     const s = m.socket('/', { auth: { token: 'good' } });
     s.on('connect', () => s.emit('echo', 'x'.repeat(200000)));
     s.on('disconnect', (reason, details) => {
-      print({ event: 'disconnect', reason, code: details && details.context ? details.context.code : null });
+      const close = details && details.context;
+      print({ event: 'disconnect', reason, code: close ? close.code : null,
+        closeReason: close ? String(close.reason) : null });
       done();
     });
     s.connect();

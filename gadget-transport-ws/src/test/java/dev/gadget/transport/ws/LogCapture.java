@@ -6,13 +6,14 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
  * The log as written: slf4j-simple (the tests' binding, src/test/resources/simplelogger.properties)
  * writes to whatever {@code System.err} is at each line, so while a capture is open every log
  * line (and any stack trace) is kept here as well as passed on. Keeps at most
- * {@value #MAX_KEPT} lines but counts all of them. Close it to stop.
+ * {@value #MAX_KEPT} lines (those a filter accepts) but counts all of them. Close it to stop.
  */
 final class LogCapture implements AutoCloseable {
   static final int MAX_KEPT = 50_000;
@@ -21,13 +22,22 @@ final class LogCapture implements AutoCloseable {
       Pattern.compile("^(\\s+at |\\s*Caused by: |\\s+\\.\\.\\. \\d+ more|\\s*Suppressed: ).*");
 
   private final PrintStream original = System.err;
+  private final Predicate<String> keep;
   private final List<String> lines = new ArrayList<>();
   private long total;
 
-  private LogCapture() {}
+  private LogCapture(Predicate<String> keep) {
+    this.keep = keep;
+  }
 
+  /** Captures every line. */
   static LogCapture start() {
-    LogCapture c = new LogCapture();
+    return start(line -> true);
+  }
+
+  /** Captures the lines that {@code keep} accepts, and counts all. */
+  static LogCapture start(Predicate<String> keep) {
+    LogCapture c = new LogCapture(keep);
     System.setErr(new PrintStream(c.new Tee(), true, StandardCharsets.UTF_8));
     return c;
   }
@@ -54,7 +64,7 @@ final class LogCapture implements AutoCloseable {
 
   private synchronized void line(String line) {
     total++;
-    if (lines.size() < MAX_KEPT) {
+    if (lines.size() < MAX_KEPT && keep.test(line)) {
       lines.add(line);
     }
   }

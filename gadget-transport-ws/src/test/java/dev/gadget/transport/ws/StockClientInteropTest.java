@@ -206,6 +206,9 @@ class StockClientInteropTest {
       JsonNode disconnect = node.expect("disconnect");
       assertThat(disconnect.get("reason").asText()).isEqualTo("transport close");
       assertThat(disconnect.get("code").asInt()).isEqualTo(1009);
+      // The page can tell its user why: the limit is in the close frame's reason.
+      assertThat(disconnect.get("closeReason").asText())
+          .isEqualTo("message too large: the limit is 100000 bytes");
       app.expect("connect / ");
       assertThat(app.expect("disconnect / ")).endsWith("transport error");
     }

@@ -64,7 +64,8 @@ final class WireSocket implements AutoCloseable {
     assertThat(head).startsWith("HTTP/1.1 101");
   }
 
-  private String readHead() throws IOException {
+  /** The HTTP response head, through its blank line. */
+  String readHead() throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     int matched = 0;
     while (matched < 4) {

@@ -57,6 +57,7 @@ final class FrameReader {
   private int messageLength;
   private int messageOpcode = -1;
   private boolean done;
+  private volatile boolean stopped;
   private long frames;
 
   FrameReader(int maxMessageBytes) {
@@ -72,7 +73,8 @@ final class FrameReader {
    * this reader ever returns.
    */
   List<Frame> read(ByteBuffer bytes) {
-    if (done) {
+    if (done || stopped) {
+      release();
       bytes.position(bytes.limit());
       return List.of();
     }
@@ -100,8 +102,15 @@ final class FrameReader {
     return frames;
   }
 
-  /** Drops the buffers; the reader reads nothing more. */
-  void release() {
+  /**
+   * The connection is closing: the next {@link #read} reads nothing and drops the buffers. The
+   * one method any thread may call.
+   */
+  void stop() {
+    stopped = true;
+  }
+
+  private void release() {
     done = true;
     in = NONE;
     start = 0;

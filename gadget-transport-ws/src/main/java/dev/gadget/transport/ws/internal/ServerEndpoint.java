@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.java_websocket.WebSocket;
 import org.java_websocket.WebSocketImpl;
 import org.java_websocket.drafts.Draft;
+import org.java_websocket.enums.ReadyState;
 import org.java_websocket.exceptions.InvalidDataException;
 import org.java_websocket.framing.CloseFrame;
 import org.java_websocket.framing.Framedata;
@@ -46,14 +48,19 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
   private static final Logger log = LoggerFactory.getLogger(ServerEndpoint.class);
   /** Connections the kernel may hold before the server accepts them. */
   static final int LISTEN_BACKLOG = 1024;
+  /** How long a refused handshake's answer has to go out before the connection is closed. */
+  static final long REFUSED_GRACE_MILLIS = 500;
 
   private final ServerOptions options;
   private final ConnectionAcceptor acceptor;
   private final ExecutorService pool = Threads.handlerPool("gadget-ws-server");
   private final ScheduledThreadPoolExecutor timer = Threads.timer("gadget-ws-server");
   private final CompletableFuture<Void> started = new CompletableFuture<>();
-  private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
+  /** The open sessions by WebSocket (not the attachment alone: onClose may run on any thread). */
+  private final Map<WebSocket, ServerSession> sessions = new ConcurrentHashMap<>();
   private final PeerLog peerLog = new PeerLog();
+  /** Handlers that have thrown (bounded: only registered handlers can). */
+  private final Set<String> failedHandlers = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean stopped = new AtomicBoolean();
   private final StrictDraft.Shared drafts;
   private final Sockets sockets;
@@ -117,7 +124,7 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
 
   /** The open sessions' TCP_NODELAY flags, for tests. */
   public List<Boolean> sessionTcpNoDelay() {
-    return sessions.stream().map(s -> s.tcpNoDelay).toList();
+    return sessions.values().stream().map(s -> s.tcpNoDelay).toList();
   }
 
   /** How many Engine.IO sessions are open. */
@@ -152,11 +159,24 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
   }
 
   void sessionClosed(ServerSession session) {
-    sessions.remove(session);
+    sessions.remove(session.ws, session);
   }
 
   PeerLog peerLog() {
     return peerLog;
+  }
+
+  /**
+   * A handler threw: a bug that some peer's input may reach again and again, on any number of
+   * connections. At WARN with the stack trace once per namespace and event, then at DEBUG.
+   */
+  void handlerFailed(String namespace, String event, RuntimeException e) {
+    if (failedHandlers.add(namespace + " " + event)) {
+      log.warn("Handler for event '{}' on {} threw; the connection goes on (later failures of"
+          + " this handler are logged at DEBUG)", event, namespace, e);
+    } else {
+      log.debug("Handler for event '{}' on {} threw: {}", event, namespace, e.toString());
+    }
   }
 
   @Override
@@ -233,7 +253,14 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
     Sockets.handshakeDone(conn);
     ServerSession session = new ServerSession(conn, this, tcpNoDelayOf(conn));
     conn.setAttachment(session);
-    sessions.add(session);
+    sessions.put(conn, session);
+    if (!Sockets.isOpen(conn)) {
+      // The peer went away while its handshake completed: onClose (on the selector thread) may
+      // have come before the session existed, and the library may still list the connection.
+      removeConnection(conn);
+      session.transportClosed(CloseFrame.ABNORMAL_CLOSE);
+      return;
+    }
     session.open();
   }
 
@@ -266,6 +293,20 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
   }
 
   @Override
+  public void onClosing(WebSocket conn, int code, String reason, boolean remote) {
+    if (conn.getReadyState() == ReadyState.NOT_YET_CONNECTED) {
+      // A refused handshake: the library writes its 404 but, with no draft chosen, never closes
+      // the connection itself. Give the answer a moment to go out, then close.
+      try {
+        timer.schedule(() -> conn.closeConnection(code, reason), REFUSED_GRACE_MILLIS,
+            TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        conn.closeConnection(code, reason);
+      }
+    }
+  }
+
+  @Override
   public void onWebsocketPing(WebSocket conn, Framedata ping) {
     ServerSession session = conn.getAttachment();
     if (session != null) {
@@ -275,7 +316,8 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
 
   @Override
   public void onClose(WebSocket conn, int code, String reason, boolean remote) {
-    ServerSession session = conn.getAttachment();
+    // A session that ended itself has left the map but still waits for this.
+    ServerSession session = sessions.getOrDefault(conn, conn.getAttachment());
     if (session != null) {
       session.transportClosed(code);
     }
@@ -299,7 +341,7 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
     if (!stopped.compareAndSet(false, true)) {
       return;
     }
-    for (ServerSession session : List.copyOf(sessions)) {
+    for (ServerSession session : List.copyOf(sessions.values())) {
       session.terminate("server shutting down", CloseFrame.GOING_AWAY);
     }
     try {

@@ -39,7 +39,7 @@ final class ServerSession {
   private static final int CLOSE_FRAME_BYTES = 127;
 
   final String sid = Sids.next();
-  private final WebSocket ws;
+  final WebSocket ws;
   private final ServerEndpoint endpoint;
   private final ServerOptions options;
   private final SocketCodec.Decoder decoder;
@@ -52,6 +52,7 @@ final class ServerSession {
   private volatile ScheduledFuture<?> pingTask;
   private volatile ScheduledFuture<?> pongTimeout;
   private volatile ScheduledFuture<?> connectTimeout;
+  private volatile ScheduledFuture<?> dropTimer;
   private volatile String closeReason;
   final boolean tcpNoDelay;
 
@@ -248,6 +249,10 @@ final class ServerSession {
     send(new SocketPacket(SocketPacket.Type.CONNECT_ERROR, socket.namespace(), null, error));
   }
 
+  void handlerFailed(String namespace, String event, RuntimeException e) {
+    endpoint.handlerFailed(namespace, event, e);
+  }
+
   void remove(ServerSocket socket) {
     sockets.remove(socket.namespace(), socket);
   }
@@ -352,11 +357,14 @@ final class ServerSession {
       byte[] utf8 = closeText.getBytes(StandardCharsets.UTF_8);
       ws.close(code, utf8.length <= 120 ? closeText : "closed");
       // A dead peer never answers the close frame: drop the TCP connection after a grace period.
-      schedule(() -> {
+      dropTimer = scheduleAnyway(() -> {
         if (!ws.isClosed()) {
           ws.closeConnection(CloseFrame.ABNORMAL_CLOSE, reason);
         }
       }, 2000);
+      if (ws.isClosed()) {
+        cancel(dropTimer); // closed meanwhile
+      }
     }
   }
 
@@ -364,9 +372,22 @@ final class ServerSession {
   void transportClosed(int code) {
     log.trace("Session {}: WebSocket closed with {}", sid, code);
     terminate(code == CloseFrame.TOOBIG ? "transport error" : "transport close", CloseFrame.NORMAL);
+    cancel(dropTimer); // closed: the session need not wait for its timer to be let go
   }
 
+  /**
+   * Schedules one of the session's timers; one that the session closed under (another thread
+   * may end it meanwhile) is cancelled at once, so no timer holds a closed session.
+   */
   private ScheduledFuture<?> schedule(Runnable task, long millis) {
+    ScheduledFuture<?> f = scheduleAnyway(task, millis);
+    if (closed.get()) {
+      cancel(f);
+    }
+    return f;
+  }
+
+  private ScheduledFuture<?> scheduleAnyway(Runnable task, long millis) {
     try {
       return endpoint.timer().schedule(task, millis, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {

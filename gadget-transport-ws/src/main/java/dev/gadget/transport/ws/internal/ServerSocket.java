@@ -80,6 +80,12 @@ final class ServerSocket extends SocketBase {
     }
   }
 
+  /** Logged once per server and handler, not per connection: peers open as many as they like. */
+  @Override
+  protected void handlerFailed(String event, RuntimeException e) {
+    session.handlerFailed(namespace, event, e);
+  }
+
   /** The peer or the transport closed this socket. */
   void closed(String reason) {
     if (state.getAndSet(State.CLOSED) == State.CONNECTED) {

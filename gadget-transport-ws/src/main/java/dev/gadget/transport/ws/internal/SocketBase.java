@@ -209,12 +209,20 @@ public abstract class SocketBase implements Connection {
     try {
       handler.handle(toList(data, 1), ack);
     } catch (RuntimeException e) {
-      if (handlerFailureLogged.compareAndSet(false, true)) {
-        log.warn("Handler for event '{}' on {} threw; the connection goes on"
-            + " (later failures on this connection are logged at DEBUG)", event, namespace, e);
-      } else {
-        log.debug("Handler for event '{}' on {} threw", event, namespace, e);
-      }
+      handlerFailed(event, e);
+    }
+  }
+
+  /**
+   * A handler threw; the connection goes on. Logged at WARN with the stack trace the first time
+   * on this connection, then at DEBUG without it.
+   */
+  protected void handlerFailed(String event, RuntimeException e) {
+    if (handlerFailureLogged.compareAndSet(false, true)) {
+      log.warn("Handler for event '{}' on {} threw; the connection goes on"
+          + " (later failures on this connection are logged at DEBUG)", event, namespace, e);
+    } else {
+      log.debug("Handler for event '{}' on {} threw: {}", event, namespace, e.toString());
     }
   }
 

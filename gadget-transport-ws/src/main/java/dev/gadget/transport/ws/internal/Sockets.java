@@ -115,6 +115,12 @@ final class Sockets implements WebSocketServerFactory {
     return "an unknown address";
   }
 
+  /** Whether the TCP socket under {@code ws} is still open. */
+  static boolean isOpen(WebSocket ws) {
+    SocketChannel channel = socketOf(ws);
+    return channel != null && channel.isOpen();
+  }
+
   /** The TCP socket under {@code ws}, or null. */
   static SocketChannel socketOf(WebSocket ws) {
     if (ws instanceof WebSocketImpl impl && impl.getChannel() instanceof Counting c) {

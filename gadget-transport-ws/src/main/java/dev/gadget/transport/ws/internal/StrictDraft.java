@@ -71,10 +71,24 @@ final class StrictDraft extends Draft_6455 {
 
   @Override
   public Handshakedata translateHandshake(ByteBuffer buf) throws InvalidHandshakeException {
-    if (buf.remaining() > MAX_REQUEST_HEAD_BYTES) {
+    // Frames may follow the head in the same buffer: only the head counts.
+    if (buf.remaining() > MAX_REQUEST_HEAD_BYTES && headLength(buf) > MAX_REQUEST_HEAD_BYTES) {
       throw new InvalidHandshakeException("request head over " + MAX_REQUEST_HEAD_BYTES + " bytes");
     }
     return super.translateHandshake(buf);
+  }
+
+  /** The length of the HTTP head at {@code buf}'s position (through CRLF CRLF), or MAX_VALUE. */
+  static int headLength(ByteBuffer buf) {
+    int from = buf.position();
+    int end = Math.min(buf.limit(), from + MAX_REQUEST_HEAD_BYTES + 4);
+    for (int i = from; i + 3 < end; i++) {
+      if (buf.get(i) == '\r' && buf.get(i + 1) == '\n' && buf.get(i + 2) == '\r'
+          && buf.get(i + 3) == '\n') {
+        return i + 4 - from;
+      }
+    }
+    return Integer.MAX_VALUE;
   }
 
   @Override
@@ -147,8 +161,10 @@ final class StrictDraft extends Draft_6455 {
 
   @Override
   public void reset() {
+    // The library calls this when the connection closes, from whichever thread closes it: the
+    // reader, which only its connection's thread may touch, just stops.
     super.reset();
-    reader.release();
+    reader.stop();
   }
 
   /** A frame as {@link FrameReader} read it, passed through the library to processFrame. */
