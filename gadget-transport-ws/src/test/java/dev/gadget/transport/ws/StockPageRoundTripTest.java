@@ -29,7 +29,6 @@ import dev.gadget.core.store.InMemoryChatStore;
 import dev.gadget.core.store.Tokens;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -85,7 +84,7 @@ class StockPageRoundTripTest {
 
   @BeforeEach
   void startServer() throws Exception {
-    gitUrl = sampleRepository(tmp.resolve("origin.git"));
+    gitUrl = SampleRepository.create(tmp.resolve("origin.git"));
     store = new InMemoryChatStore();
     Tokens tokens = new Tokens(store);
     ada = new User(Ids.next(), "ada", "Ada", Instant.now());
@@ -527,32 +526,6 @@ class StockPageRoundTripTest {
         fail("timed out waiting until " + what);
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-    }
-  }
-
-  /** A bare repository with one commit holding README.md, as a file URL. */
-  private static String sampleRepository(Path bare) throws Exception {
-    Path work = bare.resolveSibling("seed-work");
-    Files.createDirectories(work);
-    git(work, "init", "-q", "-b", "main");
-    Files.writeString(work.resolve("README.md"), "hello from the sample project\n");
-    git(work, "add", "README.md");
-    git(work, "-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "-m", "init");
-    git(bare.getParent(), "clone", "-q", "--bare", work.toString(), bare.toString());
-    return bare.toUri().toString();
-  }
-
-  private static void git(Path dir, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("git"));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-    try {
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + out);
-      }
-    } finally {
-      p.destroyForcibly();
     }
   }
 
