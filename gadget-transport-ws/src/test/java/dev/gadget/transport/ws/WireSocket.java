@@ -17,7 +17,7 @@ import java.util.Random;
  * library never does: send unmasked or malformed frames, never read, or stop mid-handshake.
  * Reads and writes block; every read has a timeout.
  */
-final class WireSocket implements AutoCloseable {
+public final class WireSocket implements AutoCloseable {
   static final String PATH = "/socket.io/?EIO=4&transport=websocket";
 
   final Socket socket;
@@ -100,7 +100,7 @@ final class WireSocket implements AutoCloseable {
   }
 
   /** A client frame's bytes; masked with {@code mask} unless it is null. */
-  static byte[] encode(int b0, byte[] payload, byte[] mask) {
+  public static byte[] encode(int b0, byte[] payload, byte[] mask) {
     ByteArrayOutputStream f = new ByteArrayOutputStream(payload.length + 14);
     f.write(b0);
     int maskBit = mask == null ? 0 : 0x80;

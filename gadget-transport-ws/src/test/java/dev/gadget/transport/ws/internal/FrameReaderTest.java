@@ -2,6 +2,7 @@ package dev.gadget.transport.ws.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gadget.transport.ws.WireSocket;
 import dev.gadget.transport.ws.internal.FrameReader.Binary;
 import dev.gadget.transport.ws.internal.FrameReader.Close;
 import dev.gadget.transport.ws.internal.FrameReader.Frame;
@@ -23,30 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class FrameReaderTest {
   private static final byte[] MASK = {0x37, (byte) 0xfa, 0x21, 0x3d};
 
-  /** A client frame: {@code b0} (FIN, RSV, opcode), masked with {@link #MASK} unless null. */
+  /** A client frame: {@code b0} (FIN, RSV, opcode), masked with {@code mask} unless null. */
   static byte[] frame(int b0, byte[] payload, byte[] mask) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    out.write(b0);
-    int maskBit = mask == null ? 0 : 0x80;
-    if (payload.length <= 125) {
-      out.write(maskBit | payload.length);
-    } else if (payload.length <= 65535) {
-      out.write(maskBit | 126);
-      out.write(payload.length >>> 8);
-      out.write(payload.length & 0xFF);
-    } else {
-      out.write(maskBit | 127);
-      for (int i = 7; i >= 0; i--) {
-        out.write((int) (((long) payload.length >>> (8 * i)) & 0xFF));
-      }
-    }
-    if (mask != null) {
-      out.writeBytes(mask);
-    }
-    for (int i = 0; i < payload.length; i++) {
-      out.write(mask == null ? payload[i] : payload[i] ^ mask[i & 3]);
-    }
-    return out.toByteArray();
+    return WireSocket.encode(b0, payload, mask);
   }
 
   static byte[] frame(int b0, String payload) {
