@@ -188,6 +188,9 @@ class HostilePeersFuzzTest {
       List<String> warnings = log.at("WARN", "");
       assertThat(warnings.stream().map(HostilePeersFuzzTest::kind).distinct().count())
           .as("one WARN per peer and kind: %s", warnings).isEqualTo(warnings.size());
+      assertThat(kind("12:00:00.000 [t] WARN dev.gadget.transport.ws.internal.PeerLog - Invalid"
+          + " UTF-8 from 127.0.0.1: closed session abc with 1007: text"))
+          .isEqualTo(" WARN dev.gadget.transport.ws.internal.PeerLog - Invalid UTF-8 from 127.0.0.1");
     }
   }
 
@@ -197,9 +200,15 @@ class HostilePeersFuzzTest {
         || LogCapture.STACK_LINE.matcher(line).matches() || line.contains("Exception");
   }
 
-  /** A WARN line without its time and thread: what makes it one kind. */
-  private static String kind(String line) {
-    return line.substring(line.indexOf(" WARN "));
+  /**
+   * What makes a WARN line one kind: its logger and its message up to the first colon (for
+   * PeerLog, "Invalid UTF-8 from 127.0.0.1"), without time, thread or session ids.
+   */
+  static String kind(String line) {
+    String from = line.substring(line.indexOf(" WARN "));
+    int message = from.indexOf(" - ");
+    int colon = from.indexOf(':', message);
+    return colon < 0 ? from : from.substring(0, colon);
   }
 
   /** What the fuzzers did, across threads. */
