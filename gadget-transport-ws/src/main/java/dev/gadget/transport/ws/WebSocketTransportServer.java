@@ -164,6 +164,7 @@ public final class WebSocketTransportServer implements TransportServer {
     private int maxAttachments = SocketCodec.DEFAULT_MAX_ATTACHMENTS;
     private Duration handshakeTimeout = Duration.ofSeconds(10);
     private long maxQueuedBytes = 10_000_000;
+    private long maxUnhandledBytes = 10_000_000;
 
     private Builder() {}
 
@@ -255,11 +256,29 @@ public final class WebSocketTransportServer implements TransportServer {
       return this;
     }
 
+    /**
+     * The most bytes of one connection's requests that may wait for their handlers (the
+     * connection's handlers run one at a time). A request that would leave more waiting ends the
+     * connection instead (close code 1008, reason
+     * {@code "too many requests waiting: the limit is <n> bytes"}, {@code onDisconnect} reason
+     * {@code "transport error"}), so a peer that sends faster than its requests are handled
+     * cannot make the server buffer without bound; other connections are not affected. A single
+     * request larger than this still passes when nothing else waits. 10,000,000 by default.
+     */
+    public Builder maxUnhandledBytes(long maxUnhandledBytes) {
+      if (maxUnhandledBytes < 1) {
+        throw new IllegalArgumentException(
+            "maxUnhandledBytes must be positive: " + maxUnhandledBytes);
+      }
+      this.maxUnhandledBytes = maxUnhandledBytes;
+      return this;
+    }
+
     /** A new, unstarted server. */
     public WebSocketTransportServer build() {
       return new WebSocketTransportServer(new ServerOptions(host, port, path, pingInterval,
           pingTimeout, maxPayload, connectTimeout, maxAttachments, handshakeTimeout,
-          maxQueuedBytes));
+          maxQueuedBytes, maxUnhandledBytes));
     }
   }
 

@@ -16,6 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -189,6 +192,74 @@ class HostilePeersTest {
           .contains("Too much unread data from 127.0.0.1");
     }
     echoes(bystander, "after");
+  }
+
+  @Test
+  void aPeerThatSendsFasterThanItsRequestsAreHandledIsCutOffAtTheBound() throws Exception {
+    long bound = 1_000_000;
+    CountDownLatch release = new CountDownLatch(1);
+    server = WebSocketTransportServer.builder().maxPayload(200_000).maxUnhandledBytes(bound)
+        .pingInterval(Duration.ofSeconds(30)).pingTimeout(Duration.ofSeconds(30)).build();
+    BlockingQueue<String> ends = new LinkedBlockingQueue<>();
+    server.start(new ConnectionAcceptor() {
+      @Override
+      public Object authenticate(String namespace, JsonNode auth) {
+        return "anyone";
+      }
+
+      @Override
+      public void onConnect(Connection c, Object principal) {
+        // Each request waits until the test lets it go: the peer's requests pile up.
+        c.on("slow", (args, ack) -> {
+          try {
+            release.await(20, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+        c.on("ping", (args, ack) -> ack.send(List.of()));
+      }
+
+      @Override
+      public void onDisconnect(Connection c, Object principal, String reason) {
+        ends.add(reason);
+      }
+    });
+    String big = "z".repeat(60_000);
+    try (LogCapture log = LogCapture.start()) {
+      WireSocket flood = keep(WireSocket.open(server.port()));
+      flood.readText();
+      flood.text("40");
+      assertThat(flood.readText()).startsWith("40{\"sid\":");
+      int sent = 0;
+      try {
+        for (; sent < 100; sent++) { // 6 MB of requests, six times the bound
+          flood.text("42[\"slow\",\"" + big + "\"]");
+        }
+      } catch (IOException closedMeanwhile) {
+        // the server may close the connection while the peer is still sending
+      }
+      WireSocket.Frame close = flood.readUntilClose();
+      assertThat(close.closeCode()).isEqualTo(1008);
+      assertThat(close.closeReason())
+          .isEqualTo("too many requests waiting: the limit is 1000000 bytes");
+      assertThat(log.at("WARN", "dev.gadget")).singleElement().asString()
+          .contains("Too many requests waiting from 127.0.0.1");
+      // Another peer is served meanwhile.
+      try (WireSocket other = WireSocket.open(server.port())) {
+        other.readText();
+        other.text("40");
+        assertThat(other.readText()).startsWith("40{\"sid\":");
+        other.text("421[\"ping\"]");
+        assertThat(other.readText()).isEqualTo("431[]");
+      }
+      System.out.printf("flood: %d requests of %d bytes sent, cut off at the bound of %d bytes%n",
+          sent, big.length(), bound);
+    } finally {
+      release.countDown();
+    }
+    // After the requests it had taken in (a connection's events and its end come in order).
+    assertThat(ends.poll(30, TimeUnit.SECONDS)).isEqualTo("transport error");
   }
 
   @Test

@@ -22,6 +22,7 @@ final class PeerLog {
     TOO_LARGE("Message over the size limit"),
     INVALID_PACKET("Invalid Engine.IO or Socket.IO packet"),
     SLOW_READER("Too much unread data"),
+    FLOOD("Too many requests waiting"),
     HANDSHAKE_TIMEOUT("No WebSocket handshake in time");
 
     final String text;

@@ -14,7 +14,8 @@ public record ServerOptions(
     Duration connectTimeout,
     int maxAttachments,
     Duration handshakeTimeout,
-    long maxQueuedBytes) {
+    long maxQueuedBytes,
+    long maxUnhandledBytes) {
   public ServerOptions {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(path, "path");

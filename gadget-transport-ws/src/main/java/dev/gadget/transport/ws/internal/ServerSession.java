@@ -45,6 +45,8 @@ final class ServerSession {
   private final SocketCodec.Decoder decoder;
   private final Map<String, ServerSocket> sockets = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Bytes of this peer's requests that wait for their handlers (at most maxUnhandledBytes). */
+  private final AtomicLong inboundWaiting = new AtomicLong();
   private final AtomicLong pingSeq = new AtomicLong();
   private volatile long pongSeq;
   private final Object sendLock = new Object();
@@ -131,7 +133,7 @@ final class ServerSession {
         case MESSAGE:
           SocketPacket decoded = decoder.text(packet.data());
           if (decoded != null) {
-            onPacket(decoded);
+            onPacket(decoded, frame.length());
           }
           break;
         case CLOSE:
@@ -156,14 +158,15 @@ final class ServerSession {
     try {
       SocketPacket decoded = decoder.binary(bytes);
       if (decoded != null) {
-        onPacket(decoded);
+        onPacket(decoded, bytes.length);
       }
     } catch (ProtocolException e) {
       protocolError(e);
     }
   }
 
-  private void onPacket(SocketPacket packet) throws ProtocolException {
+  /** {@code size}: the bytes of the frame that completed the packet, for the inbound bound. */
+  private void onPacket(SocketPacket packet, long size) throws ProtocolException {
     String ns = packet.namespace();
     log.trace("Session {} received {}", sid, packet);
     switch (packet.type()) {
@@ -181,8 +184,8 @@ final class ServerSession {
         ServerSocket socket = sockets.get(ns);
         if (socket == null) {
           log.debug("Session {}: event for {}, which it has not joined; ignored", sid, ns);
-        } else {
-          socket.onEvent(packet);
+        } else if (admit(size)) {
+          socket.onEvent(packet, () -> inboundWaiting.addAndGet(-size));
         }
         break;
       }
@@ -326,6 +329,26 @@ final class ServerSession {
         + options.maxQueuedBytes());
     terminate("transport error", CloseFrame.POLICY_VALIDATION,
         "too much unread data: the limit is " + options.maxQueuedBytes() + " bytes");
+    return false;
+  }
+
+  /**
+   * Counts {@code size} bytes of requests waiting for this peer's handlers, unless that would
+   * pass {@code maxUnhandledBytes} (a single request larger than that still passes when nothing
+   * else waits): then the session ends, so a peer that sends faster than its requests are
+   * handled cannot make the server buffer without bound. False when not admitted.
+   */
+  private boolean admit(long size) {
+    long waiting = inboundWaiting.addAndGet(size);
+    if (waiting == size || waiting <= options.maxUnhandledBytes()) {
+      return true;
+    }
+    inboundWaiting.addAndGet(-size);
+    endpoint.peerLog().problem(Sockets.peer(ws), PeerLog.Kind.FLOOD, "closed session " + sid
+        + ": " + (waiting - size) + " bytes of requests wait to be handled and " + size
+        + " more would pass the limit of " + options.maxUnhandledBytes());
+    terminate("transport error", CloseFrame.POLICY_VALIDATION,
+        "too many requests waiting: the limit is " + options.maxUnhandledBytes() + " bytes");
     return false;
   }
 

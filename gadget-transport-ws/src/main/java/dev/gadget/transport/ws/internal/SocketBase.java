@@ -177,6 +177,17 @@ public abstract class SocketBase implements Connection {
     serial.execute(() -> deliver(packet));
   }
 
+  /** As {@link #onEvent(SocketPacket)}; {@code done} runs once the handler has returned. */
+  public final void onEvent(SocketPacket packet, Runnable done) {
+    serial.execute(() -> {
+      try {
+        deliver(packet);
+      } finally {
+        done.run();
+      }
+    });
+  }
+
   /** An incoming ACK: completes the pending future on the handler pool. */
   public final void onAck(SocketPacket packet) {
     PendingAck pending = acks.remove(packet.id());
