@@ -13,7 +13,7 @@ const hash = crypto.createHash('sha256').update(lock).digest('hex');
 const stamp = path.join(dir, 'node_modules', '.gadget-lock-sha256');
 
 if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8').trim() === hash) {
-  console.log('Node harness up to date (' + hash.slice(0, 12) + ')');
+  console.log('MCP servers up to date (' + hash.slice(0, 12) + ')');
   process.exit(0);
 }
 console.log('Installing the MCP servers: npm ci');

@@ -74,4 +74,19 @@ class McpAgentLoopTest {
       assertThat(turn.toolResult().content()).contains("hello from the model");
     }
   }
+
+  @Test
+  void contentOtherThanTextIsDescribedToTheModel() throws Exception {
+    try (McpToolset mcp = McpToolset.builder()
+        .server(NodeServers.everythingStdio("everything")).start()) {
+      ScriptedLlmClient llm = ScriptedLlmClient.of(
+          reply().toolCall("everything__get_tiny_image", "{}").build(),
+          reply().text("a tiny image").build());
+
+      OneTurn turn = OneTurn.run(mcp, project, llm);
+
+      assertThat(turn.successes()).containsExactly(true);
+      assertThat(turn.toolResult().content()).containsPattern("\\[image, image/png, \\d+ bytes\\]");
+    }
+  }
 }
