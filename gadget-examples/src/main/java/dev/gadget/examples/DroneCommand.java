@@ -3,6 +3,7 @@ package dev.gadget.examples;
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.drone.GadgetDrone;
+import dev.gadget.core.drone.TurnTools;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.drone.WorkspaceLock;
 import dev.gadget.core.model.WorkOrder;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /** {@code gadget drone}: runs work orders in a workspace directory for a server. */
 final class DroneCommand implements Command {
@@ -48,7 +50,8 @@ final class DroneCommand implements Command {
         Prefer GADGET_DRONE_TOKEN to --token: command lines are visible to other users of the
         machine. --mcp FILE gives the agent the tools of the MCP servers FILE describes (the
         .mcp.json shape of docs/MCP.md): they start with the drone, before it connects, and
-        stop with it.
+        stop with it. --project-mcp also starts the servers of each project's own .mcp.json
+        for each of its turns, and stops them when the turn ends.
         """;
   }
 
@@ -63,7 +66,10 @@ final class DroneCommand implements Command {
         OptionSpec.value("hostname", "NAME", "the host name shown to the server (default: "
             + "this machine's)"),
         OptionSpec.value("mcp", "FILE", "MCP servers whose tools the agent gets, in .mcp.json "
-            + "form (docs/MCP.md)"));
+            + "form (docs/MCP.md)"),
+        OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
+            + ".mcp.json, for its turns only (it runs what the repository names: trusted "
+            + "projects only)"));
   }
 
   @Override
@@ -97,10 +103,11 @@ final class DroneCommand implements Command {
       throw e;
     }
     List<Tool> tools = DroneMcp.tools(mcp);
+    Function<Path, TurnTools> projectMcp = args.flag("project-mcp") ? DroneMcp::forProject : null;
     console.out().println("Gadget drone " + Main.VERSION + ": workspace " + workspace
         + ", server " + shown);
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
-        hostname, LlmClients.withOwnKeys(console::env), listener, tools), listener,
+        hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp), listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);
   }
@@ -108,12 +115,13 @@ final class DroneCommand implements Command {
   /** Starts a drone on the WebSocket transport with the coding tools. */
   static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
       LlmClients llm, ConsoleDroneListener listener) {
-    return start(socket, token, workspace, hostname, llm, listener, CodingTools.all());
+    return start(socket, token, workspace, hostname, llm, listener, CodingTools.all(), null);
   }
 
-  /** Starts a drone on the WebSocket transport with these tools. */
+  /** Starts a drone on the WebSocket transport with these tools (and, nullable, each turn's). */
   static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
-      LlmClients llm, ConsoleDroneListener listener, List<Tool> tools) {
+      LlmClients llm, ConsoleDroneListener listener, List<Tool> tools,
+      Function<Path, TurnTools> turnTools) {
     WebSocketTransportClient client = WebSocketTransportClient.builder().uri(socket).build();
     GadgetDrone drone = GadgetDrone.builder()
         .transport(client)
@@ -122,6 +130,7 @@ final class DroneCommand implements Command {
         .hostname(hostname)
         .llmClients(llm)
         .tools(tools)
+        .turnTools(turnTools)
         .listener(listener)
         .build();
     try {

@@ -2,6 +2,7 @@ package dev.gadget.examples;
 
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.tools.CodingTools;
+import dev.gadget.core.drone.TurnTools;
 import dev.gadget.mcp.McpConfig;
 import dev.gadget.mcp.McpException;
 import dev.gadget.mcp.McpServerConfig;
@@ -37,6 +38,30 @@ final class DroneMcp {
     } catch (McpException e) {
       throw new CommandException(e.getMessage(), e);
     }
+  }
+
+  /**
+   * The servers of {@code projectDir}'s own {@code .mcp.json} for one turn (none without the
+   * file), as {@code gadget drone --project-mcp} starts them; the drone closes them with the turn.
+   *
+   * @throws McpException when the file is wrong or a server does not start: the turn ends with it
+   */
+  static TurnTools forProject(Path projectDir) {
+    List<McpServerConfig> servers = McpConfig.read(projectDir.resolve(McpConfig.FILE_NAME));
+    McpToolset mcp = servers.isEmpty() ? null : McpToolset.builder().servers(servers).start();
+    return new TurnTools() {
+      @Override
+      public List<Tool> tools() {
+        return mcp == null ? List.of() : mcp.tools();
+      }
+
+      @Override
+      public void close() {
+        if (mcp != null) {
+          mcp.close();
+        }
+      }
+    };
   }
 
   /** The coding tools, then the servers' tools. */

@@ -2,6 +2,13 @@ package dev.gadget.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gadget.core.agent.AgentListener;
+import dev.gadget.core.agent.AgentLoop;
+import dev.gadget.core.agent.AgentOutcome;
+import dev.gadget.core.agent.AgentRequest;
+import dev.gadget.core.agent.Tool;
+import dev.gadget.core.drone.TurnTools;
+import dev.gadget.core.llm.ScriptedLlmClient;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -10,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +36,9 @@ class DroneMcpTest {
         } else if (m.method === 'tools/list') {
           send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'say',
             description: 'Says it back', inputSchema: { type: 'object' } }] } });
+        } else if (m.method === 'tools/call') {
+          send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text',
+            text: 'you said ' + m.params.arguments.text }] } });
         } else {
           send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no ' + m.method } });
         }
@@ -52,8 +63,12 @@ class DroneMcpTest {
   }
 
   private List<ProcessHandle> servers(Path script) {
+    return servers(script.toString());
+  }
+
+  private static List<ProcessHandle> servers(String commandLinePart) {
     return ProcessHandle.current().descendants()
-        .filter(p -> p.info().commandLine().orElse("").contains(script.toString()))
+        .filter(p -> p.info().commandLine().orElse("").contains(commandLinePart))
         .toList();
   }
 
@@ -88,5 +103,38 @@ class DroneMcpTest {
     assertThat(drone(tmp.resolve("nope.json"))).isEqualTo(1);
     assertThat(err.toString(StandardCharsets.UTF_8))
         .contains("gadget drone: --mcp " + tmp.resolve("nope.json") + ": there is no such file");
+  }
+
+  @Test
+  void aProjectsOwnServersAreItsTurnsAndEndWithThem() throws Exception {
+    Path project = Files.createDirectories(tmp.resolve("project"));
+    Files.writeString(project.resolve("echo-server.js"), SERVER);
+    Files.writeString(project.resolve(".mcp.json"),
+        "{\"mcpServers\": {\"echo\": {\"command\": \"node\", \"args\": [\"echo-server.js\"]}}}");
+
+    List<ProcessHandle> running;
+    try (TurnTools tools = DroneMcp.forProject(project)) {
+      assertThat(tools.tools()).extracting(Tool::name).containsExactly("echo__say");
+      // "echo-server.js" is found because the server runs in the project
+      running = servers("node echo-server.js");
+      assertThat(running).hasSize(1);
+      ScriptedLlmClient llm = ScriptedLlmClient.of(
+          ScriptedLlmClient.reply().toolCall("echo__say", "{\"text\":\"hi\"}").build(),
+          ScriptedLlmClient.reply().text("done").build());
+      AgentOutcome outcome = AgentLoop.builder().llmClient(llm).tools(tools.tools()).build()
+          .start(AgentRequest.builder(project, "m", "go").build(), new AgentListener() {})
+          .outcome().get(60, TimeUnit.SECONDS);
+      assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
+      assertThat(llm.requests().get(1).messages().get(llm.requests().get(1).messages().size() - 1)
+          .content()).contains("you said hi");
+    }
+    assertThat(running.get(0).isAlive()).isFalse();
+  }
+
+  @Test
+  void aProjectWithoutAFileHasNoServers() {
+    try (TurnTools tools = DroneMcp.forProject(tmp)) {
+      assertThat(tools.tools()).isEmpty();
+    }
   }
 }
