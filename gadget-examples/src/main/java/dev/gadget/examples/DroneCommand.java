@@ -1,9 +1,13 @@
 package dev.gadget.examples;
 
+import dev.gadget.core.agent.Tool;
+import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.drone.GadgetDrone;
+import dev.gadget.core.drone.TurnTools;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.drone.WorkspaceLock;
 import dev.gadget.core.model.WorkOrder;
+import dev.gadget.mcp.McpToolset;
 import dev.gadget.transport.ws.WebSocketTransportClient;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -12,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /** {@code gadget drone}: runs work orders in a workspace directory for a server. */
 final class DroneCommand implements Command {
@@ -43,7 +48,10 @@ final class DroneCommand implements Command {
         stays in memory, or, when the server sends none, from this drone's own
         GADGET_LLM_API_KEY (or OPENAI_API_KEY for openai, ANTHROPIC_API_KEY for anthropic).
         Prefer GADGET_DRONE_TOKEN to --token: command lines are visible to other users of the
-        machine.
+        machine. --mcp FILE gives the agent the tools of the MCP servers FILE describes (the
+        .mcp.json shape of docs/MCP.md): they start with the drone, before it connects, and
+        stop with it. --project-mcp also starts the servers of each project's own .mcp.json
+        for each of its turns, and stops them when the turn ends.
         """;
   }
 
@@ -56,7 +64,12 @@ final class DroneCommand implements Command {
         OptionSpec.value("workspace", "DIR", "the workspace directory, one drone each (default "
             + DEFAULT_WORKSPACE + ")"),
         OptionSpec.value("hostname", "NAME", "the host name shown to the server (default: "
-            + "this machine's)"));
+            + "this machine's)"),
+        OptionSpec.value("mcp", "FILE", "MCP servers whose tools the agent gets, in .mcp.json "
+            + "form (docs/MCP.md)"),
+        OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
+            + ".mcp.json, for its turns only (it runs what the repository names: trusted "
+            + "projects only)"));
   }
 
   @Override
@@ -82,15 +95,33 @@ final class DroneCommand implements Command {
     CompletableFuture<Integer> exit = new CompletableFuture<>();
     String shown = WorkOrder.ProjectRef.withoutCredentials(server.toString());
     ConsoleDroneListener listener = new ConsoleDroneListener(console.out(), shown, exit);
+    McpToolset mcp;
+    try {
+      mcp = DroneMcp.start(args.get("mcp").map(Path::of).orElse(null), console);
+    } catch (RuntimeException e) {
+      held.close();
+      throw e;
+    }
+    List<Tool> tools = DroneMcp.tools(mcp);
+    Function<Path, TurnTools> projectMcp = args.flag("project-mcp") ? DroneMcp::forProject : null;
     console.out().println("Gadget drone " + Main.VERSION + ": workspace " + workspace
         + ", server " + shown);
-    return new RunningDrone(server, held, socket -> start(socket, token, workspace, hostname,
-        LlmClients.withOwnKeys(console::env), listener), listener, console.err(), exit).start();
+    Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
+        hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp), listener,
+        console.err(), exit).start();
+    return DroneMcp.closingWith(drone, mcp);
   }
 
-  /** Starts a drone on the WebSocket transport. */
+  /** Starts a drone on the WebSocket transport with the coding tools. */
   static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
       LlmClients llm, ConsoleDroneListener listener) {
+    return start(socket, token, workspace, hostname, llm, listener, CodingTools.all(), null);
+  }
+
+  /** Starts a drone on the WebSocket transport with these tools (and, nullable, each turn's). */
+  static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
+      LlmClients llm, ConsoleDroneListener listener, List<Tool> tools,
+      Function<Path, TurnTools> turnTools) {
     WebSocketTransportClient client = WebSocketTransportClient.builder().uri(socket).build();
     GadgetDrone drone = GadgetDrone.builder()
         .transport(client)
@@ -98,6 +129,8 @@ final class DroneCommand implements Command {
         .workspaceDir(workspace)
         .hostname(hostname)
         .llmClients(llm)
+        .tools(tools)
+        .turnTools(turnTools)
         .listener(listener)
         .build();
     try {

@@ -57,6 +57,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final String hostname;
   private final Function<ProviderConfig, LlmClient> llmClients;
   private final List<Tool> tools;
+  private final Function<Path, TurnTools> turnTools;
   private final AgentLimits limits;
   private final Duration heartbeatInterval;
   private final Duration ackTimeout;
@@ -79,6 +80,7 @@ public final class GadgetDrone implements AutoCloseable {
     this.hostname = b.hostname;
     this.llmClients = Objects.requireNonNull(b.llmClients, "llmClients");
     this.tools = b.tools;
+    this.turnTools = b.turnTools;
     this.limits = b.limits;
     this.heartbeatInterval = b.heartbeatInterval;
     this.ackTimeout = b.ackTimeout;
@@ -125,15 +127,18 @@ public final class GadgetDrone implements AutoCloseable {
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
         heartbeatInterval, ackTimeout);
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer);
-    jobs = new JobRunner(state, files, link, completion, this::newLoop, clock, worker);
+    jobs = new JobRunner(state, files, link, completion, this::newLoop, turnTools, clock,
+        worker);
     CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
     link.connect(new ServerEvents(jobs, recovery, files), recovery::ask);
   }
 
-  /** The agent loop for a work order's provider. */
-  private AgentLoop newLoop(ProviderConfig provider) {
+  /** The agent loop for a work order's provider, with the drone's tools and the turn's. */
+  private AgentLoop newLoop(ProviderConfig provider, List<Tool> turnTools) {
     LlmClient llm = llmClients.apply(provider);
-    return AgentLoop.builder().llmClient(llm).tools(tools).limits(limits).clock(clock).build();
+    List<Tool> all = new java.util.ArrayList<>(tools);
+    all.addAll(turnTools);
+    return AgentLoop.builder().llmClient(llm).tools(all).limits(limits).clock(clock).build();
   }
 
   /** The workspace's id (after {@link #start()}). */
@@ -212,6 +217,7 @@ public final class GadgetDrone implements AutoCloseable {
     private String hostname = defaultHostname();
     private Function<ProviderConfig, LlmClient> llmClients;
     private List<Tool> tools = CodingTools.all();
+    private Function<Path, TurnTools> turnTools;
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
     private Duration ackTimeout = Duration.ofSeconds(15);
@@ -261,6 +267,17 @@ public final class GadgetDrone implements AutoCloseable {
     /** The tools offered to the model (default: {@link CodingTools#all()}). */
     public Builder tools(List<Tool> tools) {
       this.tools = List.copyOf(tools);
+      return this;
+    }
+
+    /**
+     * Tools for each turn, made for its checked-out project directory (none by default): called
+     * on the drone's worker thread before the agent starts; the tools are offered after
+     * {@link #tools}'s, and the drone closes them when the turn ends. An exception ends the turn
+     * as an error with the exception's message.
+     */
+    public Builder turnTools(Function<Path, TurnTools> turnTools) {
+      this.turnTools = turnTools;
       return this;
     }
 

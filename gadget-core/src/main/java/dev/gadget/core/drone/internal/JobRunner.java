@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.agent.AgentLoop;
 import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.AgentRun;
+import dev.gadget.core.agent.Tool;
+import dev.gadget.core.drone.TurnTools;
 import dev.gadget.core.drone.WorkOrderCache;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.model.ProviderConfig;
@@ -20,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,19 +40,24 @@ public final class JobRunner {
   private final DroneWorkspace workspace;
   private final ServerLink link;
   private final TurnCompletion completion;
-  private final Function<ProviderConfig, AgentLoop> loops;
+  private final BiFunction<ProviderConfig, List<Tool>, AgentLoop> loops;
+  private final Function<Path, TurnTools> turnTools;
   private final Clock clock;
   private final ExecutorService worker;
 
-  /** Runs turns on {@code worker} with the loop {@code loops} makes for a work order's provider. */
+  /**
+   * Runs turns on {@code worker} with the loop {@code loops} makes for a work order's provider
+   * and the tools {@code turnTools} (nullable) makes for its project, closed when the turn ends.
+   */
   public JobRunner(DroneState state, DroneWorkspace workspace, ServerLink link,
-      TurnCompletion completion, Function<ProviderConfig, AgentLoop> loops, Clock clock,
-      ExecutorService worker) {
+      TurnCompletion completion, BiFunction<ProviderConfig, List<Tool>, AgentLoop> loops,
+      Function<Path, TurnTools> turnTools, Clock clock, ExecutorService worker) {
     this.state = Objects.requireNonNull(state, "state");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
     this.link = Objects.requireNonNull(link, "link");
     this.completion = Objects.requireNonNull(completion, "completion");
     this.loops = Objects.requireNonNull(loops, "loops");
+    this.turnTools = turnTools;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.worker = Objects.requireNonNull(worker, "worker");
   }
@@ -120,6 +128,7 @@ public final class JobRunner {
         j.starting = Thread.currentThread();
       }
     }
+    TurnTools extra = null;
     try {
       if (cancelledEarly) {
         completion.complete(j, TurnStatus.CANCELLED, TurnStats.EMPTY,
@@ -127,7 +136,8 @@ public final class JobRunner {
         return;
       }
       Path projectDir = workspace.checkout(order.project());
-      AgentLoop loop = loops.apply(order.provider());
+      extra = turnTools == null ? null : turnTools.apply(projectDir);
+      AgentLoop loop = loops.apply(order.provider(), extra == null ? List.of() : extra.tools());
       AgentRequest request = AgentRequest.builder(projectDir, order.provider().modelId(),
               order.chatTurn().prompt())
           .projectName(order.project().name())
@@ -136,6 +146,7 @@ public final class JobRunner {
           .mode(order.chatTurn().mode())
           .resume(CrashRecovery.resumeMessages(journal))
           .build();
+      AgentRun started = null;
       synchronized (state) {
         j.starting = null;
         if (j.abandoned || state.closed) {
@@ -143,8 +154,16 @@ public final class JobRunner {
         }
         if (!j.cancelRequested) {
           j.run = loop.start(request, new Streamer(j, state, workspace, link, completion));
-          return;
+          started = j.run;
         }
+      }
+      if (started != null) {
+        TurnTools handedOver = extra;
+        extra = null;
+        if (handedOver != null) {
+          started.outcome().whenComplete((outcome, failure) -> close(handedOver));
+        }
+        return;
       }
       completion.complete(j, TurnStatus.CANCELLED, TurnStats.EMPTY,
           "cancelled before the agent started");
@@ -163,11 +182,22 @@ public final class JobRunner {
       log.warn("turn {} cannot start: {}", j.turnId, e.getMessage());
       completion.complete(j, TurnStatus.ERROR, TurnStats.EMPTY, e.getMessage());
     } finally {
+      if (extra != null) {
+        close(extra);
+      }
       synchronized (state) {
         j.starting = null;
         // a cancel's interrupt must not reach the next work order on this thread
         Thread.interrupted();
       }
+    }
+  }
+
+  private static void close(TurnTools tools) {
+    try {
+      tools.close();
+    } catch (RuntimeException e) {
+      log.warn("closing a turn's tools failed", e);
     }
   }
 
