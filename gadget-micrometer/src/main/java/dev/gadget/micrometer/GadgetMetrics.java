@@ -1,10 +1,13 @@
 package dev.gadget.micrometer;
 
 import dev.gadget.core.agent.AgentListener;
+import dev.gadget.core.agent.Tool;
 import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.server.ServerListener;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -109,6 +112,21 @@ public final class GadgetMetrics {
    */
   public AgentListener agentListener(AgentListener delegate) {
     return new MeteredAgentListener(registry, Objects.requireNonNull(delegate, "delegate"));
+  }
+
+  /**
+   * {@code tools}, each recording its runs on {@value #TOOL_DURATION}: for a loop whose listener
+   * is not yours to choose, such as a {@code GadgetDrone}'s ({@code GadgetDrone.Builder#tools}).
+   * Use it <em>or</em> {@link #agentListener}, not both: each records every tool call. Unlike the
+   * listener, it sees only the calls that reached a tool (not those the loop answered itself,
+   * such as an unknown tool's).
+   */
+  public List<Tool> tools(List<? extends Tool> tools) {
+    List<Tool> metered = new ArrayList<>();
+    for (Tool t : tools) {
+      metered.add(new MeteredTool(registry, Objects.requireNonNull(t, "tool")));
+    }
+    return List.copyOf(metered);
   }
 
   /** {@link #agentListener(AgentListener)} with nothing to pass the events on to. */

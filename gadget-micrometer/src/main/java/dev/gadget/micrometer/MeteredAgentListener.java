@@ -39,12 +39,7 @@ final class MeteredAgentListener implements AgentListener {
 
   @Override
   public void onToolEnd(ToolCall call, boolean success, Duration duration) {
-    Timer.builder(GadgetMetrics.TOOL_DURATION)
-        .description("How long a tool call ran, by tool and outcome")
-        .tag(GadgetMetrics.TOOL_NAME, call.name())
-        .tag(GadgetMetrics.TOOL_OUTCOME, success ? "success" : "error")
-        .register(registry)
-        .record(duration);
+    MeteredTool.record(registry, call.name(), success, duration.toNanos());
     delegate.onToolEnd(call, success, duration);
   }
 

@@ -3,10 +3,12 @@ package dev.gadget.micrometer;
 import static dev.gadget.core.llm.ScriptedLlmClient.reply;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gadget.core.agent.AgentListener;
 import dev.gadget.core.agent.AgentLoop;
 import dev.gadget.core.agent.AgentOutcome;
 import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.TestRepo;
+import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Timer;
@@ -83,6 +85,29 @@ class MeteredAgentTurnTest {
     assertThat(registry.find(GadgetMetrics.LLM_ERRORS).counters()).isEmpty();
     assertThat(registry.get(GadgetMetrics.AGENT_TURN_DURATION)
         .tag(GadgetMetrics.TURN_STATUS, "finished").timer().count()).isEqualTo(1);
+  }
+
+  @Test
+  void meteredToolsCountTheCallsThatReachATool() throws Exception {
+    ScriptedLlmClient llm = ScriptedLlmClient.of(
+        reply().toolCall("read_file", "{\"path\":\"README.md\"}")
+            .toolCall("read_file", "{\"path\":\"MISSING.md\"}")
+            .toolCall("no_such_tool", "{}")
+            .build(),
+        reply().text("Done.").build());
+    AgentLoop loop = AgentLoop.builder().llmClient(llm)
+        .tools(metrics.tools(CodingTools.all())).build();
+    AgentRequest request = AgentRequest.builder(repo.dir(), "test-model", "read").build();
+
+    AgentOutcome outcome = loop.start(request, new AgentListener() {}).outcome()
+        .get(20, TimeUnit.SECONDS);
+
+    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
+    assertThat(outcome.toolCalls().get(0).response()).isEqualTo("# Demo\n");
+    assertThat(tool("read_file", "success").count()).isEqualTo(1);
+    assertThat(tool("read_file", "error").count()).isEqualTo(1);
+    assertThat(registry.find(GadgetMetrics.TOOL_DURATION).timers()).hasSize(2);
+    assertThat(registry.find(GadgetMetrics.AGENT_TURN_DURATION).timers()).isEmpty();
   }
 
   @Test
