@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
 
 /** {@code gadget drone}: runs work orders in a workspace directory for a server. */
 final class DroneCommand implements Command {
@@ -91,14 +92,20 @@ final class DroneCommand implements Command {
   /** Starts a drone on the WebSocket transport. */
   static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
       LlmClients llm, ConsoleDroneListener listener) {
+    return start(socket, token, workspace, hostname, llm, listener, b -> b);
+  }
+
+  /** {@link #start} with {@code tweaks} applied to the drone's builder last (the demo's meters). */
+  static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
+      LlmClients llm, ConsoleDroneListener listener, UnaryOperator<GadgetDrone.Builder> tweaks) {
     WebSocketTransportClient client = WebSocketTransportClient.builder().uri(socket).build();
-    GadgetDrone drone = GadgetDrone.builder()
+    GadgetDrone drone = tweaks.apply(GadgetDrone.builder()
         .transport(client)
         .token(token)
         .workspaceDir(workspace)
         .hostname(hostname)
         .llmClients(llm)
-        .listener(listener)
+        .listener(listener))
         .build();
     try {
       drone.start();
