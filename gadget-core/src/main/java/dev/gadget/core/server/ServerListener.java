@@ -15,8 +15,10 @@ import java.time.Duration;
  *
  * <p><b>Pairs.</b> Each {@link #onConnectionOpened} is followed by exactly one
  * {@link #onConnectionClosed} with the same {@code kind}, and each {@link #onTurnStarted} by
- * exactly one {@link #onTurnEnded} for the same turn (unless the server is closed first: running
- * turns then stay as they are in the store and get no end here).
+ * exactly one {@link #onTurnEnded} for the same turn, unless the server is {@link
+ * GadgetServer#close() closed} first: what is open or running then gets no end here (running turns
+ * stay as they are in the store). Turns that a previous run left running, and that
+ * {@link GadgetServer#start()} ends as interrupted, are not reported.
  */
 public interface ServerListener {
   /** What connected: a page (on {@code /}) or a drone (on {@code /drone}). */
