@@ -33,7 +33,7 @@ class ArchitectureTest {
   private static final List<String> RUNTIME_INTERNALS =
       List.of("dev.gadget.core.server.internal", "dev.gadget.core.drone.internal");
   private static final Pattern FORBIDDEN = Pattern.compile(
-      "^\\s*import\\s+(static\\s+)?(org\\.java_websocket|com\\.mongodb|org\\.bson|dev\\.gadget\\.(transport|store\\.mongo|examples))",
+      "^\\s*import\\s+(static\\s+)?(org\\.java_websocket|com\\.mongodb|org\\.bson|io\\.micrometer|dev\\.gadget\\.(transport|store\\.mongo|micrometer|examples))",
       Pattern.MULTILINE);
 
   @Test
@@ -53,6 +53,7 @@ class ArchitectureTest {
     assertThat(FORBIDDEN.matcher("package x;\nimport org.java_websocket.WebSocket;\n").find())
         .isTrue();
     assertThat(FORBIDDEN.matcher("import com.mongodb.client.MongoClient;").find()).isTrue();
+    assertThat(FORBIDDEN.matcher("import io.micrometer.core.instrument.Timer;").find()).isTrue();
     assertThat(FORBIDDEN.matcher("import java.util.List;").find()).isFalse();
   }
 

@@ -1,9 +1,11 @@
 package dev.gadget.examples;
 
 import dev.gadget.core.Ids;
+import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.Project;
+import dev.gadget.micrometer.GadgetMetrics;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -42,7 +44,9 @@ final class DemoCommand implements Command {
         else Anthropic when ANTHROPIC_API_KEY is given; else Ollama when one answers on
         127.0.0.1:11434 (its first chat model, or --model);
         else scripted replies, which the console and the page say plainly. Everything is
-        removed at exit unless --keep.
+        removed at exit unless --keep. With --metrics, GET /metrics on the page's port answers
+        with the server's and the drone's meters (model calls, tokens, tool calls, turns) in
+        Prometheus's text format.
         """;
   }
 
@@ -51,7 +55,8 @@ final class DemoCommand implements Command {
     List<OptionSpec> all = new ArrayList<>(List.of(
         OptionSpec.value("port", "PORT", "the page's port (default " + ServerCommand.DEFAULT_PORT
             + ", or any free port when that is taken); Socket.IO uses any free port"),
-        OptionSpec.flag("keep", "keep the temporary directory at exit")));
+        OptionSpec.flag("keep", "keep the temporary directory at exit"),
+        OptionSpec.flag("metrics", "serve metrics in Prometheus's format on GET /metrics")));
     all.addAll(Providers.OPTIONS);
     return all;
   }
@@ -98,7 +103,7 @@ final class DemoCommand implements Command {
       Path sample = SampleProject.create(root.resolve("greeter"));
       Stores.Opened store = Stores.embedded(root.resolve("data"));
       open.add(store);
-      ServerApp app = startApp(store, llm, port, out);
+      ServerApp app = startApp(store, llm, port, args.flag("metrics"), out);
       open.add(app);
       Accounts.Issued me = Accounts.create(store.store(), "demo");
       Instant now = Instant.now();
@@ -107,9 +112,13 @@ final class DemoCommand implements Command {
       store.store().createProject(project);
       store.store().createSession(new ChatSession(Ids.next(), me.user().id(), project.id(),
           "Demo chat", null, now));
+      LlmClients clients = new LlmClients();
+      GadgetMetrics metrics = app.metrics();
       GadgetDrone drone = DroneCommand.start(app.socketUri(), me.droneToken(),
-          root.resolve("workspace"), "demo", new LlmClients(),
-          new ConsoleDroneListener(out, app.socketUri().toString(), new CompletableFuture<>()));
+          root.resolve("workspace"), "demo", clients,
+          new ConsoleDroneListener(out, app.socketUri().toString(), new CompletableFuture<>()),
+          metrics == null ? b -> b : b -> b.llmClients(metrics.llmClients(clients))
+              .tools(metrics.tools(CodingTools.all())));
       open.add(drone);
       String url = app.pageUrl() + "#token=" + me.pageToken();
       out.println();
@@ -117,6 +126,9 @@ final class DemoCommand implements Command {
       out.println();
       out.println("  Open:    " + url);
       out.println("  LLM:     " + llm.description());
+      if (metrics != null) {
+        out.println("  Metrics: " + app.pageUrl().resolve("metrics") + " (Prometheus)");
+      }
       out.println("  Project: " + sample + " (a git repository; the drone works on its clone "
           + "in " + root.resolve("workspace").resolve("greeter") + ")");
       out.println("  Files:   " + root + (keep ? " (kept at exit)" : " (removed at exit)"));
@@ -132,9 +144,9 @@ final class DemoCommand implements Command {
   }
 
   private static ServerApp startApp(Stores.Opened store, Providers.Choice llm, int port,
-      PrintStream out) {
+      boolean metrics, PrintStream out) {
     ServerApp.Builder b = ServerApp.builder().store(store.store()).provider(llm.config())
-        .socketPort(0);
+        .socketPort(0).metrics(metrics);
     try {
       return b.port(port).start();
     } catch (CommandException e) {

@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /** {@code gadget drone}: runs work orders in a workspace directory for a server. */
 final class DroneCommand implements Command {
@@ -107,7 +108,8 @@ final class DroneCommand implements Command {
     console.out().println("Gadget drone " + Main.VERSION + ": workspace " + workspace
         + ", server " + shown);
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
-        hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp), listener,
+        hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp, b -> b),
+        listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);
   }
@@ -115,15 +117,25 @@ final class DroneCommand implements Command {
   /** Starts a drone on the WebSocket transport with the coding tools. */
   static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
       LlmClients llm, ConsoleDroneListener listener) {
-    return start(socket, token, workspace, hostname, llm, listener, CodingTools.all(), null);
+    return start(socket, token, workspace, hostname, llm, listener, b -> b);
   }
 
-  /** Starts a drone on the WebSocket transport with these tools (and, nullable, each turn's). */
+  /** {@link #start} with {@code tweaks} applied to the drone's builder last (the demo's meters). */
+  static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
+      LlmClients llm, ConsoleDroneListener listener, UnaryOperator<GadgetDrone.Builder> tweaks) {
+    return start(socket, token, workspace, hostname, llm, listener, CodingTools.all(), null,
+        tweaks);
+  }
+
+  /**
+   * Starts a drone on the WebSocket transport with these tools (and, nullable, each turn's),
+   * {@code tweaks} applied to its builder last.
+   */
   static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
       LlmClients llm, ConsoleDroneListener listener, List<Tool> tools,
-      Function<Path, TurnTools> turnTools) {
+      Function<Path, TurnTools> turnTools, UnaryOperator<GadgetDrone.Builder> tweaks) {
     WebSocketTransportClient client = WebSocketTransportClient.builder().uri(socket).build();
-    GadgetDrone drone = GadgetDrone.builder()
+    GadgetDrone drone = tweaks.apply(GadgetDrone.builder()
         .transport(client)
         .token(token)
         .workspaceDir(workspace)
@@ -131,7 +143,7 @@ final class DroneCommand implements Command {
         .llmClients(llm)
         .tools(tools)
         .turnTools(turnTools)
-        .listener(listener)
+        .listener(listener))
         .build();
     try {
       drone.start();

@@ -4,6 +4,7 @@ import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.server.GadgetServer;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.transport.TransportException;
+import dev.gadget.micrometer.GadgetMetrics;
 import dev.gadget.transport.ws.WebSocketTransportServer;
 import java.net.URI;
 import java.nio.file.Path;
@@ -17,7 +18,9 @@ import java.util.function.UnaryOperator;
  * WebSocket transport, and the {@link WebServer} with the page and the REST API on a second
  * port. Both bind 127.0.0.1 unless told otherwise. With an {@link Builder#adminDirectory admin
  * directory} (the embedded store's), it also serves {@link AdminApi} and publishes its address
- * and admin secret there for {@code gadget user} ({@link LocalAdmin}). Thread-safe; close it once.
+ * and admin secret there for {@code gadget user} ({@link LocalAdmin}); with
+ * {@link Builder#metrics}, its meters on {@code GET /metrics} ({@link MetricsEndpoint}).
+ * Thread-safe; close it once.
  */
 final class ServerApp implements AutoCloseable {
   private final ChatStore store;
@@ -26,6 +29,7 @@ final class ServerApp implements AutoCloseable {
   private final WebServer web;
   private final String host;
   private final LocalAdmin.Published published;
+  private final MetricsEndpoint metrics;
 
   private ServerApp(Builder b) {
     this.store = Objects.requireNonNull(b.store, "store");
@@ -33,8 +37,13 @@ final class ServerApp implements AutoCloseable {
     Objects.requireNonNull(b.provider, "provider");
     int socketPort = b.socketPort >= 0 ? b.socketPort : b.port == 0 ? 0 : b.port + 1;
     this.transport = WebSocketTransportServer.builder().host(b.host).port(socketPort).build();
-    this.server = b.serverTweaks.apply(GadgetServer.builder().store(store)
-        .transport(transport).provider(b.provider)).build();
+    this.metrics = b.metrics ? new MetricsEndpoint() : null;
+    GadgetServer.Builder gadget = GadgetServer.builder().store(store).transport(transport)
+        .provider(b.provider);
+    if (metrics != null) {
+      gadget.listener(metrics.metrics().serverListener());
+    }
+    this.server = b.serverTweaks.apply(gadget).build();
     try {
       server.start();
     } catch (TransportException e) {
@@ -57,6 +66,9 @@ final class ServerApp implements AutoCloseable {
       throw e;
     }
     this.web = w;
+    if (metrics != null) {
+      w.route(MetricsEndpoint.PATH, metrics::handle);
+    }
     try {
       this.published = secret == null ? null
           : LocalAdmin.publish(b.adminDirectory, pageUrl(), secret);
@@ -78,6 +90,11 @@ final class ServerApp implements AutoCloseable {
   /** Where drones connect: {@code http://127.0.0.1:<socket port>}. */
   URI socketUri() {
     return transport.uri();
+  }
+
+  /** The meters {@code GET /metrics} serves, or {@code null} without {@link Builder#metrics}. */
+  GadgetMetrics metrics() {
+    return metrics == null ? null : metrics.metrics();
   }
 
   int httpPort() {
@@ -123,6 +140,7 @@ final class ServerApp implements AutoCloseable {
     private boolean contentSecurityPolicy = true;
     private Path adminDirectory;
     private UnaryOperator<GadgetServer.Builder> serverTweaks = b -> b;
+    private boolean metrics;
 
     Builder store(ChatStore store) {
       this.store = store;
@@ -163,6 +181,12 @@ final class ServerApp implements AutoCloseable {
      */
     Builder adminDirectory(Path dataDir) {
       this.adminDirectory = dataDir;
+      return this;
+    }
+
+    /** Whether to serve Gadget's meters in Prometheus's format on {@code GET /metrics} (no). */
+    Builder metrics(boolean on) {
+      this.metrics = on;
       return this;
     }
 

@@ -30,7 +30,9 @@ final class ServerCommand implements Command {
         MongoDB with --mongo. At the first start it creates the user 'admin' and prints its
         tokens; 'gadget user add NAME' adds more users. Binds 127.0.0.1 unless --host says
         otherwise. API keys are read from the environment only: GADGET_LLM_API_KEY, or
-        OPENAI_API_KEY for --llm openai and ANTHROPIC_API_KEY for --llm anthropic.
+        OPENAI_API_KEY for --llm openai and ANTHROPIC_API_KEY for --llm anthropic. With
+        --metrics, GET /metrics on the HTTP port answers with the server's meters (live turns,
+        connections, turn durations) in Prometheus's text format, without sign-in.
         """;
   }
 
@@ -40,7 +42,8 @@ final class ServerCommand implements Command {
         OptionSpec.value("host", "ADDRESS", "the address to listen on (default 127.0.0.1)"),
         OptionSpec.value("port", "PORT", "the HTTP port of the page and the API (default "
             + DEFAULT_PORT + ")"),
-        OptionSpec.value("socket-port", "PORT", "the Socket.IO port (default: --port + 1)")));
+        OptionSpec.value("socket-port", "PORT", "the Socket.IO port (default: --port + 1)"),
+        OptionSpec.flag("metrics", "serve metrics in Prometheus's format on GET /metrics")));
     all.addAll(Stores.OPTIONS);
     all.addAll(Providers.OPTIONS);
     return all;
@@ -59,7 +62,7 @@ final class ServerCommand implements Command {
     try {
       app = ServerApp.builder().store(store.store()).provider(llm.config())
           .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort)
-          .adminDirectory(store.directory()).start();
+          .adminDirectory(store.directory()).metrics(args.flag("metrics")).start();
     } catch (RuntimeException e) {
       store.close();
       throw e;
@@ -70,6 +73,9 @@ final class ServerCommand implements Command {
     out.println("  Socket.IO: " + app.socketUri() + " (drones: --server " + app.pageUrl() + ")");
     out.println("  Store:     " + store.description());
     out.println("  LLM:       " + llm.description());
+    if (app.metrics() != null) {
+      out.println("  Metrics:   " + app.pageUrl().resolve("metrics") + " (Prometheus)");
+    }
     try {
       Accounts.bootstrapAdmin(store.store()).ifPresentOrElse(admin -> {
         out.println();

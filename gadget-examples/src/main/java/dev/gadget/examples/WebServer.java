@@ -112,6 +112,11 @@ final class WebServer implements AutoCloseable {
     http.start();
   }
 
+  /** Serves {@code path} and everything under it with {@code handler}. */
+  void route(String path, Handler handler) {
+    http.createContext(path, ex -> guarded(ex, handler));
+  }
+
   /** The bound port. */
   int port() {
     return http.getAddress().getPort();
@@ -135,7 +140,7 @@ final class WebServer implements AutoCloseable {
   }
 
   /** One exchange's handler, which may throw. */
-  private interface Handler {
+  interface Handler {
     void handle(HttpExchange ex) throws IOException;
   }
 
@@ -259,7 +264,7 @@ final class WebServer implements AutoCloseable {
     send(ex, status, bytes);
   }
 
-  private static void send(HttpExchange ex, int status, byte[] bytes) throws IOException {
+  static void send(HttpExchange ex, int status, byte[] bytes) throws IOException {
     boolean head = ex.getRequestMethod().equals("HEAD");
     ex.sendResponseHeaders(status, head ? -1 : bytes.length == 0 ? -1 : bytes.length);
     if (!head && bytes.length > 0) {
@@ -315,7 +320,7 @@ final class WebServer implements AutoCloseable {
     send(ex, 200, bytes);
   }
 
-  private static void text(HttpExchange ex, int status, String body) throws IOException {
+  static void text(HttpExchange ex, int status, String body) throws IOException {
     ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
     send(ex, status, body.getBytes(StandardCharsets.UTF_8));
   }

@@ -10,6 +10,7 @@ import dev.gadget.core.server.internal.DroneLink;
 import dev.gadget.core.server.internal.DroneRouter;
 import dev.gadget.core.server.internal.LiveTurns;
 import dev.gadget.core.server.internal.PageRequests;
+import dev.gadget.core.server.internal.SafeServerListener;
 import dev.gadget.core.server.internal.ServerSettings;
 import dev.gadget.core.server.internal.ServerTimer;
 import dev.gadget.core.server.internal.WatcherRooms;
@@ -61,7 +62,7 @@ public final class GadgetServer implements AutoCloseable {
     this.transport = Objects.requireNonNull(b.transport, "transport");
     this.settings = new ServerSettings(store, b.clock,
         Objects.requireNonNull(b.providers, "provider"), b.droneGracePeriod, b.silenceTimeout,
-        b.cancelTimeout, b.ackTimeout);
+        b.cancelTimeout, b.ackTimeout, new SafeServerListener(b.listener));
     this.authenticator = new Authenticator(new Tokens(settings.store(), settings.clock()));
     WatcherRooms rooms = new WatcherRooms();
     DroneRouter router = new DroneRouter();
@@ -122,8 +123,10 @@ public final class GadgetServer implements AutoCloseable {
     @Override
     public void onConnect(Connection connection, Object principal) {
       if (principal instanceof Authenticator.PagePrincipal p) {
+        settings.listener().onConnectionOpened(ServerListener.ConnectionKind.PAGE);
         pages.connected(connection, p.userId());
       } else if (principal instanceof Authenticator.DronePrincipal d) {
+        settings.listener().onConnectionOpened(ServerListener.ConnectionKind.DRONE);
         drones.connected(connection, d);
       }
     }
@@ -132,8 +135,10 @@ public final class GadgetServer implements AutoCloseable {
     public void onDisconnect(Connection connection, Object principal, String reason) {
       if (principal instanceof Authenticator.PagePrincipal) {
         pages.disconnected(connection);
+        settings.listener().onConnectionClosed(ServerListener.ConnectionKind.PAGE);
       } else if (principal instanceof Authenticator.DronePrincipal) {
         drones.disconnected(connection, reason);
+        settings.listener().onConnectionClosed(ServerListener.ConnectionKind.DRONE);
       }
     }
   }
@@ -148,6 +153,7 @@ public final class GadgetServer implements AutoCloseable {
     private Duration silenceTimeout = Duration.ofSeconds(90);
     private Duration cancelTimeout = Duration.ofSeconds(10);
     private Duration ackTimeout = Duration.ofSeconds(15);
+    private ServerListener listener = new ServerListener() {};
 
     /** Where users, sessions and turns are kept. Required. */
     public Builder store(ChatStore store) {
@@ -201,6 +207,15 @@ public final class GadgetServer implements AutoCloseable {
     /** How long the server waits for a drone's acknowledgement (15 s). */
     public Builder ackTimeout(Duration d) {
       this.ackTimeout = positive(d);
+      return this;
+    }
+
+    /**
+     * Observes connections and turns, for metrics (such as gadget-micrometer's) or a console
+     * (default: none). See {@link ServerListener} for when and on which threads it is called.
+     */
+    public Builder listener(ServerListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

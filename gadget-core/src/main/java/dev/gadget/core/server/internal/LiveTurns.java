@@ -68,6 +68,7 @@ public final class LiveTurns {
         settings.clock());
     synchronized (t.lock) {
       live.put(turn.id(), t);
+      settings.listener().onTurnStarted(turn);
       rooms.toWatchers(turn.sessionId(), Protocol.TURN_STARTED, new Payloads.TurnStarted(turn));
     }
     return t;
@@ -155,6 +156,8 @@ public final class LiveTurns {
       live.remove(t.turn.id(), t);
       log.info("turn {} ended: {}{}", t.turn.id(), status.name().toLowerCase(),
           error == null ? "" : " (" + error + ")");
+      settings.listener().onTurnEnded(t.turn, status, finalStats,
+          Duration.between(t.turn.createdAt(), settings.clock().instant()));
       rooms.toWatchers(t.turn.sessionId(), Protocol.WORK_ORDER_COMPLETE,
           new Payloads.WorkOrderComplete(t.turn.id(), seq, status, finalStats, error));
     }

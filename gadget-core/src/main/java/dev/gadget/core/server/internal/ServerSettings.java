@@ -2,6 +2,7 @@ package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.server.ServerListener;
 import dev.gadget.core.spi.ChatStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,7 +11,7 @@ import java.util.function.Function;
 
 /**
  * What every part of the server shares: the store, the clock, the provider choice and the
- * timeouts, as the server's builder set them.
+ * timeouts, and the listener, as the server's builder set them.
  */
 public record ServerSettings(
     ChatStore store,
@@ -19,7 +20,8 @@ public record ServerSettings(
     Duration droneGracePeriod,
     Duration silenceTimeout,
     Duration cancelTimeout,
-    Duration ackTimeout) {
+    Duration ackTimeout,
+    ServerListener listener) {
 
   public ServerSettings {
     Objects.requireNonNull(store, "store");
@@ -29,5 +31,6 @@ public record ServerSettings(
     Objects.requireNonNull(silenceTimeout, "silenceTimeout");
     Objects.requireNonNull(cancelTimeout, "cancelTimeout");
     Objects.requireNonNull(ackTimeout, "ackTimeout");
+    Objects.requireNonNull(listener, "listener");
   }
 }
