@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -65,7 +67,13 @@ public final class GadgetMetrics {
   /** Tag: {@code page} or {@code drone}. */
   public static final String CONNECTION_KIND = "gadget.connection.kind";
 
+  /** The most distinct tool names tagged; later ones are tagged {@value #OTHER_TOOL}. */
+  public static final int MAX_TOOL_NAMES = 100;
+  /** The tool name tag of a call past {@link #MAX_TOOL_NAMES} distinct names. */
+  public static final String OTHER_TOOL = "other";
+
   private final MeterRegistry registry;
+  private final Set<String> toolNames = ConcurrentHashMap.newKeySet();
   private ServerMetrics server;
 
   private GadgetMetrics(MeterRegistry registry) {
@@ -75,6 +83,24 @@ public final class GadgetMetrics {
   /** Gadget's meters on {@code registry}. */
   public static GadgetMetrics of(MeterRegistry registry) {
     return new GadgetMetrics(registry);
+  }
+
+  /**
+   * The tag for a tool name the model asked for: the name itself for the first
+   * {@link #MAX_TOOL_NAMES} distinct names, then {@value #OTHER_TOOL}, so a model inventing
+   * names cannot grow the number of series without bound.
+   */
+  String toolTag(String name) {
+    if (toolNames.contains(name)) {
+      return name;
+    }
+    synchronized (toolNames) {
+      if (toolNames.size() < MAX_TOOL_NAMES) {
+        toolNames.add(name);
+        return name;
+      }
+    }
+    return toolNames.contains(name) ? name : OTHER_TOOL;
   }
 
   /** The registry the meters are on. */
@@ -111,7 +137,8 @@ public final class GadgetMetrics {
    * {@code AgentLoop.start}.
    */
   public AgentListener agentListener(AgentListener delegate) {
-    return new MeteredAgentListener(registry, Objects.requireNonNull(delegate, "delegate"));
+    return new MeteredAgentListener(registry, Objects.requireNonNull(delegate, "delegate"),
+        this::toolTag);
   }
 
   /**

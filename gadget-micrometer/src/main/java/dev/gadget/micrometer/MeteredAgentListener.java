@@ -9,16 +9,20 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /** One agent run's listener: records its tool calls and its duration, then delegates. */
 final class MeteredAgentListener implements AgentListener {
   private final MeterRegistry registry;
   private final AgentListener delegate;
+  private final UnaryOperator<String> toolTag;
   private final long start;
 
-  MeteredAgentListener(MeterRegistry registry, AgentListener delegate) {
+  MeteredAgentListener(MeterRegistry registry, AgentListener delegate,
+      UnaryOperator<String> toolTag) {
     this.registry = registry;
     this.delegate = delegate;
+    this.toolTag = toolTag;
     this.start = registry.config().clock().monotonicTime();
   }
 
@@ -39,7 +43,7 @@ final class MeteredAgentListener implements AgentListener {
 
   @Override
   public void onToolEnd(ToolCall call, boolean success, Duration duration) {
-    MeteredTool.record(registry, call.name(), success, duration.toNanos());
+    MeteredTool.record(registry, toolTag.apply(call.name()), success, duration.toNanos());
     delegate.onToolEnd(call, success, duration);
   }
 
