@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The tests, on a fresh machine: installs what they need and the machine lacks, then runs
-# ./mvnw -B verify (extra arguments go to Maven). README.md's test command; .ci/run calls it.
+# ./mvnw -B verify (extra arguments go to Maven), then scripts/release-check. README.md's test
+# command; .ci/run calls it.
 #
 # Needs a JDK 17+, git, and Node.js 20+ with npm (README.md, Requirements). Installs Chromium for
 # the web page's browser tests when none is found (GADGET_CHROMIUM, or chromium or
@@ -36,4 +37,15 @@ if ! have_chromium; then
     || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-browser
 fi
 
-exec ./mvnw -B verify "$@"
+# The release as Maven Central would receive it, signed with a throwaway key and checked
+# (scripts/release-check, docs/RELEASING.md): it needs gpg.
+if ! command -v gpg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  echo "test.sh: installing gpg for the release check (apt-get install -y gnupg)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnupg
+fi
+
+./mvnw -B verify "$@"
+exec scripts/release-check

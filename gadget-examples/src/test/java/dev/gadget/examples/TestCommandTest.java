@@ -45,7 +45,8 @@ class TestCommandTest {
     String text = Files.readString(script);
     assertThat(text).contains("apt-get install -y -q chromium", "GADGET_CHROMIUM",
         "command -v chromium ", "command -v chromium-browser");
-    assertThat(text.strip()).endsWith("exec ./mvnw -B verify \"$@\"");
+    assertThat(text).contains("\n./mvnw -B verify \"$@\"\n");
+    assertThat(text.strip()).endsWith("exec scripts/release-check");
   }
 
   @Test
