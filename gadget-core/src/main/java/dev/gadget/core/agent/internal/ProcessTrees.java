@@ -19,6 +19,12 @@ import org.slf4j.LoggerFactory;
  * found through {@link ProcessHandle#descendants()} are killed as well, which is all there is
  * without {@code setsid} (and on Windows). A process that moved itself to another session or
  * group on purpose (a daemon) escapes both.
+ *
+ * <p>A command must not outlive the process that started it (a drone killed with {@code kill -9}
+ * would otherwise leave it running, and its retry would run it a second time): {@link #guard}
+ * starts a small shell beside each command's group that holds a pipe from this JVM and kills the
+ * group when the pipe closes without a word, which the operating system does when this JVM dies,
+ * however it dies.
  */
 public final class ProcessTrees {
   private static final Logger log = LoggerFactory.getLogger(ProcessTrees.class);
@@ -67,6 +73,51 @@ public final class ProcessTrees {
     root.destroyForcibly();
     for (ProcessHandle p : descendants) {
       p.destroyForcibly();
+    }
+  }
+
+  /**
+   * Starts the guard of {@code root}'s process group (only when commands run in their own group;
+   * otherwise null): it kills the group once this JVM dies. {@link Guard#release()} lets it go
+   * when the command has ended normally.
+   */
+  public static Guard guard(ProcessHandle root) {
+    if (SETSID == null) {
+      return null;
+    }
+    long pgid = root.pid();
+    try {
+      // "read" returns at end of input: a line "done" from release(), or nothing at all when the
+      // JVM that holds the pipe's other end died. Its own session: a Ctrl-C to the drone's
+      // terminal does not reach it.
+      Process p = new ProcessBuilder(SETSID, "/bin/sh", "-c",
+          "read -r line; [ \"$line\" = done ] || kill -KILL -" + pgid + " 2>/dev/null")
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start();
+      return new Guard(p);
+    } catch (IOException e) {
+      log.warn("could not guard process group {}: it may outlive this process: {}", pgid,
+          e.getMessage());
+      return null;
+    }
+  }
+
+  /** The guard of one command's process group. */
+  public static final class Guard {
+    private final Process process;
+
+    private Guard(Process process) {
+      this.process = process;
+    }
+
+    /** The command has ended and its tree was killed: the guard exits without killing. */
+    public void release() {
+      try (var out = process.getOutputStream()) {
+        out.write("done\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      } catch (IOException e) {
+        log.debug("the guard of a command had already exited", e);
+      }
     }
   }
 

@@ -109,6 +109,7 @@ public final class RunCommandTool implements Tool {
       throw new ToolException("could not start the command: " + e.getMessage());
     }
     ProcessHandle handle = process.toHandle();
+    ProcessTrees.Guard guard = ProcessTrees.guard(handle);
     process.getOutputStream().close();
     Capture capture = new Capture(process.getInputStream(), maxOutputChars / 2);
     Thread reader = new Thread(capture, "gadget-command-output-" + handle.pid());
@@ -128,6 +129,9 @@ public final class RunCommandTool implements Tool {
     }
     // Always: the command's background children must not outlive it (nor hold its output open).
     ProcessTrees.killTree(handle);
+    if (guard != null) {
+      guard.release();
+    }
     boolean outputClosed = await(process, reader);
     boolean cancelled = interrupted || context.isCancelled();
 

@@ -95,7 +95,7 @@ public final class CrashRecovery {
         cache.turnId());
     c.emit(Protocol.REQUEST_CRASH_RECOVERY, Protocol.args(new Payloads.CrashRecoveryRequest(
         workspace.id(), cache.turnId(), cache.chatSessionId(), cache.workOrderId(),
-        cache.journal().size())));
+        cache.resumable().size())));
   }
 
   /** Handles the server's answer: discard the cached turn, or retry it. */
@@ -124,8 +124,17 @@ public final class CrashRecovery {
     if (retry && cache != null) {
       log.info("retrying turn {} after a crash{}", r.turnId(),
           r.retry().resume() ? ", resuming after the journaled tool rounds" : "");
+      boolean resume = r.retry().resume();
+      List<ToolCall> interrupted = new ArrayList<>();
+      if (resume && cache.pending() != null) {
+        for (ToolCall c : cache.pending().unfinished()) {
+          log.warn("tool {} of turn {} was running when the drone stopped; it is not run again",
+              c.name(), r.turnId());
+          interrupted.add(c.withResponse(WorkOrderCache.Round.INTERRUPTED));
+        }
+      }
       jobs.begin(r.retry().workOrder(), r.retry().firstSeq(),
-          r.retry().resume() ? cache.journal() : List.of());
+          resume ? cache.resumable() : List.of(), interrupted);
     } else {
       log.info("the server discarded turn {} from before the crash", r.turnId());
       link.emitStatus();

@@ -7,6 +7,7 @@ import dev.gadget.core.agent.AgentRun;
 import dev.gadget.core.drone.WorkOrderCache;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.WorkOrder;
@@ -89,14 +90,16 @@ public final class JobRunner {
       state.job = new Job(order.chatTurn().id(), p.firstSeq());
     }
     ServerEvents.reply(ack, new Payloads.WorkOrderAck(true, null));
-    begin(order, p.firstSeq(), List.of());
+    begin(order, p.firstSeq(), List.of(), List.of());
   }
 
   /**
    * Runs the current job's work order on the worker thread: checkout, then the loop, resumed
-   * after {@code journal}'s rounds.
+   * after {@code journal}'s rounds; the {@code interrupted} tool calls (with the result the model
+   * reads for them) are sent first, as they were never sent.
    */
-  void begin(WorkOrder order, long firstSeq, List<WorkOrderCache.Round> journal) {
+  void begin(WorkOrder order, long firstSeq, List<WorkOrderCache.Round> journal,
+      List<ToolCall> interrupted) {
     link.emitStatus();
     Job j;
     synchronized (state) {
@@ -109,10 +112,11 @@ public final class JobRunner {
       workspace.writeWorkOrder(j.cache);
       j.heartbeat = link.startHeartbeats(j);
     }
-    worker.execute(() -> run(j, order, journal));
+    worker.execute(() -> run(j, order, journal, interrupted));
   }
 
-  private void run(Job j, WorkOrder order, List<WorkOrderCache.Round> journal) {
+  private void run(Job j, WorkOrder order, List<WorkOrderCache.Round> journal,
+      List<ToolCall> interrupted) {
     boolean cancelledEarly;
     synchronized (state) {
       cancelledEarly = j.cancelRequested;
@@ -142,7 +146,9 @@ public final class JobRunner {
           return;
         }
         if (!j.cancelRequested) {
-          j.run = loop.start(request, new Streamer(j, state, workspace, link, completion));
+          Streamer streamer = new Streamer(j, state, workspace, link, completion);
+          interrupted.forEach(streamer::replay);
+          j.run = loop.start(request, streamer);
           return;
         }
       }
