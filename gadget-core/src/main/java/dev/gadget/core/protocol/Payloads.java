@@ -175,12 +175,27 @@ public final class Payloads {
    * @param turnId the turn it was running
    * @param chatSessionId that turn's session
    * @param workOrderId the work order's id
-   * @param journaledMessages how many messages of completed tool rounds it journaled
+   * @param journaledMessages how many tool rounds it journaled (completed, or with tools started)
+   * @param redoesModelRound whether a retry streams the interrupted model round again (the crash
+   *     came while the model streamed, not while or after a tool ran): the server then marks
+   *     that round's blocks {@link dev.gadget.core.model.TurnBlock#superseded() superseded}
    */
   public record CrashRecoveryRequest(@Rule(maxLength = Limits.ID) String workspaceId,
       @Rule(required = true, maxLength = Limits.ID) String turnId,
       @Rule(maxLength = Limits.ID) String chatSessionId,
-      @Rule(maxLength = Limits.ID) String workOrderId, int journaledMessages) {}
+      @Rule(maxLength = Limits.ID) String workOrderId, int journaledMessages,
+      Boolean redoesModelRound) {
+    /** A request that does not redo a model round (as an older drone sends it). */
+    public CrashRecoveryRequest(String workspaceId, String turnId, String chatSessionId,
+        String workOrderId, int journaledMessages) {
+      this(workspaceId, turnId, chatSessionId, workOrderId, journaledMessages, null);
+    }
+
+    /** Whether the retry streams the interrupted model round again. */
+    public boolean redoes() {
+      return Boolean.TRUE.equals(redoesModelRound);
+    }
+  }
 
   /**
    * {@code crashRecoveryResponse}.
@@ -206,4 +221,20 @@ public final class Payloads {
 
   /** {@code turnStarted} (server to page). */
   public record TurnStarted(@Rule(required = true) ChatTurn turn) {}
+
+  /**
+   * {@code blocksSuperseded} (server to page): a drone crashed while the model streamed, and
+   * the retry streams that model round again; the round's blocks are kept but
+   * {@link dev.gadget.core.model.TurnBlock#superseded() superseded}, and the turn's open block is
+   * closed (the redone round's tokens start a new block).
+   *
+   * @param turnId the turn
+   * @param blocks the superseded blocks' {@code seq} numbers
+   */
+  public record BlocksSuperseded(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      List<Integer> blocks) {
+    public BlocksSuperseded {
+      blocks = blocks == null ? List.of() : List.copyOf(blocks);
+    }
+  }
 }

@@ -70,6 +70,8 @@ public final class Protocol {
   public static final String DRONE_STATUS = "droneStatus";
   /** Server to page: a turn was created in a watched session. */
   public static final String TURN_STARTED = "turnStarted";
+  /** Server to page: blocks of a model round redone after a drone's crash are superseded. */
+  public static final String BLOCKS_SUPERSEDED = "blocksSuperseded";
 
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {

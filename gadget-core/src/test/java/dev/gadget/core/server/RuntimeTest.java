@@ -119,6 +119,18 @@ class RuntimeTest {
       }
     }
     for (Page.Event e : events) {
+      if (e.name().equals(Protocol.BLOCKS_SUPERSEDED)) {
+        // the open block closes; the listed blocks (numbered from 0 here) are superseded
+        if (open != null) {
+          blocks.add(open + ":" + text);
+          open = null;
+          text.setLength(0);
+        }
+        for (JsonNode n : e.payload().get("blocks")) {
+          blocks.set(n.asInt(), "superseded " + blocks.get(n.asInt()));
+        }
+        continue;
+      }
       long seq = e.payload().path("seq").asLong(-1);
       if (e.name().equals(Protocol.TURN_STARTED) || seq <= lastSeq) {
         continue;
@@ -150,7 +162,8 @@ class RuntimeTest {
   private static String describe(JsonNode b) {
     String mode = b.get("mode").asText();
     return mode.equals("tool") ? "tool:" + b.get("content").get("name").asText()
-        : mode + ":" + b.get("content").asText();
+        : (b.path("superseded").asBoolean() ? "superseded " : "") + mode + ":"
+            + b.get("content").asText();
   }
 
   private static List<String> describe(ChatTurn turn) {
@@ -551,6 +564,48 @@ class RuntimeTest {
     List<String> blocks = assemble(snapshot, turn, second.eventsOf(turn));
     assertThat(blocks).containsExactly("thinking:Planning it.", "responding:" + expected);
     assertThat(describe(fx.store.findTurn(turn).orElseThrow())).isEqualTo(blocks);
+  }
+
+  @Test
+  void aRoundInterruptedByADroneCrashIsKeptSupersededAndItsRedoStreamsAsNewBlocks()
+      throws Exception {
+    fixture().server(b -> b.droneGracePeriod(Duration.ofSeconds(20)));
+    Person ada = fx.person("ada");
+    StringBuilder tokens = new StringBuilder();
+    for (int i = 0; i < 1000; i++) {
+      tokens.append("T").append(i).append(' ');
+    }
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text(tokens.toString()).build())
+        .reply(ScriptedLlmClient.reply().text("The answer, in full.").build())
+        .reply(ScriptedLlmClient.reply().text("Next.").build())
+        .tokenDelay(Duration.ofMillis(5)).build();
+    Path ws = tmp.resolve("ws");
+    Chat chat = chat(ada, ws, llm);
+    Page page = chat.page();
+    String session = chat.session();
+    String turn = submit(page, session, "talk");
+    await("the first round streaming", () -> page.eventsOf(turn).stream()
+        .filter(e -> e.name().equals(Protocol.RESPONSE)).count() > 20);
+    chat.drone().abandon();
+
+    fx.drone(ada, ws, llm);
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+    ChatTurn stored = fx.store.findTurn(turn).orElseThrow();
+    List<String> blocks = describe(stored);
+    assertThat(blocks).hasSize(2);
+    assertThat(blocks.get(0)).startsWith("superseded responding:T0 T1 T2 ")
+        .doesNotContain("The answer");
+    assertThat(blocks.get(1)).isEqualTo("responding:The answer, in full.");
+    // the page was told, and built what was stored
+    assertThat(page.eventsOf(turn)).anySatisfy(e ->
+        assertThat(e.name()).isEqualTo(Protocol.BLOCKS_SUPERSEDED));
+    assertThat(assemble(null, turn, page.eventsOf(turn))).isEqualTo(blocks);
+    // the model's context leaves the superseded round out
+    String next = submit(page, session, "and then?");
+    assertThat(page.completion(next).get("status").asText()).isEqualTo("finished");
+    String context = llm.requests().get(llm.requests().size() - 1).messages().toString();
+    assertThat(context).contains("The answer, in full.").doesNotContain("T1 T2");
   }
 
   @Test

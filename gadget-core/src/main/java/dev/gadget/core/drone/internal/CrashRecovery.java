@@ -95,7 +95,7 @@ public final class CrashRecovery {
         cache.turnId());
     c.emit(Protocol.REQUEST_CRASH_RECOVERY, Protocol.args(new Payloads.CrashRecoveryRequest(
         workspace.id(), cache.turnId(), cache.chatSessionId(), cache.workOrderId(),
-        cache.resumable().size())));
+        cache.resumable().size(), cache.pending() == null)));
   }
 
   /** Handles the server's answer: discard the cached turn, or retry it. */

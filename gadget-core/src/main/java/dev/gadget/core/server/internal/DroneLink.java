@@ -15,6 +15,7 @@ import dev.gadget.core.stream.StreamChunk;
 import dev.gadget.core.transport.Ack;
 import dev.gadget.core.transport.Connection;
 import java.time.Instant;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -159,9 +160,17 @@ public final class DroneLink {
       synchronized (t.lock) {
         if (!t.ended) {
           t.cancelGrace();
-          // What was streamed before the crash stays; the retry's stream goes on after it (in
-          // the same open block, as a page watching live sees it).
+          // What was streamed before the crash stays; the retry's stream goes on after it.
           long firstSeq = t.lastSeq + 1;
+          if (req.redoes()) {
+            // The round streams again: what the user saw of it stays, marked superseded, and
+            // the redone round streams as new blocks.
+            List<Integer> superseded = t.supersedeRound();
+            if (!superseded.isEmpty()) {
+              rooms.toWatchers(t.turn.sessionId(), Protocol.BLOCKS_SUPERSEDED,
+                  new Payloads.BlocksSuperseded(t.turn.id(), superseded));
+            }
+          }
           t.lastEventAt = settings.clock().instant();
           drone.status = DroneStatus.BUSY;
           drone.activeTurnId = t.turn.id();

@@ -8,6 +8,8 @@ import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.stream.BlockAggregator;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +29,8 @@ final class LiveTurn {
   final Object lock;
   final BlockAggregator aggregator;
   private final ChatStore store;
+  /** The text blocks stored since the last tool block: the current model round's. */
+  private final List<TurnBlock> roundBlocks = new ArrayList<>();
   long lastSeq = -1;
   Instant lastEventAt;
   boolean ended;
@@ -52,7 +56,32 @@ final class LiveTurn {
     }
   }
 
+  /**
+   * The current model round was interrupted and will stream again: closes the open block and
+   * marks the round's stored text blocks superseded (one write each). Their seq numbers.
+   */
+  List<Integer> supersedeRound() {
+    aggregator.closeBlock();
+    List<Integer> seqs = new ArrayList<>();
+    for (TurnBlock b : roundBlocks) {
+      try {
+        store.saveBlock(turn.id(), b.supersede());
+      } catch (StoreException e) {
+        log.error("could not mark block {} of turn {} superseded: {}", b.seq(), turn.id(),
+            e.getMessage());
+      }
+      seqs.add(b.seq());
+    }
+    roundBlocks.clear();
+    return seqs;
+  }
+
   private void store(TurnBlock block) {
+    if (block instanceof TurnBlock.Tool) {
+      roundBlocks.clear();
+    } else {
+      roundBlocks.add(block);
+    }
     try {
       store.appendBlock(turn.id(), block);
     } catch (StoreException e) {
