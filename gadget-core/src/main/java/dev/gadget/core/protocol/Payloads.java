@@ -237,4 +237,25 @@ public final class Payloads {
       blocks = blocks == null ? List.of() : List.copyOf(blocks);
     }
   }
+
+  /**
+   * {@code toolStarted} (drone to server, server to page): a tool is about to run; sent after the
+   * drone journaled its start and before it runs. The server stores the open block then, so the
+   * text streamed before a long command is safe while it runs. Its {@code seq} is a stream
+   * event's, applied in order like the others.
+   *
+   * @param turnId the turn
+   * @param seq the stream event's number
+   * @param callId the call's id (the {@code toolCall} with its result carries the same)
+   * @param name the tool
+   * @param args the arguments as JSON text
+   */
+  public record ToolStarted(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      long seq, @Rule(required = true, maxLength = Limits.NAME) String callId,
+      @Rule(required = true, maxLength = Limits.NAME) String name,
+      @Rule(blankAllowed = true) String args) {
+    public ToolStarted {
+      Objects.requireNonNull(turnId, "turnId");
+    }
+  }
 }

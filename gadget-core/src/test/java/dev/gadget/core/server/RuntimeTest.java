@@ -100,10 +100,20 @@ class RuntimeTest {
     String open = null;
     StringBuilder text = new StringBuilder();
     if (snapshot != null) {
+      int openSeq = Integer.MAX_VALUE;
+      for (JsonNode l : snapshot.get("live")) {
+        JsonNode ob = l.get("openBlock");
+        if (l.get("turnId").asText().equals(turnId) && ob != null && !ob.isNull()) {
+          openSeq = ob.get("seq").asInt();
+        }
+      }
       for (JsonNode t : snapshot.get("turns")) {
         if (t.get("_id").asText().equals(turnId)) {
           for (JsonNode b : t.get("blocks")) {
-            blocks.add(describe(b));
+            // as the page does: a stored block at the open block's seq is its checkpoint
+            if (b.get("seq").asInt() < openSeq) {
+              blocks.add(describe(b));
+            }
           }
         }
       }
@@ -133,6 +143,9 @@ class RuntimeTest {
       }
       long seq = e.payload().path("seq").asLong(-1);
       if (e.name().equals(Protocol.TURN_STARTED) || seq <= lastSeq) {
+        continue;
+      }
+      if (e.name().equals(Protocol.TOOL_STARTED)) {
         continue;
       }
       String mode = e.name().equals(Protocol.THINKING) ? "thinking"
@@ -174,11 +187,11 @@ class RuntimeTest {
     return out;
   }
 
-  /** Counts appendBlock and finalizeTurn calls on a real store. */
+  /** Counts block writes (appendBlock, saveBlock) and finalizeTurn calls on a real store. */
   private static ChatStore counting(ChatStore real, AtomicInteger appends, AtomicInteger finals) {
     return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
         new Class<?>[] {ChatStore.class}, (proxy, method, args) -> {
-          if (method.getName().equals("appendBlock")) {
+          if (method.getName().equals("appendBlock") || method.getName().equals("saveBlock")) {
             appends.incrementAndGet();
           } else if (method.getName().equals("finalizeTurn")) {
             finals.incrementAndGet();
@@ -606,6 +619,47 @@ class RuntimeTest {
     assertThat(page.completion(next).get("status").asText()).isEqualTo("finished");
     String context = llm.requests().get(llm.requests().size() - 1).messages().toString();
     assertThat(context).contains("The answer, in full.").doesNotContain("T1 T2");
+  }
+
+  @Test
+  void theOpenBlockIsStoredBeforeAToolRunsAndEverySecondWhileItStreams() throws Exception {
+    AtomicInteger writes = new AtomicInteger();
+    fx = new RuntimeFixture(tmp, counting(new InMemoryChatStore(), writes, new AtomicInteger()));
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    StringBuilder words = new StringBuilder();
+    for (int i = 0; i < 1000; i++) {
+      words.append('w').append(i).append(' ');
+    }
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("Waiting for the go.").toolCall("run_command",
+            "{\"command\":\"while [ ! -f go ]; do sleep 0.05; done\"}").build())
+        .reply(ScriptedLlmClient.reply().text(words.toString()).build())
+        .tokenDelay(Duration.ofMillis(5)).build();
+    Path ws = tmp.resolve("ws");
+    Chat chat = chat(ada, ws, llm);
+    String turn = submit(chat.page(), chat.session(), "wait, then talk");
+    await("the text before the tool, stored while the tool runs", () -> describe(
+        fx.store.findTurn(turn).orElseThrow()).equals(List.of("responding:Waiting for the go.")));
+    assertThat(chat.page().eventsOf(turn)).anySatisfy(e -> {
+      assertThat(e.name()).isEqualTo(Protocol.TOOL_STARTED);
+      assertThat(e.payload().get("name").asText()).isEqualTo("run_command");
+    });
+    Files.createFile(ws.resolve("sample/go"));
+    await("a checkpoint of the block still streaming", () -> {
+      ChatTurn t = fx.store.findTurn(turn).orElseThrow();
+      return t.status() == TurnStatus.PROCESSING && t.blocks().size() == 3
+          && describe(t).get(2).startsWith("responding:w0 w1 w2 ");
+    });
+    assertThat(chat.page().completion(turn).get("status").asText()).isEqualTo("finished");
+    ChatTurn stored = fx.store.findTurn(turn).orElseThrow();
+    assertThat(describe(stored)).containsExactly("responding:Waiting for the go.",
+        "tool:run_command", "responding:" + words);
+    // bounded by blocks + tool calls + the turn's seconds + a constant, never one per token
+    long seconds = Duration.between(stored.createdAt(), stored.finishedAt()).toSeconds() + 1;
+    System.out.printf("open-block checkpoints: %d block writes for 3 blocks, 1 tool call, "
+        + "%d s and 1,000 tokens%n", writes.get(), seconds);
+    assertThat(writes.get()).isLessThanOrEqualTo(3 + 1 + (int) seconds + 2);
   }
 
   @Test

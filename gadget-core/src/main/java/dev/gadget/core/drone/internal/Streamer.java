@@ -67,6 +67,15 @@ final class Streamer implements AgentListener {
     List<ToolCall> started = new ArrayList<>(calls);
     started.add(call);
     journalPending(started);
+    Payloads.ToolStarted payload;
+    synchronized (state) {
+      if (job.abandoned) {
+        return;
+      }
+      payload = new Payloads.ToolStarted(job.turnId, job.nextSeq++, call.callId(), call.name(),
+          call.parameters());
+    }
+    link.emit(Protocol.TOOL_STARTED, payload);
   }
 
   private void journalPending(List<ToolCall> roundCalls) {
