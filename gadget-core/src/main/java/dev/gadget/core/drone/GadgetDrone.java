@@ -126,6 +126,7 @@ public final class GadgetDrone implements AutoCloseable {
         heartbeatInterval, ackTimeout);
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer);
     jobs = new JobRunner(state, files, link, completion, this::newLoop, clock, worker);
+    jobs.restoreMode();
     CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
     link.connect(new ServerEvents(jobs, recovery, files), recovery::ask);
   }

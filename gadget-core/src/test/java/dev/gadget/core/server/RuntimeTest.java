@@ -779,6 +779,40 @@ class RuntimeTest {
   }
 
   @Test
+  void userModeAndTheSessionLockSurviveADroneCrashAndRestart() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.of(answer("done"));
+    Path ws = tmp.resolve("ws");
+    Chat chat = chat(ada, ws, llm);
+    Page page = chat.page();
+    String session = chat.session();
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+    assertThat(page.request(Protocol.REQUEST_SESSION_LOCK, Map.of("sessionId", session))
+        .get("ok").asBoolean()).isTrue();
+    assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "user")).get("ok").asBoolean()).isTrue();
+    assertThat(java.nio.file.Files.readString(ws.resolve(".gadget/workspace.json")))
+        .contains("\"mode\" : \"user\"");
+
+    chat.drone().abandon(); // as kill -9: nothing is written on the way out
+    await("drone offline", () -> fx.store.findDrone(droneId).orElseThrow().status()
+        == DroneStatus.OFFLINE);
+    GadgetDrone again = fx.drone(ada, ws, llm);
+    await("drone back", () -> fx.store.findDrone(droneId).orElseThrow().status()
+        != DroneStatus.OFFLINE);
+    assertThat(again.workspace().data().chatSession().id()).isEqualTo(session);
+    assertThat(page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session, "prompt", "x"))
+        .get("error").asText()).isEqualTo("every drone's workspace is in user mode");
+    assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "idle")).get("ok").asBoolean()).isTrue();
+    assertThat(java.nio.file.Files.readString(ws.resolve(".gadget/workspace.json")))
+        .contains("\"mode\" : \"idle\"");
+    String turn = submit(page, session, "now go");
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+  }
+
+  @Test
   void badPayloadsGetAClearErrorAndTheConnectionGoesOn() throws Exception {
     fixture().server(b -> b);
     Person ada = fx.person("ada");

@@ -249,6 +249,13 @@ public final class JobRunner {
     return false;
   }
 
+  /** Takes the mode {@code workspace.json} kept: user mode, if the user had taken over. */
+  public void restoreMode() {
+    synchronized (state) {
+      state.mode = workspace.savedMode();
+    }
+  }
+
   /** Switches the workspace mode; only a work order sets agent mode, which stays while it runs. */
   void onWorkspaceMode(List<JsonNode> args, Ack ack) {
     Payloads.WorkspaceModeRequest p =
@@ -264,6 +271,14 @@ public final class JobRunner {
       if (!running && p.mode() == WorkspaceMode.AGENT) {
         ServerEvents.reply(ack, Payloads.OkReply.failure("agent mode is set by a work order"));
         return;
+      }
+      if (p.mode() != WorkspaceMode.AGENT) {
+        try {
+          workspace.saveMode(p.mode()); // user mode survives a restart
+        } catch (WorkspaceException e) {
+          ServerEvents.reply(ack, Payloads.OkReply.failure(e.getMessage()));
+          return;
+        }
       }
       state.mode = p.mode();
     }
