@@ -128,6 +128,7 @@ public final class GadgetDrone implements AutoCloseable {
     jobs = new JobRunner(state, files, link, completion, this::newLoop, clock, worker);
     jobs.restoreMode();
     CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
+    recovery.load();
     link.connect(new ServerEvents(jobs, recovery, files), recovery::ask);
   }
 

@@ -31,11 +31,14 @@ public final class Payloads {
    * @param workspaceDir its workspace directory there
    * @param activeTurnId the turn it still runs after a reconnect, or {@code null}
    * @param mode its workspace's mode, or {@code null}: idle
+   * @param recoveringTurnId the turn of a work order it found from before a crash and asks
+   *     {@code requestCrashRecovery} about, or {@code null}: until the answer it takes no work
    */
   public record DroneAuth(@Rule(required = true, maxLength = Limits.ID) String workspaceId,
       @Rule(maxLength = Limits.HOSTNAME) String hostname,
       @Rule(maxLength = Limits.PATH) String workspaceDir,
-      @Rule(maxLength = Limits.ID) String activeTurnId, WorkspaceMode mode) {}
+      @Rule(maxLength = Limits.ID) String activeTurnId, WorkspaceMode mode,
+      @Rule(maxLength = Limits.ID) String recoveringTurnId) {}
 
   /** An error reply in an ack: {@code {"error": "..."}}. */
   public record ErrorReply(String error) {}

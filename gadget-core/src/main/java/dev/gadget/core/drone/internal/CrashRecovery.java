@@ -46,6 +46,28 @@ public final class CrashRecovery {
   }
 
   /**
+   * Before the first connection: a work order cached before a crash makes the drone recovering,
+   * so that it registers as such and the server sends it no work until it has answered.
+   */
+  public void load() {
+    synchronized (state) {
+      if (state.job != null) {
+        return;
+      }
+      Optional<WorkOrderCache> cached;
+      try {
+        cached = workspace.readWorkOrder();
+      } catch (WorkspaceException e) {
+        return; // ask() moves it aside and says so
+      }
+      cached.filter(c -> !WorkOrderCache.STOPPED.equals(c.status())).ifPresent(c -> {
+        state.job = new Job(c.turnId(), c.lastSeq() + 1);
+        state.job.pendingRecovery = true;
+      });
+    }
+  }
+
+  /**
    * Asks the server what to do with a work order cached before a crash; a turn that a stopped
    * drone ended but the server did not acknowledge is no crash: its end is reported again. Asked
    * on every

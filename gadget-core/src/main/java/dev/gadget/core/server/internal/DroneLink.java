@@ -74,7 +74,8 @@ public final class DroneLink {
         drone.status = DroneStatus.BUSY;
         log.info("drone {} came back and still runs turn {}", drone.id, running.turn.id());
       } else {
-        drone.status = DroneStatus.AVAILABLE;
+        // A drone that asks about a turn from before its crash takes no work until answered.
+        drone.status = p.recoveringTurnId() != null ? DroneStatus.BUSY : DroneStatus.AVAILABLE;
         if (p.activeTurnId() != null && running == null) {
           staleTurn = p.activeTurnId();
         }
@@ -181,6 +182,13 @@ public final class DroneLink {
               new Payloads.ProcessWorkOrder(t.workOrder, firstSeq, req.journaledMessages() > 0));
           log.info("drone {} crashed during turn {}; retrying from seq {}", drone.id,
               t.turn.id(), firstSeq);
+        }
+      }
+    }
+    if (Payloads.CrashRecoveryResponse.DISCARD.equals(answer.action())) {
+      synchronized (router.lock()) {
+        if (drone.connection == c && drone.activeTurnId == null) {
+          drone.status = DroneStatus.AVAILABLE;
         }
       }
     }
