@@ -140,6 +140,16 @@ class DroneProcessTest {
     return page;
   }
 
+  /** Submits {@code prompt} in the session; the new turn's id. */
+  private String submit(Page page, String prompt) throws Exception {
+    JsonNode submitted = page.connection().emitWithAck(Protocol.SUBMIT_PROMPT, Protocol.args(
+            Map.of("sessionId", session.id(), "prompt", prompt)),
+        Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS).get(0);
+    String turnId = submitted.path("turnId").asText();
+    assertThat(turnId).as("%s", submitted).isNotEmpty();
+    return turnId;
+  }
+
   @Test
   void sigtermMidTurnEndsTheTurnCancelledAtOnceAndTheRestartedDroneRecoversNothing()
       throws Exception {
@@ -150,11 +160,7 @@ class DroneProcessTest {
     awaitConnected(log);
     Page page = page();
     try {
-      JsonNode submitted = page.connection().emitWithAck(Protocol.SUBMIT_PROMPT, Protocol.args(
-              Map.of("sessionId", session.id(), "prompt", "talk until I stop you")),
-          Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS).get(0);
-      String turnId = submitted.path("turnId").asText();
-      assertThat(turnId).as("%s", submitted).isNotEmpty();
+      String turnId = submit(page, "talk until I stop you");
       await("the reply to stream", () -> page.responses().size() > 5);
       assertThat(ws.resolve(".gadget/work-order.json")).exists();
 
@@ -256,10 +262,7 @@ class DroneProcessTest {
     awaitConnected(log);
     Page page = page();
     try {
-      JsonNode submitted = page.connection().emitWithAck(Protocol.SUBMIT_PROMPT, Protocol.args(
-              Map.of("sessionId", session.id(), "prompt", "run the long command")),
-          Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS).get(0);
-      String turnId = submitted.path("turnId").asText();
+      String turnId = submit(page, "run the long command");
       await("the command to run", () -> Files.exists(project.resolve("child.pid"))
           && Files.exists(project.resolve("shell.pid")));
       assertThat(read(ws.resolve(".gadget/work-order.json"))).as("its start is journaled")
