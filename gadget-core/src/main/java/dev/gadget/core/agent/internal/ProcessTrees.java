@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Starts shell commands so that their whole process tree can be killed, and kills it.
  *
- * <p>On Unix a command runs as {@code setsid /bin/sh -c command} when {@code setsid} exists: the
+ * <p>On Unix a command runs as {@code setsid /bin/sh -c command} when {@code setsid} exists
+ * (after waiting for {@link #start} to say "go" on its input): the
  * shell leads a new process group (its id is the shell's pid), so killing the group
  * (in the form {@code kill -KILL -pgid}, which every POSIX shell's built-in takes) reaches every
  * process it started, even those orphaned when their parent died. The descendants
@@ -43,6 +44,14 @@ public final class ProcessTrees {
     } else {
       if (SETSID != null) {
         argv.add(SETSID);
+        argv.add("/bin/sh");
+        argv.add("-c");
+        // Waits for "go" on its input, sent once its guard runs (see start): a JVM that dies
+        // before that leaves nothing running. exec keeps the pid, the group's id.
+        argv.add("read -r go && [ \"$go\" = go ] && exec /bin/sh -c \"$1\"");
+        argv.add("gadget-command");
+        argv.add(command);
+        return argv;
       }
       argv.add("/bin/sh");
       argv.add("-c");
@@ -77,14 +86,27 @@ public final class ProcessTrees {
   }
 
   /**
-   * Starts the guard of {@code root}'s process group (only when commands run in their own group;
-   * otherwise null): it kills the group once this JVM dies. {@link Guard#release()} lets it go
-   * when the command has ended normally.
+   * Lets a command started with {@link #shellCommand} run: starts the guard of its process group
+   * (when commands run in their own group), then sends the command its "go" and closes its input.
+   * The guard, or null, for {@link Guard#release()} once the command has ended.
    */
-  public static Guard guard(ProcessHandle root) {
-    if (SETSID == null) {
-      return null;
+  public static Guard start(Process process) throws IOException {
+    Guard guard = SETSID == null ? null : guard(process.toHandle());
+    try (var in = process.getOutputStream()) {
+      if (SETSID != null) {
+        in.write("go\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      }
+    } catch (IOException e) {
+      if (guard != null) {
+        guard.release();
+      }
+      throw e;
     }
+    return guard;
+  }
+
+  /** The guard of {@code root}'s process group: it kills the group once this JVM dies. */
+  private static Guard guard(ProcessHandle root) {
     long pgid = root.pid();
     try {
       // "read" returns at end of input: a line "done" from release(), or nothing at all when the

@@ -109,8 +109,13 @@ public final class RunCommandTool implements Tool {
       throw new ToolException("could not start the command: " + e.getMessage());
     }
     ProcessHandle handle = process.toHandle();
-    ProcessTrees.Guard guard = ProcessTrees.guard(handle);
-    process.getOutputStream().close();
+    ProcessTrees.Guard guard;
+    try {
+      guard = ProcessTrees.start(process);
+    } catch (IOException e) {
+      ProcessTrees.killTree(handle);
+      throw new ToolException("could not start the command: " + e.getMessage());
+    }
     Capture capture = new Capture(process.getInputStream(), maxOutputChars / 2);
     Thread reader = new Thread(capture, "gadget-command-output-" + handle.pid());
     reader.setDaemon(true);
