@@ -64,6 +64,7 @@ window.gadgetPage = {
       seq: Number(b.dataset.seq),
       mode: b.dataset.mode,
       text: b.textContent,
+      superseded: b.classList.contains('superseded'),
     }));
   },
 };

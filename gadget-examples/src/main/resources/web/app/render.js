@@ -48,9 +48,22 @@ export function addBlock(tv, b, streaming) {
   }
   view.el.dataset.seq = String(b.seq);
   view.el.dataset.mode = b.mode;
+  if (b.superseded) supersede(view);
   tv.blocks.push(view);
   tv.blocksEl.appendChild(view.el);
   if (b.mode !== 'tool') markDirty(view);
+}
+
+/**
+ * Shows a block as superseded: a model round that a drone's crash interrupted and that was done
+ * again. It stays (the user saw it), dimmed, with a note; a thinking block folds.
+ */
+export function supersede(view) {
+  if (view.superseded) return;
+  view.superseded = true;
+  view.el.classList.add('superseded');
+  view.el.title = 'Interrupted by a drone crash; the model answered again below.';
+  if (view.mode === 'thinking') view.el.open = false;
 }
 
 function toolElement(call) {

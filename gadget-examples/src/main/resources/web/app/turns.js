@@ -7,7 +7,7 @@
 import { state } from './state.js';
 import { $, el } from './dom.js';
 import { api } from './server.js';
-import { addBlock, flush, markDirty, renderStatus } from './render.js';
+import { addBlock, flush, markDirty, renderStatus, supersede } from './render.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
 
@@ -114,6 +114,19 @@ export function onStream(name, p) {
 }
 
 /**
+ * The server's blocksSuperseded event: a drone crashed while the model streamed and the round
+ * streams again. Its blocks stay, dimmed; the open block closes, so the redone round's tokens
+ * start a new block (as the server's aggregation does).
+ */
+export function onSuperseded(p) {
+  const tv = state.turns.get(p.turnId);
+  if (!tv) return;
+  const seqs = new Set(p.blocks || []);
+  for (const v of tv.blocks) if (seqs.has(v.seq)) supersede(v);
+  tv.openIdx = -1;
+}
+
+/**
  * After a turn ends, compares what the page built from the stream with what the store kept,
  * and re-renders the turn's blocks from the store only if they differ.
  */
@@ -144,6 +157,7 @@ async function reconcile(tv) {
 
 function sameBlock(b, v) {
   if (!v || b.mode !== v.mode) return false;
+  if (!!b.superseded !== !!v.superseded) return false;
   if (b.mode === 'tool') return b.content.callId === v.content.callId && b.content.response === v.content.response;
   return b.content === v.content;
 }

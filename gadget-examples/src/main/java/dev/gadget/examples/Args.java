@@ -123,6 +123,29 @@ final class Args {
         + "'");
   }
 
+  /**
+   * A duration option given in seconds (a whole or decimal number above 0, at most a day), or
+   * {@code fallback}.
+   *
+   * @throws UsageException if it is not such a number
+   */
+  java.time.Duration seconds(String name, java.time.Duration fallback) {
+    String v = values.get(name);
+    if (v == null) {
+      return fallback;
+    }
+    try {
+      double s = Double.parseDouble(v);
+      if (s > 0 && s <= 86_400 && v.matches("[0-9]*\\.?[0-9]+")) {
+        return java.time.Duration.ofMillis(Math.max(1, Math.round(s * 1000)));
+      }
+    } catch (NumberFormatException e) {
+      // fall through
+    }
+    throw new UsageException("--" + name + " must be a number of seconds above 0 and at most "
+        + "86400 (a day), not '" + v + "'");
+  }
+
   /** The positional arguments, in order. */
   List<String> positional() {
     return positional;

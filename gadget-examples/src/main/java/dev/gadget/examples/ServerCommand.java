@@ -1,6 +1,7 @@
 package dev.gadget.examples;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,7 +44,13 @@ final class ServerCommand implements Command {
         OptionSpec.value("port", "PORT", "the HTTP port of the page and the API (default "
             + DEFAULT_PORT + ")"),
         OptionSpec.value("socket-port", "PORT", "the Socket.IO port (default: --port + 1)"),
-        OptionSpec.flag("metrics", "serve metrics in Prometheus's format on GET /metrics")));
+        OptionSpec.flag("metrics", "serve metrics in Prometheus's format on GET /metrics"),
+        OptionSpec.value("drone-grace-period", "SECONDS", "how long a drone that disconnected "
+            + "mid-turn may take to come back before the turn ends interrupted (default 30)"),
+        OptionSpec.value("silence-timeout", "SECONDS", "how long a drone running a turn may say "
+            + "nothing before the turn ends interrupted (default 90)"),
+        OptionSpec.value("cancel-timeout", "SECONDS", "how long a drone may take to confirm a "
+            + "cancel before the server ends the turn cancelled itself (default 10)")));
     all.addAll(Stores.OPTIONS);
     all.addAll(Providers.OPTIONS);
     return all;
@@ -56,13 +63,19 @@ final class ServerCommand implements Command {
     }
     int port = args.port("port", DEFAULT_PORT);
     int socketPort = args.port("socket-port", port == 0 ? 0 : port + 1);
+    Duration grace = args.seconds("drone-grace-period", Duration.ofSeconds(30));
+    Duration silence = args.seconds("silence-timeout", Duration.ofSeconds(90));
+    Duration cancel = args.seconds("cancel-timeout", Duration.ofSeconds(10));
     Providers.Choice llm = Providers.forServer(args, console);
     Stores.Opened store = Stores.open(args);
     ServerApp app;
     try {
       app = ServerApp.builder().store(store.store()).provider(llm.config())
           .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort)
-          .adminDirectory(store.directory()).metrics(args.flag("metrics")).start();
+          .adminDirectory(store.directory()).metrics(args.flag("metrics"))
+          .serverTweaks(b -> b.droneGracePeriod(grace).silenceTimeout(silence)
+              .cancelTimeout(cancel))
+          .start();
     } catch (RuntimeException e) {
       store.close();
       throw e;
@@ -76,6 +89,8 @@ final class ServerCommand implements Command {
     if (app.metrics() != null) {
       out.println("  Metrics:   " + app.pageUrl().resolve("metrics") + " (Prometheus)");
     }
+    out.println("  Drones:    " + seconds(grace) + " grace period, " + seconds(silence)
+        + " silence timeout, " + seconds(cancel) + " cancel timeout");
     try {
       Accounts.bootstrapAdmin(store.store()).ifPresentOrElse(admin -> {
         out.println();
@@ -116,5 +131,9 @@ final class ServerCommand implements Command {
         }
       }
     };
+  }
+
+  private static String seconds(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
   }
 }

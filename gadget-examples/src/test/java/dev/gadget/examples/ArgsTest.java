@@ -61,6 +61,20 @@ class ArgsTest {
   }
 
   @Test
+  void secondsAreCheckedAndMayHaveDecimals() {
+    java.time.Duration fallback = java.time.Duration.ofSeconds(7);
+    assertThat(parse().seconds("port", fallback)).isEqualTo(fallback);
+    assertThat(parse("--port", "30").seconds("port", fallback)).hasSeconds(30);
+    assertThat(parse("--port", "0.25").seconds("port", fallback)).hasMillis(250);
+    for (String bad : List.of("0", "-1", "1e3", "abc", "86401", "NaN", "Infinity")) {
+      assertThatThrownBy(() -> parse("--port", bad).seconds("port", fallback)).as(bad)
+          .isInstanceOf(UsageException.class)
+          .hasMessage("--port must be a number of seconds above 0 and at most 86400 (a day), "
+              + "not '" + bad + "'");
+    }
+  }
+
+  @Test
   void portsAreChecked() {
     assertThat(parse("--port", "0").port("port", 5)).isZero();
     assertThat(parse().port("port", 5)).isEqualTo(5);

@@ -153,6 +153,34 @@ class BrowserTest {
   }
 
   @Test
+  void aSupersededBlockIsShownDimmedAndStaysSoAfterAReload() throws Exception {
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(ScriptedLlmClient.reply().text("Now.")
+        .build()), true);
+    // An earlier turn whose first model round a drone crash interrupted, then redone.
+    java.time.Instant now = java.time.Instant.now();
+    ChatTurn earlier = new ChatTurn(dev.gadget.core.Ids.next(), fx.session.id(),
+        fx.user.user().id(), 0, TurnStatus.PROCESSING, "earlier", "build", List.of(), List.of(),
+        null, now, null, null, null);
+    fx.store.store().createTurn(earlier);
+    fx.store.store().appendBlock(earlier.id(), new TurnBlock.Responding(0, now, "Half an", true));
+    fx.store.store().appendBlock(earlier.id(), new TurnBlock.Responding(1, now, "The answer."));
+    fx.store.store().finalizeTurn(earlier.id(), TurnStatus.FINISHED, null, null, now);
+
+    JsonNode r = BrowserHarness.run(config("reload", "and now?"));
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    for (JsonNode blocks : List.of(r.get("before"), r.get("after"))) {
+      List<String> shown = new ArrayList<>();
+      for (JsonNode b : blocks) {
+        if (b.get("turnId").asText().equals(earlier.id())) {
+          shown.add((b.get("superseded").asBoolean() ? "dimmed " : "") + b.get("text").asText()
+              .trim());
+        }
+      }
+      assertThat(shown).containsExactly("dimmed Half an", "The answer.");
+    }
+  }
+
+  @Test
   void hostileMarkdownDoesNotExecute() throws Exception {
     String payload = String.join("\n\n",
         "Here you go:",

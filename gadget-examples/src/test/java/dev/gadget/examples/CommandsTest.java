@@ -102,7 +102,24 @@ class CommandsTest {
     }
     Out s = new Out();
     Main.run(List.of("server", "--help"), s.console(Map.of()), false);
-    assertThat(s.out()).contains("--port PORT", "--mongo URI", "--data-dir DIR", "--llm SDK");
+    assertThat(s.out()).contains("--port PORT", "--mongo URI", "--data-dir DIR", "--llm SDK",
+        "--drone-grace-period SECONDS", "--silence-timeout SECONDS", "--cancel-timeout SECONDS");
+  }
+
+  @Test
+  void theServerTakesItsDroneTimeoutsFromTheCommandLine() throws Exception {
+    Out out = new Out();
+    Running server = start(new ServerCommand(), out, Map.of(), "--port", "0", "--data-dir",
+        tmp.resolve("data").toString(), "--llm", "scripted", "--drone-grace-period", "2.5",
+        "--silence-timeout", "40", "--cancel-timeout", "3");
+    assertThat(out.out()).contains(
+        "Drones:    2.5 s grace period, 40 s silence timeout, 3 s cancel timeout");
+    server.close();
+    Out bad = new Out();
+    assertThat(Main.run(List.of("server", "--cancel-timeout", "0"), bad.console(Map.of()),
+        false)).isEqualTo(2);
+    assertThat(bad.err()).contains(
+        "--cancel-timeout must be a number of seconds above 0 and at most 86400 (a day), not '0'");
   }
 
   @Test

@@ -140,6 +140,16 @@ class DroneProcessTest {
     return page;
   }
 
+  /** Submits {@code prompt} in the session; the new turn's id. */
+  private String submit(Page page, String prompt) throws Exception {
+    JsonNode submitted = page.connection().emitWithAck(Protocol.SUBMIT_PROMPT, Protocol.args(
+            Map.of("sessionId", session.id(), "prompt", prompt)),
+        Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS).get(0);
+    String turnId = submitted.path("turnId").asText();
+    assertThat(turnId).as("%s", submitted).isNotEmpty();
+    return turnId;
+  }
+
   @Test
   void sigtermMidTurnEndsTheTurnCancelledAtOnceAndTheRestartedDroneRecoversNothing()
       throws Exception {
@@ -150,11 +160,7 @@ class DroneProcessTest {
     awaitConnected(log);
     Page page = page();
     try {
-      JsonNode submitted = page.connection().emitWithAck(Protocol.SUBMIT_PROMPT, Protocol.args(
-              Map.of("sessionId", session.id(), "prompt", "talk until I stop you")),
-          Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS).get(0);
-      String turnId = submitted.path("turnId").asText();
-      assertThat(turnId).as("%s", submitted).isNotEmpty();
+      String turnId = submit(page, "talk until I stop you");
       await("the reply to stream", () -> page.responses().size() > 5);
       assertThat(ws.resolve(".gadget/work-order.json")).exists();
 
@@ -211,5 +217,81 @@ class DroneProcessTest {
     assertThat(read(log3)).doesNotContain("in use");
     assertThat(Files.readString(ws.resolve(".gadget/" + WorkspaceLock.FILE)))
         .contains("\"pid\":" + third.pid());
+  }
+
+  /** An OpenAI stream: {@code text}, then a run_command call of {@code command}. */
+  static String toolCallReply(String text, String command) {
+    String args = GadgetJson.mapper().createObjectNode().put("command", command).toString();
+    String quotedArgs = GadgetJson.mapper().getNodeFactory().textNode(args).toString();
+    return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + text
+        + "\"},\"finish_reason\":null}]}\n\n"
+        + "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+        + "\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"run_command\","
+        + "\"arguments\":" + quotedArgs + "}}]},\"finish_reason\":null}]}\n\n"
+        + "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}"
+        + "\n\ndata: [DONE]\n\n";
+  }
+
+  /** An OpenAI stream that says {@code text} and stops. */
+  static String textReply(String text) {
+    return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + text
+        + "\"},\"finish_reason\":null}]}\n\n"
+        + "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}"
+        + "\n\ndata: [DONE]\n\n";
+  }
+
+  private static boolean alive(Path pidFile) {
+    try {
+      long pid = Long.parseLong(Files.readString(pidFile).trim());
+      return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    } catch (IOException | NumberFormatException e) {
+      throw new AssertionError("cannot read " + pidFile, e);
+    }
+  }
+
+  @Test
+  void aCommandRunningWhenItsDroneIsKilledDiesWithItAndIsNeverRunAgain() throws Exception {
+    // The command notes each run, then waits (with a child) for far longer than the test.
+    llm.enqueue(toolCallReply("Running it.", "echo run >> runs.txt; echo $$ > shell.pid; "
+        + "(sleep 120; echo late >> runs.txt) & echo $! > child.pid; wait"));
+    llm.enqueue(textReply("Noted."));
+    Path ws = tmp.resolve("ws");
+    Path project = ws.resolve("greeter");
+    Path log = tmp.resolve("drone-1.log");
+    Process drone = drone(ws, log);
+    awaitConnected(log);
+    Page page = page();
+    try {
+      String turnId = submit(page, "run the long command");
+      await("the command to run", () -> Files.exists(project.resolve("child.pid"))
+          && Files.exists(project.resolve("shell.pid")));
+      assertThat(read(ws.resolve(".gadget/work-order.json"))).as("its start is journaled")
+          .contains("run_command").contains("\"pending\"");
+      assertThat(alive(project.resolve("shell.pid"))).isTrue();
+
+      drone.destroyForcibly(); // kill -9: no shutdown hook, nothing cancels the command
+      exitOf(drone);
+      await("the command's tree to die with its drone",
+          () -> !alive(project.resolve("shell.pid")) && !alive(project.resolve("child.pid")));
+
+      Process again = drone(ws, tmp.resolve("drone-2.log"));
+      JsonNode end = page.end().get(60, TimeUnit.SECONDS);
+      assertThat(end.get("status").asText()).as("%s", end).isEqualTo("finished");
+      assertThat(Files.readAllLines(project.resolve("runs.txt"))).as("runs of the command")
+          .containsExactly("run");
+      llm.takeRequest();
+      JsonNode resumed = llm.takeRequest().json().get("messages");
+      assertThat(resumed.toString()).as("the model is told").contains(
+          "interrupted: the drone stopped while this tool ran, so it may have partly run");
+      var stored = store.store().findTurn(turnId).orElseThrow();
+      assertThat(stored.status()).isEqualTo(TurnStatus.FINISHED);
+      assertThat(stored.blocks()).hasSize(3);
+      assertThat(stored.toolCalls()).singleElement().satisfies(c ->
+          assertThat(c.response()).startsWith("interrupted: the drone stopped"));
+      again.destroy();
+      exitOf(again);
+    } finally {
+      page.client().close();
+    }
   }
 }

@@ -129,7 +129,9 @@ public final class GadgetDrone implements AutoCloseable {
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer);
     jobs = new JobRunner(state, files, link, completion, this::newLoop, turnTools, clock,
         worker);
+    jobs.restoreMode();
     CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
+    recovery.load();
     link.connect(new ServerEvents(jobs, recovery, files), recovery::ask);
   }
 

@@ -24,6 +24,10 @@ import java.util.Objects;
  * @param workOrder the work order, without secrets
  * @param lastSeq the last stream event the drone sent
  * @param journal the completed tool rounds, oldest first
+ * @param pending the round whose tools are running: what the model said and the calls started so
+ *     far, each with its result once it has one; a call without a result was running when the
+ *     drone stopped and is never run again (see {@link Round#interrupted()}); {@code null} while
+ *     the model streams
  */
 public record WorkOrderCache(
     String turnId,
@@ -36,7 +40,8 @@ public record WorkOrderCache(
     String error,
     WorkOrder workOrder,
     long lastSeq,
-    List<Round> journal) {
+    List<Round> journal,
+    Round pending) {
   public WorkOrderCache {
     Objects.requireNonNull(turnId, "turnId");
     Objects.requireNonNull(workOrder, "workOrder");
@@ -57,15 +62,37 @@ public record WorkOrderCache(
   public static WorkOrderCache of(WorkOrder order, Instant now, long lastSeq) {
     return new WorkOrderCache(order.chatTurn().id(), order.chatSession().id(),
         order.project().id(), order.id(), now, order.chatTurn().prompt(), "processing", null,
-        order.withoutSecrets(), lastSeq, List.of());
+        order.withoutSecrets(), lastSeq, List.of(), null);
   }
 
-  /** This entry with one more completed round and the last sequence number sent. */
+  /**
+   * This entry with one more completed round (and no pending round) and the last sequence number
+   * sent.
+   */
   public WorkOrderCache withRound(Round round, long lastSeq) {
     List<Round> rounds = new java.util.ArrayList<>(journal);
     rounds.add(round);
     return new WorkOrderCache(turnId, chatSessionId, projectId, workOrderId, receivedAt, prompt,
-        status, error, workOrder, lastSeq, rounds);
+        status, error, workOrder, lastSeq, rounds, null);
+  }
+
+  /** This entry with {@code round} as the round whose tools are running, and the last seq sent. */
+  public WorkOrderCache withPending(Round round, long lastSeq) {
+    return new WorkOrderCache(turnId, chatSessionId, projectId, workOrderId, receivedAt, prompt,
+        status, error, workOrder, lastSeq, journal, Objects.requireNonNull(round, "round"));
+  }
+
+  /**
+   * The rounds to resume after: the completed ones, then the pending one with every call that
+   * has no result marked {@link Round#interrupted() interrupted}.
+   */
+  public List<Round> resumable() {
+    if (pending == null) {
+      return journal;
+    }
+    List<Round> rounds = new java.util.ArrayList<>(journal);
+    rounds.add(pending.interrupted());
+    return rounds;
   }
 
   /**
@@ -74,7 +101,7 @@ public record WorkOrderCache(
    */
   public WorkOrderCache stopped(String message, long endSeq) {
     return new WorkOrderCache(turnId, chatSessionId, projectId, workOrderId, receivedAt, prompt,
-        STOPPED, message, workOrder, endSeq, journal);
+        STOPPED, message, workOrder, endSeq, journal, pending);
   }
 
   /**
@@ -89,6 +116,28 @@ public record WorkOrderCache(
       thinking = thinking == null ? "" : thinking;
       text = text == null ? "" : text;
       calls = calls == null ? List.of() : List.copyOf(calls);
+    }
+
+    /**
+     * What the model reads for a tool whose start was journaled but whose result was not: it was
+     * not run again, and may have partly run.
+     */
+    public static final String INTERRUPTED = "interrupted: the drone stopped while this tool "
+        + "ran, so it may have partly run (a command's process tree was killed). It was not run "
+        + "again: check what it did and decide whether to run it again.";
+
+    /** This round with every call that has no result given {@link #INTERRUPTED} as its result. */
+    public Round interrupted() {
+      List<ToolCall> done = new java.util.ArrayList<>();
+      for (ToolCall c : calls) {
+        done.add(c.response() == null ? c.withResponse(INTERRUPTED) : c);
+      }
+      return new Round(thinking, text, done);
+    }
+
+    /** The calls of this round that have no result (were running when the drone stopped). */
+    public List<ToolCall> unfinished() {
+      return calls.stream().filter(c -> c.response() == null).toList();
     }
   }
 }

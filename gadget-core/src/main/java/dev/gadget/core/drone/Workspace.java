@@ -3,6 +3,7 @@ package dev.gadget.core.drone;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.WorkspaceMode;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -63,7 +64,7 @@ public final class Workspace {
       data = data.withHost(hostname, abs.toString());
     } else {
       data = new WorkspaceData(UUID.randomUUID().toString(), clock.instant(), hostname,
-          abs.toString(), null, null, null, null);
+          abs.toString(), null, null, null, null, WorkspaceMode.IDLE);
     }
     Workspace w = new Workspace(abs, data);
     w.write(file, data);

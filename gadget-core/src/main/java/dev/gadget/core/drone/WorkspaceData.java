@@ -1,5 +1,6 @@
 package dev.gadget.core.drone;
 
+import dev.gadget.core.model.WorkspaceMode;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -17,6 +18,9 @@ import java.util.Objects;
  * @param lockedProject the project it is locked to, or {@code null}
  * @param projects every project cloned into it
  * @param registration the drone registration, or {@code null} before the first connection
+ * @param mode the mode the user set: {@link WorkspaceMode#USER} while the user has taken the
+ *     workspace over (a restarted drone stays in user mode and refuses work orders), otherwise
+ *     {@link WorkspaceMode#IDLE}; agent mode, which a work order sets, is never kept
  */
 public record WorkspaceData(
     String workspaceId,
@@ -26,11 +30,19 @@ public record WorkspaceData(
     SessionLock chatSession,
     ProjectLock lockedProject,
     List<ProjectEntry> projects,
-    Registration registration) {
+    Registration registration,
+    WorkspaceMode mode) {
   public WorkspaceData {
     Objects.requireNonNull(workspaceId, "workspaceId");
     Objects.requireNonNull(createdAt, "createdAt");
     projects = projects == null ? List.of() : List.copyOf(projects);
+    mode = mode == WorkspaceMode.USER ? WorkspaceMode.USER : WorkspaceMode.IDLE;
+  }
+
+  /** This workspace with the mode the user set ({@code USER}, or anything else for idle). */
+  public WorkspaceData withMode(WorkspaceMode mode) {
+    return new WorkspaceData(workspaceId, createdAt, hostname, workspaceDir, chatSession,
+        lockedProject, projects, registration, mode);
   }
 
   /**
@@ -74,6 +86,6 @@ public record WorkspaceData(
 
   WorkspaceData withHost(String hostname, String workspaceDir) {
     return new WorkspaceData(workspaceId, createdAt, hostname, workspaceDir, chatSession,
-        lockedProject, projects, registration);
+        lockedProject, projects, registration, mode);
   }
 }

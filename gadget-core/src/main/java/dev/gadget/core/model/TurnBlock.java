@@ -1,5 +1,7 @@
 package dev.gadget.core.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.time.Instant;
@@ -13,6 +15,10 @@ import java.util.Objects;
  * "createdAt": "...", "content": ...}}, where {@code content} is a string for text blocks and a
  * {@link ToolCall} object for tool blocks. {@code seq} is the block's position in its turn,
  * starting at 0; order always comes from it, never from timestamps.
+ *
+ * <p>A text block may be {@link #superseded()}: it was streamed by a model round that a drone's
+ * crash interrupted and that was then done again. It is kept (the user saw it), written with
+ * {@code "superseded": true}, shown apart, and left out of the model's context.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "mode")
 @JsonSubTypes({
@@ -26,6 +32,26 @@ public sealed interface TurnBlock {
 
   /** When the block was started. */
   Instant createdAt();
+
+  /**
+   * Whether the block belongs to a model round that was interrupted and done again; only text
+   * blocks can be. Written on the wire only when {@code true}.
+   */
+  @JsonIgnore
+  default boolean isSuperseded() {
+    return false;
+  }
+
+  /** This block marked {@link #superseded()}; a tool block, which is never superseded, as is. */
+  default TurnBlock supersede() {
+    if (this instanceof Thinking t) {
+      return new Thinking(t.seq(), t.createdAt(), t.content(), true);
+    }
+    if (this instanceof Responding r) {
+      return new Responding(r.seq(), r.createdAt(), r.content(), true);
+    }
+    return this;
+  }
 
   /** The block's mode as it is written on the wire. */
   default String mode() {
@@ -41,12 +67,25 @@ public sealed interface TurnBlock {
    * @param seq position in the turn
    * @param createdAt when the block started
    * @param content the thinking text
+   * @param superseded {@code true} when a redone model round superseded it; otherwise null
    */
-  record Thinking(int seq, Instant createdAt, String content) implements TurnBlock {
+  record Thinking(int seq, Instant createdAt, String content,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean superseded) implements TurnBlock {
     public Thinking {
       checkSeq(seq);
       Objects.requireNonNull(createdAt, "createdAt");
       Objects.requireNonNull(content, "content");
+      superseded = Boolean.TRUE.equals(superseded) ? Boolean.TRUE : null; // false: not written
+    }
+
+    /** A block that is not superseded. */
+    public Thinking(int seq, Instant createdAt, String content) {
+      this(seq, createdAt, content, null);
+    }
+
+    @Override
+    public boolean isSuperseded() {
+      return superseded != null;
     }
   }
 
@@ -56,12 +95,25 @@ public sealed interface TurnBlock {
    * @param seq position in the turn
    * @param createdAt when the block started
    * @param content the reply text
+   * @param superseded {@code true} when a redone model round superseded it; otherwise null
    */
-  record Responding(int seq, Instant createdAt, String content) implements TurnBlock {
+  record Responding(int seq, Instant createdAt, String content,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean superseded) implements TurnBlock {
     public Responding {
       checkSeq(seq);
       Objects.requireNonNull(createdAt, "createdAt");
       Objects.requireNonNull(content, "content");
+      superseded = Boolean.TRUE.equals(superseded) ? Boolean.TRUE : null; // false: not written
+    }
+
+    /** A block that is not superseded. */
+    public Responding(int seq, Instant createdAt, String content) {
+      this(seq, createdAt, content, null);
+    }
+
+    @Override
+    public boolean isSuperseded() {
+      return superseded != null;
     }
   }
 

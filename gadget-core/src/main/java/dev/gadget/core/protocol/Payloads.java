@@ -31,11 +31,14 @@ public final class Payloads {
    * @param workspaceDir its workspace directory there
    * @param activeTurnId the turn it still runs after a reconnect, or {@code null}
    * @param mode its workspace's mode, or {@code null}: idle
+   * @param recoveringTurnId the turn of a work order it found from before a crash and asks
+   *     {@code requestCrashRecovery} about, or {@code null}: until the answer it takes no work
    */
   public record DroneAuth(@Rule(required = true, maxLength = Limits.ID) String workspaceId,
       @Rule(maxLength = Limits.HOSTNAME) String hostname,
       @Rule(maxLength = Limits.PATH) String workspaceDir,
-      @Rule(maxLength = Limits.ID) String activeTurnId, WorkspaceMode mode) {}
+      @Rule(maxLength = Limits.ID) String activeTurnId, WorkspaceMode mode,
+      @Rule(maxLength = Limits.ID) String recoveringTurnId) {}
 
   /** An error reply in an ack: {@code {"error": "..."}}. */
   public record ErrorReply(String error) {}
@@ -175,12 +178,27 @@ public final class Payloads {
    * @param turnId the turn it was running
    * @param chatSessionId that turn's session
    * @param workOrderId the work order's id
-   * @param journaledMessages how many messages of completed tool rounds it journaled
+   * @param journaledMessages how many tool rounds it journaled (completed, or with tools started)
+   * @param redoesModelRound whether a retry streams the interrupted model round again (the crash
+   *     came while the model streamed, not while or after a tool ran): the server then marks
+   *     that round's blocks {@link dev.gadget.core.model.TurnBlock#superseded() superseded}
    */
   public record CrashRecoveryRequest(@Rule(maxLength = Limits.ID) String workspaceId,
       @Rule(required = true, maxLength = Limits.ID) String turnId,
       @Rule(maxLength = Limits.ID) String chatSessionId,
-      @Rule(maxLength = Limits.ID) String workOrderId, int journaledMessages) {}
+      @Rule(maxLength = Limits.ID) String workOrderId, int journaledMessages,
+      Boolean redoesModelRound) {
+    /** A request that does not redo a model round (as an older drone sends it). */
+    public CrashRecoveryRequest(String workspaceId, String turnId, String chatSessionId,
+        String workOrderId, int journaledMessages) {
+      this(workspaceId, turnId, chatSessionId, workOrderId, journaledMessages, null);
+    }
+
+    /** Whether the retry streams the interrupted model round again. */
+    public boolean redoes() {
+      return Boolean.TRUE.equals(redoesModelRound);
+    }
+  }
 
   /**
    * {@code crashRecoveryResponse}.
@@ -206,4 +224,41 @@ public final class Payloads {
 
   /** {@code turnStarted} (server to page). */
   public record TurnStarted(@Rule(required = true) ChatTurn turn) {}
+
+  /**
+   * {@code blocksSuperseded} (server to page): a drone crashed while the model streamed, and
+   * the retry streams that model round again; the round's blocks are kept but
+   * {@link dev.gadget.core.model.TurnBlock#superseded() superseded}, and the turn's open block is
+   * closed (the redone round's tokens start a new block).
+   *
+   * @param turnId the turn
+   * @param blocks the superseded blocks' {@code seq} numbers
+   */
+  public record BlocksSuperseded(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      List<Integer> blocks) {
+    public BlocksSuperseded {
+      blocks = blocks == null ? List.of() : List.copyOf(blocks);
+    }
+  }
+
+  /**
+   * {@code toolStarted} (drone to server, server to page): a tool is about to run; sent after the
+   * drone journaled its start and before it runs. The server stores the open block then, so the
+   * text streamed before a long command is safe while it runs. Its {@code seq} is a stream
+   * event's, applied in order like the others.
+   *
+   * @param turnId the turn
+   * @param seq the stream event's number
+   * @param callId the call's id (the {@code toolCall} with its result carries the same)
+   * @param name the tool
+   * @param args the arguments as JSON text
+   */
+  public record ToolStarted(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      long seq, @Rule(required = true, maxLength = Limits.NAME) String callId,
+      @Rule(required = true, maxLength = Limits.NAME) String name,
+      @Rule(blankAllowed = true) String args) {
+    public ToolStarted {
+      Objects.requireNonNull(turnId, "turnId");
+    }
+  }
 }

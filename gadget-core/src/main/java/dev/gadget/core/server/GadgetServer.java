@@ -56,6 +56,7 @@ public final class GadgetServer implements AutoCloseable {
   private final DroneLink drones;
   private volatile boolean started;
   private ScheduledFuture<?> silenceCheck;
+  private ScheduledFuture<?> checkpoints;
 
   private GadgetServer(Builder b) {
     ChatStore store = Objects.requireNonNull(b.store, "store");
@@ -94,6 +95,7 @@ public final class GadgetServer implements AutoCloseable {
     }
     long period = Math.max(50, settings.silenceTimeout().toMillis() / 4);
     silenceCheck = timer.every(turns::checkSilence, period);
+    checkpoints = timer.every(turns::checkpoint, LiveTurns.CHECKPOINT_INTERVAL.toMillis());
     transport.start(new Acceptor());
   }
 
@@ -101,6 +103,9 @@ public final class GadgetServer implements AutoCloseable {
   @Override
   public synchronized void close() {
     drones.close();
+    if (checkpoints != null) {
+      checkpoints.cancel(false);
+    }
     if (silenceCheck != null) {
       silenceCheck.cancel(false);
     }

@@ -89,6 +89,18 @@ public interface ChatStore extends AutoCloseable {
    */
   void appendBlock(String turnId, TurnBlock block);
 
+  /**
+   * Adds a text ({@link TurnBlock.Thinking thinking} or {@link TurnBlock.Responding responding})
+   * block to a turn, or replaces the text block the turn has with the same {@code seq}, in one
+   * write: the server checkpoints the block still being streamed with it (so a crash loses at
+   * most the text since the last checkpoint) and marks a block {@link TurnBlock#superseded()}.
+   * {@link StoreException.Reason#NOT_FOUND} if the turn does not exist.
+   *
+   * @throws IllegalArgumentException for a tool block, or when the turn's block with this
+   *     {@code seq} is a tool block (tool blocks are appended once, with their call)
+   */
+  void saveBlock(String turnId, TurnBlock block);
+
   /** Records which drone runs a turn. */
   void setTurnDrone(String turnId, String droneId);
 

@@ -116,6 +116,11 @@ public final class InMemoryChatStore implements ChatStore {
   }
 
   @Override
+  public synchronized void saveBlock(String turnId, TurnBlock block) {
+    state.apply(state.checkSaveBlock(turnId, block));
+  }
+
+  @Override
   public synchronized void setTurnDrone(String turnId, String droneId) {
     state.apply(state.checkSetTurnDrone(turnId, droneId));
   }

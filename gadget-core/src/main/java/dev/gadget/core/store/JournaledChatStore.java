@@ -212,6 +212,12 @@ public final class JournaledChatStore implements ChatStore {
     write(s -> s.checkAppendBlock(turnId, block));
   }
 
+  /** {@inheritDoc} One journal record of the block alone. */
+  @Override
+  public void saveBlock(String turnId, TurnBlock block) {
+    write(s -> s.checkSaveBlock(turnId, block));
+  }
+
   @Override
   public void setTurnDrone(String turnId, String droneId) {
     write(s -> s.checkSetTurnDrone(turnId, droneId));

@@ -63,6 +63,17 @@ public final class BlockAggregator {
     }
   }
 
+  /**
+   * Flushes the open block, if any: the next token opens a new block even in the same mode (a
+   * model round that starts again after a crash streams as new blocks).
+   */
+  public void closeBlock() {
+    if (completed) {
+      throw new IllegalStateException("aggregator already completed");
+    }
+    flush();
+  }
+
   /** Flushes the open block. Further chunks are refused. Calling it again does nothing. */
   public void complete() {
     if (!completed) {

@@ -201,8 +201,10 @@ final class RuntimeFixture implements AutoCloseable {
               lifecycle.add("refused");
             }
           });
-      for (String e : List.of(Protocol.TURN_STARTED, Protocol.THINKING, Protocol.RESPONSE,
-          Protocol.TOOL_CALL, Protocol.WORK_ORDER_COMPLETE, Protocol.DRONE_STATUS)) {
+      for (String e : List.of(Protocol.TURN_STARTED, Protocol.BLOCKS_SUPERSEDED,
+          Protocol.THINKING, Protocol.RESPONSE,
+          Protocol.TOOL_CALL, Protocol.TOOL_STARTED, Protocol.WORK_ORDER_COMPLETE,
+          Protocol.DRONE_STATUS)) {
         connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
       }
     }

@@ -100,10 +100,20 @@ class RuntimeTest {
     String open = null;
     StringBuilder text = new StringBuilder();
     if (snapshot != null) {
+      int openSeq = Integer.MAX_VALUE;
+      for (JsonNode l : snapshot.get("live")) {
+        JsonNode ob = l.get("openBlock");
+        if (l.get("turnId").asText().equals(turnId) && ob != null && !ob.isNull()) {
+          openSeq = ob.get("seq").asInt();
+        }
+      }
       for (JsonNode t : snapshot.get("turns")) {
         if (t.get("_id").asText().equals(turnId)) {
           for (JsonNode b : t.get("blocks")) {
-            blocks.add(describe(b));
+            // as the page does: a stored block at the open block's seq is its checkpoint
+            if (b.get("seq").asInt() < openSeq) {
+              blocks.add(describe(b));
+            }
           }
         }
       }
@@ -119,8 +129,23 @@ class RuntimeTest {
       }
     }
     for (Page.Event e : events) {
+      if (e.name().equals(Protocol.BLOCKS_SUPERSEDED)) {
+        // the open block closes; the listed blocks (numbered from 0 here) are superseded
+        if (open != null) {
+          blocks.add(open + ":" + text);
+          open = null;
+          text.setLength(0);
+        }
+        for (JsonNode n : e.payload().get("blocks")) {
+          blocks.set(n.asInt(), "superseded " + blocks.get(n.asInt()));
+        }
+        continue;
+      }
       long seq = e.payload().path("seq").asLong(-1);
       if (e.name().equals(Protocol.TURN_STARTED) || seq <= lastSeq) {
+        continue;
+      }
+      if (e.name().equals(Protocol.TOOL_STARTED)) {
         continue;
       }
       String mode = e.name().equals(Protocol.THINKING) ? "thinking"
@@ -150,7 +175,8 @@ class RuntimeTest {
   private static String describe(JsonNode b) {
     String mode = b.get("mode").asText();
     return mode.equals("tool") ? "tool:" + b.get("content").get("name").asText()
-        : mode + ":" + b.get("content").asText();
+        : (b.path("superseded").asBoolean() ? "superseded " : "") + mode + ":"
+            + b.get("content").asText();
   }
 
   private static List<String> describe(ChatTurn turn) {
@@ -161,11 +187,11 @@ class RuntimeTest {
     return out;
   }
 
-  /** Counts appendBlock and finalizeTurn calls on a real store. */
+  /** Counts block writes (appendBlock, saveBlock) and finalizeTurn calls on a real store. */
   private static ChatStore counting(ChatStore real, AtomicInteger appends, AtomicInteger finals) {
     return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
         new Class<?>[] {ChatStore.class}, (proxy, method, args) -> {
-          if (method.getName().equals("appendBlock")) {
+          if (method.getName().equals("appendBlock") || method.getName().equals("saveBlock")) {
             appends.incrementAndGet();
           } else if (method.getName().equals("finalizeTurn")) {
             finals.incrementAndGet();
@@ -554,6 +580,89 @@ class RuntimeTest {
   }
 
   @Test
+  void aRoundInterruptedByADroneCrashIsKeptSupersededAndItsRedoStreamsAsNewBlocks()
+      throws Exception {
+    fixture().server(b -> b.droneGracePeriod(Duration.ofSeconds(20)));
+    Person ada = fx.person("ada");
+    StringBuilder tokens = new StringBuilder();
+    for (int i = 0; i < 1000; i++) {
+      tokens.append("T").append(i).append(' ');
+    }
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text(tokens.toString()).build())
+        .reply(ScriptedLlmClient.reply().text("The answer, in full.").build())
+        .reply(ScriptedLlmClient.reply().text("Next.").build())
+        .tokenDelay(Duration.ofMillis(5)).build();
+    Path ws = tmp.resolve("ws");
+    Chat chat = chat(ada, ws, llm);
+    Page page = chat.page();
+    String session = chat.session();
+    String turn = submit(page, session, "talk");
+    await("the first round streaming", () -> page.eventsOf(turn).stream()
+        .filter(e -> e.name().equals(Protocol.RESPONSE)).count() > 20);
+    chat.drone().abandon();
+
+    fx.drone(ada, ws, llm);
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+    ChatTurn stored = fx.store.findTurn(turn).orElseThrow();
+    List<String> blocks = describe(stored);
+    assertThat(blocks).hasSize(2);
+    assertThat(blocks.get(0)).startsWith("superseded responding:T0 T1 T2 ")
+        .doesNotContain("The answer");
+    assertThat(blocks.get(1)).isEqualTo("responding:The answer, in full.");
+    // the page was told, and built what was stored
+    assertThat(page.eventsOf(turn)).anySatisfy(e ->
+        assertThat(e.name()).isEqualTo(Protocol.BLOCKS_SUPERSEDED));
+    assertThat(assemble(null, turn, page.eventsOf(turn))).isEqualTo(blocks);
+    // the model's context leaves the superseded round out
+    String next = submit(page, session, "and then?");
+    assertThat(page.completion(next).get("status").asText()).isEqualTo("finished");
+    String context = llm.requests().get(llm.requests().size() - 1).messages().toString();
+    assertThat(context).contains("The answer, in full.").doesNotContain("T1 T2");
+  }
+
+  @Test
+  void theOpenBlockIsStoredBeforeAToolRunsAndEverySecondWhileItStreams() throws Exception {
+    AtomicInteger writes = new AtomicInteger();
+    fx = new RuntimeFixture(tmp, counting(new InMemoryChatStore(), writes, new AtomicInteger()));
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    StringBuilder words = new StringBuilder();
+    for (int i = 0; i < 1000; i++) {
+      words.append('w').append(i).append(' ');
+    }
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("Waiting for the go.").toolCall("run_command",
+            "{\"command\":\"while [ ! -f go ]; do sleep 0.05; done\"}").build())
+        .reply(ScriptedLlmClient.reply().text(words.toString()).build())
+        .tokenDelay(Duration.ofMillis(5)).build();
+    Path ws = tmp.resolve("ws");
+    Chat chat = chat(ada, ws, llm);
+    String turn = submit(chat.page(), chat.session(), "wait, then talk");
+    await("the text before the tool, stored while the tool runs", () -> describe(
+        fx.store.findTurn(turn).orElseThrow()).equals(List.of("responding:Waiting for the go.")));
+    assertThat(chat.page().eventsOf(turn)).anySatisfy(e -> {
+      assertThat(e.name()).isEqualTo(Protocol.TOOL_STARTED);
+      assertThat(e.payload().get("name").asText()).isEqualTo("run_command");
+    });
+    Files.createFile(ws.resolve("sample/go"));
+    await("a checkpoint of the block still streaming", () -> {
+      ChatTurn t = fx.store.findTurn(turn).orElseThrow();
+      return t.status() == TurnStatus.PROCESSING && t.blocks().size() == 3
+          && describe(t).get(2).startsWith("responding:w0 w1 w2 ");
+    });
+    assertThat(chat.page().completion(turn).get("status").asText()).isEqualTo("finished");
+    ChatTurn stored = fx.store.findTurn(turn).orElseThrow();
+    assertThat(describe(stored)).containsExactly("responding:Waiting for the go.",
+        "tool:run_command", "responding:" + words);
+    // bounded by blocks + tool calls + the turn's seconds + a constant, never one per token
+    long seconds = Duration.between(stored.createdAt(), stored.finishedAt()).toSeconds() + 1;
+    System.out.printf("open-block checkpoints: %d block writes for 3 blocks, 1 tool call, "
+        + "%d s and 1,000 tokens%n", writes.get(), seconds);
+    assertThat(writes.get()).isLessThanOrEqualTo(3 + 1 + (int) seconds + 2);
+  }
+
+  @Test
   void aPageCancelsARunningTurn() throws Exception {
     fixture().server(b -> b);
     Person ada = fx.person("ada");
@@ -665,6 +774,40 @@ class RuntimeTest {
         .isEqualTo("agent mode is set by a work order");
     assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
         Map.of("droneId", droneId, "mode", "idle")).get("ok").asBoolean()).isTrue();
+    String turn = submit(page, session, "now go");
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+  }
+
+  @Test
+  void userModeAndTheSessionLockSurviveADroneCrashAndRestart() throws Exception {
+    fixture().server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.of(answer("done"));
+    Path ws = tmp.resolve("ws");
+    Chat chat = chat(ada, ws, llm);
+    Page page = chat.page();
+    String session = chat.session();
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+    assertThat(page.request(Protocol.REQUEST_SESSION_LOCK, Map.of("sessionId", session))
+        .get("ok").asBoolean()).isTrue();
+    assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "user")).get("ok").asBoolean()).isTrue();
+    assertThat(java.nio.file.Files.readString(ws.resolve(".gadget/workspace.json")))
+        .contains("\"mode\" : \"user\"");
+
+    chat.drone().abandon(); // as kill -9: nothing is written on the way out
+    await("drone offline", () -> fx.store.findDrone(droneId).orElseThrow().status()
+        == DroneStatus.OFFLINE);
+    GadgetDrone again = fx.drone(ada, ws, llm);
+    await("drone back", () -> fx.store.findDrone(droneId).orElseThrow().status()
+        != DroneStatus.OFFLINE);
+    assertThat(again.workspace().data().chatSession().id()).isEqualTo(session);
+    assertThat(page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session, "prompt", "x"))
+        .get("error").asText()).isEqualTo("every drone's workspace is in user mode");
+    assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "idle")).get("ok").asBoolean()).isTrue();
+    assertThat(java.nio.file.Files.readString(ws.resolve(".gadget/workspace.json")))
+        .contains("\"mode\" : \"idle\"");
     String turn = submit(page, session, "now go");
     assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
   }

@@ -199,6 +199,44 @@ public abstract class ChatStoreContract {
     }
 
     @Test
+    void savesATextBlockOverTheOneWithItsSeqOrAddsIt() {
+      User ada = user("ada");
+      ChatTurn t = turn(session(ada, project(ada, "one")), 0);
+      ToolCall call = new ToolCall("c1", "read_file", "{}", "text");
+      store.appendBlock(t.id(), new TurnBlock.Responding(0, T0, "Hel"));
+      store.saveBlock(t.id(), new TurnBlock.Responding(0, T0, "Hello"));
+      store.appendBlock(t.id(), new TurnBlock.Tool(1, T0, call));
+      store.saveBlock(t.id(), new TurnBlock.Thinking(2, T0, "hm"));
+      store.saveBlock(t.id(), new TurnBlock.Thinking(2, T0, "hmm", true));
+      ChatTurn back = store.findTurn(t.id()).orElseThrow();
+      assertThat(back.blocks()).containsExactly(new TurnBlock.Responding(0, T0, "Hello"),
+          new TurnBlock.Tool(1, T0, call), new TurnBlock.Thinking(2, T0, "hmm", true));
+      assertThat(back.blocks().get(2).isSuperseded()).isTrue();
+      assertThat(back.toolCalls()).containsExactly(call);
+      // a saved block is a block: appending its seq again changes nothing
+      store.appendBlock(t.id(), new TurnBlock.Thinking(2, T0, "replayed"));
+      assertThat(store.findTurn(t.id()).orElseThrow().blocks()).hasSize(3)
+          .last().isEqualTo(new TurnBlock.Thinking(2, T0, "hmm", true));
+    }
+
+    @Test
+    void savingNeverTouchesAToolBlockAndAMissingTurnIsNotFound() {
+      User ada = user("ada");
+      ChatTurn t = turn(session(ada, project(ada, "one")), 0);
+      ToolCall call = new ToolCall("c1", "read_file", "{}", "text");
+      store.appendBlock(t.id(), new TurnBlock.Tool(0, T0, call));
+      assertThatThrownBy(() -> store.saveBlock(t.id(), new TurnBlock.Responding(0, T0, "x")))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> store.saveBlock(t.id(), new TurnBlock.Tool(1, T0, call)))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThat(store.findTurn(t.id()).orElseThrow().blocks())
+          .containsExactly(new TurnBlock.Tool(0, T0, call));
+      assertThatThrownBy(() -> store.saveBlock("missing", new TurnBlock.Responding(0, T0, "x")))
+          .isInstanceOfSatisfying(StoreException.class,
+              e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NOT_FOUND));
+    }
+
+    @Test
     void appendingToAMissingTurnIsNotFound() {
       assertThatThrownBy(() -> store.appendBlock("missing", new TurnBlock.Responding(0, T0, "x")))
           .isInstanceOfSatisfying(StoreException.class,

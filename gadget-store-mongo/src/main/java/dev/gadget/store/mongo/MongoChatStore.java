@@ -204,16 +204,16 @@ public final class MongoChatStore implements ChatStore {
     return turns.listUnfinishedTurns();
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One {@code updateOne}: {@code {_id: turnId, "blocks.seq": {$ne: seq}}} with
-   * {@code $push} of the block (and of its call onto {@code toolCalls} for a tool block). Only
-   * when that matches nothing does the store read the turn, to tell a replay from a missing turn.
-   */
+  /** {@inheritDoc} One {@code updateOne} of the block alone (see {@code Turns.appendBlock}). */
   @Override
   public void appendBlock(String turnId, TurnBlock block) {
     turns.appendBlock(turnId, block);
+  }
+
+  /** {@inheritDoc} One {@code updateOne} of the block alone (two when it is new). */
+  @Override
+  public void saveBlock(String turnId, TurnBlock block) {
+    turns.saveBlock(turnId, block);
   }
 
   @Override

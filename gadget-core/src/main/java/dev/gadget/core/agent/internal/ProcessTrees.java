@@ -12,13 +12,20 @@ import org.slf4j.LoggerFactory;
 /**
  * Starts shell commands so that their whole process tree can be killed, and kills it.
  *
- * <p>On Unix a command runs as {@code setsid /bin/sh -c command} when {@code setsid} exists: the
+ * <p>On Unix a command runs as {@code setsid /bin/sh -c command} when {@code setsid} exists
+ * (after waiting for {@link #start} to say "go" on its input): the
  * shell leads a new process group (its id is the shell's pid), so killing the group
  * (in the form {@code kill -KILL -pgid}, which every POSIX shell's built-in takes) reaches every
  * process it started, even those orphaned when their parent died. The descendants
  * found through {@link ProcessHandle#descendants()} are killed as well, which is all there is
  * without {@code setsid} (and on Windows). A process that moved itself to another session or
  * group on purpose (a daemon) escapes both.
+ *
+ * <p>A command must not outlive the process that started it (a drone killed with {@code kill -9}
+ * would otherwise leave it running, and its retry would run it a second time): {@link #guard}
+ * starts a small shell beside each command's group that holds a pipe from this JVM and kills the
+ * group when the pipe closes without a word, which the operating system does when this JVM dies,
+ * however it dies.
  */
 public final class ProcessTrees {
   private static final Logger log = LoggerFactory.getLogger(ProcessTrees.class);
@@ -37,6 +44,14 @@ public final class ProcessTrees {
     } else {
       if (SETSID != null) {
         argv.add(SETSID);
+        argv.add("/bin/sh");
+        argv.add("-c");
+        // Waits for "go" on its input, sent once its guard runs (see start): a JVM that dies
+        // before that leaves nothing running. exec keeps the pid, the group's id.
+        argv.add("read -r go && [ \"$go\" = go ] && exec /bin/sh -c \"$1\"");
+        argv.add("gadget-command");
+        argv.add(command);
+        return argv;
       }
       argv.add("/bin/sh");
       argv.add("-c");
@@ -67,6 +82,64 @@ public final class ProcessTrees {
     root.destroyForcibly();
     for (ProcessHandle p : descendants) {
       p.destroyForcibly();
+    }
+  }
+
+  /**
+   * Lets a command started with {@link #shellCommand} run: starts the guard of its process group
+   * (when commands run in their own group), then sends the command its "go" and closes its input.
+   * The guard, or null, for {@link Guard#release()} once the command has ended.
+   */
+  public static Guard start(Process process) throws IOException {
+    Guard guard = SETSID == null ? null : guard(process.toHandle());
+    try (var in = process.getOutputStream()) {
+      if (SETSID != null) {
+        in.write("go\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      }
+    } catch (IOException e) {
+      if (guard != null) {
+        guard.release();
+      }
+      throw e;
+    }
+    return guard;
+  }
+
+  /** The guard of {@code root}'s process group: it kills the group once this JVM dies. */
+  private static Guard guard(ProcessHandle root) {
+    long pgid = root.pid();
+    try {
+      // "read" returns at end of input: a line "done" from release(), or nothing at all when the
+      // JVM that holds the pipe's other end died. Its own session: a Ctrl-C to the drone's
+      // terminal does not reach it.
+      Process p = new ProcessBuilder(SETSID, "/bin/sh", "-c",
+          "read -r line; [ \"$line\" = done ] || kill -KILL -" + pgid + " 2>/dev/null")
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start();
+      return new Guard(p);
+    } catch (IOException e) {
+      log.warn("could not guard process group {}: it may outlive this process: {}", pgid,
+          e.getMessage());
+      return null;
+    }
+  }
+
+  /** The guard of one command's process group. */
+  public static final class Guard {
+    private final Process process;
+
+    private Guard(Process process) {
+      this.process = process;
+    }
+
+    /** The command has ended and its tree was killed: the guard exits without killing. */
+    public void release() {
+      try (var out = process.getOutputStream()) {
+        out.write("done\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      } catch (IOException e) {
+        log.debug("the guard of a command had already exited", e);
+      }
     }
   }
 

@@ -109,7 +109,13 @@ public final class RunCommandTool implements Tool {
       throw new ToolException("could not start the command: " + e.getMessage());
     }
     ProcessHandle handle = process.toHandle();
-    process.getOutputStream().close();
+    ProcessTrees.Guard guard;
+    try {
+      guard = ProcessTrees.start(process);
+    } catch (IOException e) {
+      ProcessTrees.killTree(handle);
+      throw new ToolException("could not start the command: " + e.getMessage());
+    }
     Capture capture = new Capture(process.getInputStream(), maxOutputChars / 2);
     Thread reader = new Thread(capture, "gadget-command-output-" + handle.pid());
     reader.setDaemon(true);
@@ -128,6 +134,9 @@ public final class RunCommandTool implements Tool {
     }
     // Always: the command's background children must not outlive it (nor hold its output open).
     ProcessTrees.killTree(handle);
+    if (guard != null) {
+      guard.release();
+    }
     boolean outputClosed = await(process, reader);
     boolean cancelled = interrupted || context.isCancelled();
 

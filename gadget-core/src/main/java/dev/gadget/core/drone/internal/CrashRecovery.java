@@ -46,6 +46,28 @@ public final class CrashRecovery {
   }
 
   /**
+   * Before the first connection: a work order cached before a crash makes the drone recovering,
+   * so that it registers as such and the server sends it no work until it has answered.
+   */
+  public void load() {
+    synchronized (state) {
+      if (state.job != null) {
+        return;
+      }
+      Optional<WorkOrderCache> cached;
+      try {
+        cached = workspace.readWorkOrder();
+      } catch (WorkspaceException e) {
+        return; // ask() moves it aside and says so
+      }
+      cached.filter(c -> !WorkOrderCache.STOPPED.equals(c.status())).ifPresent(c -> {
+        state.job = new Job(c.turnId(), c.lastSeq() + 1);
+        state.job.pendingRecovery = true;
+      });
+    }
+  }
+
+  /**
    * Asks the server what to do with a work order cached before a crash; a turn that a stopped
    * drone ended but the server did not acknowledge is no crash: its end is reported again. Asked
    * on every
@@ -95,7 +117,7 @@ public final class CrashRecovery {
         cache.turnId());
     c.emit(Protocol.REQUEST_CRASH_RECOVERY, Protocol.args(new Payloads.CrashRecoveryRequest(
         workspace.id(), cache.turnId(), cache.chatSessionId(), cache.workOrderId(),
-        cache.journal().size())));
+        cache.resumable().size(), cache.pending() == null)));
   }
 
   /** Handles the server's answer: discard the cached turn, or retry it. */
@@ -124,8 +146,17 @@ public final class CrashRecovery {
     if (retry && cache != null) {
       log.info("retrying turn {} after a crash{}", r.turnId(),
           r.retry().resume() ? ", resuming after the journaled tool rounds" : "");
+      boolean resume = r.retry().resume();
+      List<ToolCall> interrupted = new ArrayList<>();
+      if (resume && cache.pending() != null) {
+        for (ToolCall c : cache.pending().unfinished()) {
+          log.warn("tool {} of turn {} was running when the drone stopped; it is not run again",
+              c.name(), r.turnId());
+          interrupted.add(c.withResponse(WorkOrderCache.Round.INTERRUPTED));
+        }
+      }
       jobs.begin(r.retry().workOrder(), r.retry().firstSeq(),
-          r.retry().resume() ? cache.journal() : List.of());
+          resume ? cache.resumable() : List.of(), interrupted);
     } else {
       log.info("the server discarded turn {} from before the crash", r.turnId());
       link.emitStatus();

@@ -8,6 +8,7 @@ import dev.gadget.core.drone.WorkspaceData;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.model.WorkspaceMode;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Ack;
@@ -71,7 +72,7 @@ public final class DroneWorkspace {
           WorkOrder.ProjectRef.withoutCredentials(project.gitUrl()),
           existing == null || cloned ? clock.instant() : existing.clonedAt(), clock.instant()));
       return new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(), d.workspaceDir(),
-          d.chatSession(), d.lockedProject(), entries, d.registration());
+          d.chatSession(), d.lockedProject(), entries, d.registration(), d.mode());
     });
   }
 
@@ -80,7 +81,8 @@ public final class DroneWorkspace {
     WorkspaceData.Registration registration =
         new WorkspaceData.Registration(status.name().toLowerCase(), clock.instant());
     workspace.update(d -> new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(),
-        d.workspaceDir(), d.chatSession(), d.lockedProject(), d.projects(), registration));
+        d.workspaceDir(), d.chatSession(), d.lockedProject(), d.projects(), registration,
+        d.mode()));
   }
 
   /** Handles the server's request to lock the workspace to a chat session and its project. */
@@ -94,11 +96,21 @@ public final class DroneWorkspace {
           p.project().slug(), WorkOrder.ProjectRef.withoutCredentials(p.project().gitUrl()),
           clock.instant());
       workspace.update(d -> new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(),
-          d.workspaceDir(), session, project, d.projects(), d.registration()));
+          d.workspaceDir(), session, project, d.projects(), d.registration(), d.mode()));
       ServerEvents.reply(ack, Payloads.OkReply.success());
     } catch (WorkspaceException e) {
       ServerEvents.reply(ack, Payloads.OkReply.failure(e.getMessage()));
     }
+  }
+
+  /** The mode the user set, as {@code workspace.json} keeps it across restarts. */
+  WorkspaceMode savedMode() {
+    return workspace.data().mode();
+  }
+
+  /** Keeps the mode the user set in {@code workspace.json}; a write failure is thrown. */
+  void saveMode(WorkspaceMode mode) {
+    workspace.update(d -> d.withMode(mode));
   }
 
   /** Writes {@code work-order.json}. */

@@ -9,6 +9,7 @@ import dev.gadget.core.drone.TurnTools;
 import dev.gadget.core.drone.WorkOrderCache;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.WorkOrder;
@@ -97,14 +98,16 @@ public final class JobRunner {
       state.job = new Job(order.chatTurn().id(), p.firstSeq());
     }
     ServerEvents.reply(ack, new Payloads.WorkOrderAck(true, null));
-    begin(order, p.firstSeq(), List.of());
+    begin(order, p.firstSeq(), List.of(), List.of());
   }
 
   /**
    * Runs the current job's work order on the worker thread: checkout, then the loop, resumed
-   * after {@code journal}'s rounds.
+   * after {@code journal}'s rounds; the {@code interrupted} tool calls (with the result the model
+   * reads for them) are sent first, as they were never sent.
    */
-  void begin(WorkOrder order, long firstSeq, List<WorkOrderCache.Round> journal) {
+  void begin(WorkOrder order, long firstSeq, List<WorkOrderCache.Round> journal,
+      List<ToolCall> interrupted) {
     link.emitStatus();
     Job j;
     synchronized (state) {
@@ -117,10 +120,11 @@ public final class JobRunner {
       workspace.writeWorkOrder(j.cache);
       j.heartbeat = link.startHeartbeats(j);
     }
-    worker.execute(() -> run(j, order, journal));
+    worker.execute(() -> run(j, order, journal, interrupted));
   }
 
-  private void run(Job j, WorkOrder order, List<WorkOrderCache.Round> journal) {
+  private void run(Job j, WorkOrder order, List<WorkOrderCache.Round> journal,
+      List<ToolCall> interrupted) {
     boolean cancelledEarly;
     synchronized (state) {
       cancelledEarly = j.cancelRequested;
@@ -153,7 +157,9 @@ public final class JobRunner {
           return;
         }
         if (!j.cancelRequested) {
-          j.run = loop.start(request, new Streamer(j, state, workspace, link, completion));
+          Streamer streamer = new Streamer(j, state, workspace, link, completion);
+          interrupted.forEach(streamer::replay);
+          j.run = loop.start(request, streamer);
           started = j.run;
         }
       }
@@ -273,6 +279,13 @@ public final class JobRunner {
     return false;
   }
 
+  /** Takes the mode {@code workspace.json} kept: user mode, if the user had taken over. */
+  public void restoreMode() {
+    synchronized (state) {
+      state.mode = workspace.savedMode();
+    }
+  }
+
   /** Switches the workspace mode; only a work order sets agent mode, which stays while it runs. */
   void onWorkspaceMode(List<JsonNode> args, Ack ack) {
     Payloads.WorkspaceModeRequest p =
@@ -288,6 +301,14 @@ public final class JobRunner {
       if (!running && p.mode() == WorkspaceMode.AGENT) {
         ServerEvents.reply(ack, Payloads.OkReply.failure("agent mode is set by a work order"));
         return;
+      }
+      if (p.mode() != WorkspaceMode.AGENT) {
+        try {
+          workspace.saveMode(p.mode()); // user mode survives a restart
+        } catch (WorkspaceException e) {
+          ServerEvents.reply(ack, Payloads.OkReply.failure(e.getMessage()));
+          return;
+        }
       }
       state.mode = p.mode();
     }

@@ -88,6 +88,9 @@ public final class ServerLink {
       if (job != null && !job.finished && !job.pendingRecovery) {
         auth.put("activeTurnId", job.turnId);
       }
+      if (job != null && job.pendingRecovery) {
+        auth.put("recoveringTurnId", job.turnId);
+      }
       auth.put("mode", state.mode.name().toLowerCase(java.util.Locale.ROOT));
     }
     return auth;

@@ -11,8 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Turns one agent run's events into protocol events with sequence numbers, journals each
- * completed tool round into the work order cache, and ends the turn when the run ends.
+ * Turns one agent run's events into protocol events with sequence numbers, journals each tool
+ * round into the work order cache (a tool's start before it runs, its result before it is sent,
+ * the round once the next one begins), and ends the turn when the run ends.
  */
 final class Streamer implements AgentListener {
   private final Job job;
@@ -57,6 +58,52 @@ final class Streamer implements AgentListener {
     calls.clear();
   }
 
+  /**
+   * A tool is about to run: its start is journaled first (with what the model said before it),
+   * so that a drone that dies while it runs never runs it again.
+   */
+  @Override
+  public void onToolStart(ToolCall call) {
+    List<ToolCall> started = new ArrayList<>(calls);
+    started.add(call);
+    journalPending(started);
+    Payloads.ToolStarted payload;
+    synchronized (state) {
+      if (job.abandoned) {
+        return;
+      }
+      payload = new Payloads.ToolStarted(job.turnId, job.nextSeq++, call.callId(), call.name(),
+          call.parameters());
+    }
+    link.emit(Protocol.TOOL_STARTED, payload);
+  }
+
+  private void journalPending(List<ToolCall> roundCalls) {
+    synchronized (state) {
+      if (job.abandoned) {
+        return;
+      }
+      job.cache = job.cache.withPending(new WorkOrderCache.Round(thinking.toString(),
+          text.toString(), roundCalls), job.nextSeq - 1);
+      workspace.writeWorkOrder(job.cache);
+    }
+  }
+
+  /**
+   * Sends a tool call that the run did not make: one interrupted by a crash, with the result the
+   * model reads for it.
+   */
+  void replay(ToolCall call) {
+    Payloads.ToolCallEvent payload;
+    synchronized (state) {
+      if (job.abandoned) {
+        return;
+      }
+      payload = new Payloads.ToolCallEvent(job.turnId, job.nextSeq++, call);
+    }
+    link.emit(Protocol.TOOL_CALL, payload);
+  }
+
   @Override
   public void onChunk(StreamChunk chunk) {
     String event;
@@ -77,6 +124,10 @@ final class Streamer implements AgentListener {
       } else {
         ToolCall call = ((StreamChunk.ToolCallChunk) chunk).call();
         calls.add(call);
+        // journaled before it is sent: a retry never runs it again nor tells of it twice
+        job.cache = job.cache.withPending(new WorkOrderCache.Round(thinking.toString(),
+            text.toString(), calls), seq);
+        workspace.writeWorkOrder(job.cache);
         event = Protocol.TOOL_CALL;
         payload = new Payloads.ToolCallEvent(job.turnId, seq, call);
       }

@@ -28,7 +28,8 @@ public final class Authenticator {
 
   /** A signed-in drone, with what it said about its workspace. */
   public record DronePrincipal(String userId, String tokenId, String workspaceId,
-      String hostname, String workspaceDir, String activeTurnId, WorkspaceMode mode) {}
+      String hostname, String workspaceDir, String activeTurnId, WorkspaceMode mode,
+      String recoveringTurnId) {}
 
   private final Tokens tokens;
 
@@ -54,7 +55,8 @@ public final class Authenticator {
       return new DronePrincipal(t.userId(), t.id(), a.workspaceId(),
           a.hostname() == null ? "unknown" : a.hostname(),
           a.workspaceDir() == null ? "" : a.workspaceDir(), a.activeTurnId(),
-          a.mode() == WorkspaceMode.USER ? WorkspaceMode.USER : WorkspaceMode.IDLE);
+          a.mode() == WorkspaceMode.USER ? WorkspaceMode.USER : WorkspaceMode.IDLE,
+          a.recoveringTurnId());
     }
     throw new ConnectionRefusedException("Invalid namespace", null);
   }

@@ -15,6 +15,7 @@ import dev.gadget.core.stream.StreamChunk;
 import dev.gadget.core.transport.Ack;
 import dev.gadget.core.transport.Connection;
 import java.time.Instant;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,7 +74,8 @@ public final class DroneLink {
         drone.status = DroneStatus.BUSY;
         log.info("drone {} came back and still runs turn {}", drone.id, running.turn.id());
       } else {
-        drone.status = DroneStatus.AVAILABLE;
+        // A drone that asks about a turn from before its crash takes no work until answered.
+        drone.status = p.recoveringTurnId() != null ? DroneStatus.BUSY : DroneStatus.AVAILABLE;
         if (p.activeTurnId() != null && running == null) {
           staleTurn = p.activeTurnId();
         }
@@ -98,6 +100,8 @@ public final class DroneLink {
         e.turnId(), e.seq(), new StreamChunk.Response(e.data()), Protocol.RESPONSE, e));
     handle(c, Protocol.TOOL_CALL, Payloads.ToolCallEvent.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), new StreamChunk.ToolCallChunk(e.call()), Protocol.TOOL_CALL, e));
+    handle(c, Protocol.TOOL_STARTED, Payloads.ToolStarted.class, (e, ack) -> turns.stream(me.id,
+        e.turnId(), e.seq(), null, Protocol.TOOL_STARTED, e));
     handle(c, Protocol.HEARTBEAT, Payloads.Heartbeat.class, (e, ack) ->
         turns.heard(me.id, String.valueOf(e.turnId())));
     handle(c, Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class, (e, ack) -> {
@@ -159,9 +163,17 @@ public final class DroneLink {
       synchronized (t.lock) {
         if (!t.ended) {
           t.cancelGrace();
-          // What was streamed before the crash stays; the retry's stream goes on after it (in
-          // the same open block, as a page watching live sees it).
+          // What was streamed before the crash stays; the retry's stream goes on after it.
           long firstSeq = t.lastSeq + 1;
+          if (req.redoes()) {
+            // The round streams again: what the user saw of it stays, marked superseded, and
+            // the redone round streams as new blocks.
+            List<Integer> superseded = t.supersedeRound();
+            if (!superseded.isEmpty()) {
+              rooms.toWatchers(t.turn.sessionId(), Protocol.BLOCKS_SUPERSEDED,
+                  new Payloads.BlocksSuperseded(t.turn.id(), superseded));
+            }
+          }
           t.lastEventAt = settings.clock().instant();
           drone.status = DroneStatus.BUSY;
           drone.activeTurnId = t.turn.id();
@@ -170,6 +182,13 @@ public final class DroneLink {
               new Payloads.ProcessWorkOrder(t.workOrder, firstSeq, req.journaledMessages() > 0));
           log.info("drone {} crashed during turn {}; retrying from seq {}", drone.id,
               t.turn.id(), firstSeq);
+        }
+      }
+    }
+    if (Payloads.CrashRecoveryResponse.DISCARD.equals(answer.action())) {
+      synchronized (router.lock()) {
+        if (drone.connection == c && drone.activeTurnId == null) {
+          drone.status = DroneStatus.AVAILABLE;
         }
       }
     }

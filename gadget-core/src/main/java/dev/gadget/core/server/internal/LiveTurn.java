@@ -8,6 +8,8 @@ import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.stream.BlockAggregator;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +29,11 @@ final class LiveTurn {
   final Object lock;
   final BlockAggregator aggregator;
   private final ChatStore store;
+  /** The text blocks stored since the last tool block: the current model round's. */
+  private final List<TurnBlock> roundBlocks = new ArrayList<>();
+  /** The seq and length of the open block as last checkpointed; -1: none. */
+  private int checkpointSeq = -1;
+  private int checkpointLength = -1;
   long lastSeq = -1;
   Instant lastEventAt;
   boolean ended;
@@ -52,8 +59,68 @@ final class LiveTurn {
     }
   }
 
-  private void store(TurnBlock block) {
+  /**
+   * The current model round was interrupted and will stream again: closes the open block and
+   * marks the round's stored text blocks superseded (one write each). Their seq numbers.
+   */
+  List<Integer> supersedeRound() {
+    aggregator.closeBlock();
+    List<Integer> seqs = new ArrayList<>();
+    for (TurnBlock b : roundBlocks) {
+      try {
+        store.saveBlock(turn.id(), b.supersede());
+      } catch (StoreException e) {
+        log.error("could not mark block {} of turn {} superseded: {}", b.seq(), turn.id(),
+            e.getMessage());
+      }
+      seqs.add(b.seq());
+    }
+    roundBlocks.clear();
+    return seqs;
+  }
+
+  /**
+   * Stores the open block, if it changed since it was last stored (under {@link #lock}): its
+   * first write appends it, later ones save over it.
+   */
+  void checkpoint() {
+    TurnBlock open = aggregator.openBlock().orElse(null);
+    if (open == null || (open.seq() == checkpointSeq && length(open) == checkpointLength)) {
+      return;
+    }
     try {
+      if (open.seq() == checkpointSeq) {
+        store.saveBlock(turn.id(), open);
+      } else {
+        store.appendBlock(turn.id(), open);
+      }
+      checkpointSeq = open.seq();
+      checkpointLength = length(open);
+    } catch (StoreException e) {
+      log.error("could not store the open block {} of turn {}: {}", open.seq(), turn.id(),
+          e.getMessage());
+    }
+  }
+
+  private static int length(TurnBlock b) {
+    return b instanceof TurnBlock.Thinking t ? t.content().length()
+        : b instanceof TurnBlock.Responding r ? r.content().length() : -1;
+  }
+
+  private void store(TurnBlock block) {
+    if (block instanceof TurnBlock.Tool) {
+      roundBlocks.clear();
+    } else {
+      roundBlocks.add(block);
+    }
+    try {
+      if (block.seq() == checkpointSeq) {
+        // stored open before: the finished block replaces its checkpoint, unless it is the same
+        if (length(block) != checkpointLength) {
+          store.saveBlock(turn.id(), block);
+        }
+        return;
+      }
       store.appendBlock(turn.id(), block);
     } catch (StoreException e) {
       // The pages still get the stream; the block is lost from the store only.

@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
 public final class LiveTurns {
   private static final Logger log = LoggerFactory.getLogger(LiveTurns.class);
 
+  /** How often the open blocks are stored while they stream. */
+  public static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
+
   private final ServerSettings settings;
   private final ChatStore store;
   private final ServerTimer timer;
@@ -96,7 +99,10 @@ public final class LiveTurns {
     }
   }
 
-  /** Applies one stream event from {@code droneId}: once, in order, then forwards it. */
+  /**
+   * Applies one stream event from {@code droneId}: once, in order, then forwards it. A
+   * {@code null} chunk ({@code toolStarted}) checkpoints the open block instead.
+   */
   void stream(String droneId, String turnId, long seq, StreamChunk chunk, String event,
       Object payload) {
     LiveTurn t = get(turnId);
@@ -110,7 +116,11 @@ public final class LiveTurns {
       }
       t.lastSeq = seq;
       t.lastEventAt = settings.clock().instant();
-      t.aggregator.accept(chunk);
+      if (chunk != null) {
+        t.aggregator.accept(chunk);
+      } else {
+        t.checkpoint();
+      }
       // Forwarded under the turn's lock, so a page joining now gets either the snapshot with
       // this event or the event itself, never both and never neither.
       rooms.toWatchers(t.turn.sessionId(), event, payload);
@@ -186,6 +196,21 @@ public final class LiveTurns {
         t.graceTimer = timer.schedule(() -> end(t, TurnStatus.INTERRUPTED, null,
             "the drone disconnected while running this turn and did not come back within "
                 + grace.toSeconds() + " s"), grace);
+      }
+    }
+  }
+
+  /**
+   * Stores each live turn's open block if it changed since its last checkpoint: run every
+   * {@link #CHECKPOINT_INTERVAL}, so a server crash loses at most that much streamed text, with
+   * one write per turn and interval at most (never one per token).
+   */
+  public void checkpoint() {
+    for (LiveTurn t : live.values()) {
+      synchronized (t.lock) {
+        if (!t.ended) {
+          t.checkpoint();
+        }
       }
     }
   }

@@ -21,6 +21,9 @@ final class SessionContext {
       StringBuilder thinking = new StringBuilder();
       StringBuilder reply = new StringBuilder();
       for (TurnBlock b : t.blocks()) {
+        if (b.isSuperseded()) {
+          continue; // a model round redone after a crash: the redone round says it
+        }
         if (b instanceof TurnBlock.Thinking th) {
           thinking.append(th.content());
         } else if (b instanceof TurnBlock.Responding r) {

@@ -34,7 +34,8 @@ import java.util.Objects;
   @JsonSubTypes.Type(value = Change.SetTurnDrone.class, name = "setTurnDrone"),
   @JsonSubTypes.Type(value = Change.FinalizeTurn.class, name = "finalizeTurn"),
   @JsonSubTypes.Type(value = Change.SaveDrone.class, name = "saveDrone"),
-  @JsonSubTypes.Type(value = Change.UpdateDroneStatus.class, name = "updateDroneStatus")
+  @JsonSubTypes.Type(value = Change.UpdateDroneStatus.class, name = "updateDroneStatus"),
+  @JsonSubTypes.Type(value = Change.SaveBlock.class, name = "saveBlock")
 })
 public sealed interface Change {
   /** Applies this change to {@code state}, which must have been checked to accept it. */
@@ -134,6 +135,19 @@ public sealed interface Change {
     @Override
     public void applyTo(IndexedState state) {
       state.putTurn(Turns.withBlock(state.turn(turnId), block));
+    }
+  }
+
+  /** Adds a text block, or replaces the one with its seq. */
+  record SaveBlock(String turnId, TurnBlock block) implements Change {
+    public SaveBlock {
+      Objects.requireNonNull(turnId, "turnId");
+      Objects.requireNonNull(block, "block");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putTurn(Turns.withSavedBlock(state.turn(turnId), block));
     }
   }
 

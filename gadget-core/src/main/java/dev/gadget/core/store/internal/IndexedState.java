@@ -197,6 +197,19 @@ public final class IndexedState {
         : new Change.AppendBlock(turnId, block);
   }
 
+  /** A change that adds or replaces a text block; refuses a tool block on either side. */
+  public Change checkSaveBlock(String turnId, TurnBlock block) {
+    Objects.requireNonNull(block, "block");
+    if (block instanceof TurnBlock.Tool) {
+      throw new IllegalArgumentException("a tool block is appended once, never saved over");
+    }
+    if (Turns.block(existingTurn(turnId), block.seq()) instanceof TurnBlock.Tool) {
+      throw new IllegalArgumentException("block " + block.seq() + " of turn " + turnId
+          + " is a tool block");
+    }
+    return new Change.SaveBlock(turnId, block);
+  }
+
   public Change checkSetTurnDrone(String turnId, String droneId) {
     existingTurn(turnId);
     return new Change.SetTurnDrone(turnId, droneId);

@@ -15,6 +15,11 @@ final class Turns {
 
   /** Whether the turn already has a block with {@code seq} (its blocks are in seq order). */
   static boolean hasBlock(ChatTurn t, int seq) {
+    return block(t, seq) != null;
+  }
+
+  /** The turn's block with {@code seq}, or null. */
+  static TurnBlock block(ChatTurn t, int seq) {
     List<TurnBlock> blocks = t.blocks();
     int lo = 0;
     int hi = blocks.size() - 1;
@@ -22,7 +27,7 @@ final class Turns {
       int mid = (lo + hi) >>> 1;
       int s = blocks.get(mid).seq();
       if (s == seq) {
-        return true;
+        return blocks.get(mid);
       }
       if (s < seq) {
         lo = mid + 1;
@@ -30,7 +35,21 @@ final class Turns {
         hi = mid - 1;
       }
     }
-    return false;
+    return null;
+  }
+
+  /** The turn with text {@code block} in place of its block with the same seq, or added. */
+  static ChatTurn withSavedBlock(ChatTurn t, TurnBlock block) {
+    List<TurnBlock> blocks = new ArrayList<>(t.blocks());
+    for (int i = 0; i < blocks.size(); i++) {
+      if (blocks.get(i).seq() == block.seq()) {
+        blocks.set(i, block);
+        return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), t.status(), t.prompt(),
+            t.mode(), blocks, t.toolCalls(), t.stats(), t.createdAt(), t.finishedAt(),
+            t.error(), t.droneId());
+      }
+    }
+    return withBlock(t, block);
   }
 
   /** The turn with {@code block} inserted in seq order; a tool block also adds its call. */

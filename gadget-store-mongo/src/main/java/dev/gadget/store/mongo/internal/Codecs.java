@@ -180,8 +180,9 @@ public final class Codecs {
     if (b instanceof TurnBlock.Tool tool) {
       return d.append("content", toolCall(tool.content()));
     }
-    return d.append("content",
+    d.append("content",
         b instanceof TurnBlock.Thinking t ? t.content() : ((TurnBlock.Responding) b).content());
+    return b.isSuperseded() ? d.append("superseded", true) : d;
   }
 
   static TurnBlock block(Document d) {
@@ -190,9 +191,11 @@ public final class Codecs {
     String mode = string(d, "mode");
     switch (mode) {
       case "thinking":
-        return new TurnBlock.Thinking(seq, at, string(d, "content"));
+        return new TurnBlock.Thinking(seq, at, string(d, "content"),
+            Boolean.TRUE.equals(d.getBoolean("superseded")));
       case "responding":
-        return new TurnBlock.Responding(seq, at, string(d, "content"));
+        return new TurnBlock.Responding(seq, at, string(d, "content"),
+            Boolean.TRUE.equals(d.getBoolean("superseded")));
       case "tool":
         Document call = d.get("content", Document.class);
         if (call == null) {

@@ -6,6 +6,7 @@ import static com.mongodb.client.model.Filters.ne;
 import static com.mongodb.client.model.Sorts.ascending;
 
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.result.UpdateResult;
 import dev.gadget.core.model.ChatTurn;
@@ -75,6 +76,39 @@ public final class Turns {
         throw Operations.notFound("chat turn " + turnId);
       }
     });
+  }
+
+  /**
+   * One {@code updateOne} that sets {@code blocks.$} where a text block has the seq; when none
+   * has, one more that pushes it where no block has the seq. Only when both match nothing is the
+   * turn read, to tell a tool block from a missing turn.
+   */
+  public void saveBlock(String turnId, TurnBlock block) {
+    Objects.requireNonNull(block, "block");
+    if (block instanceof TurnBlock.Tool) {
+      throw new IllegalArgumentException("a tool block is appended once, never saved over");
+    }
+    Document doc = Codecs.block(block);
+    boolean[] toolThere = {false};
+    ops.run("saveBlock", "chat turn " + turnId, () -> {
+      UpdateResult r = turns.updateOne(and(eq("_id", turnId), Filters.elemMatch("blocks",
+          and(eq("seq", block.seq()), ne("mode", "tool")))), Updates.set("blocks.$", doc));
+      if (r.getMatchedCount() > 0) {
+        return;
+      }
+      r = turns.updateOne(and(eq("_id", turnId), ne("blocks.seq", block.seq())),
+          Updates.push("blocks", doc));
+      if (r.getMatchedCount() == 0) {
+        if (!Operations.exists(turns, turnId)) {
+          throw Operations.notFound("chat turn " + turnId);
+        }
+        toolThere[0] = true;
+      }
+    });
+    if (toolThere[0]) {
+      throw new IllegalArgumentException("block " + block.seq() + " of turn " + turnId
+          + " is a tool block");
+    }
   }
 
   /** Sets the turn's {@code droneId}, or removes it for {@code null}. */
