@@ -13,7 +13,8 @@ const [url, scenario, argsJson] = process.argv.slice(2);
 const args = JSON.parse(argsJson || '{}');
 deadline(25000);
 
-const STREAM_EVENTS = ['turnStarted', 'thinking', 'response', 'toolCall', 'workOrderComplete'];
+const STREAM_EVENTS = ['turnStarted', 'thinking', 'response', 'toolStarted', 'toolCall',
+  'workOrderComplete'];
 
 function manager(extra) {
   return new Manager(url, Object.assign({

@@ -5,10 +5,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.WorkspaceMode;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.UUID;
@@ -145,18 +148,41 @@ public final class Workspace {
     }
   }
 
+  /**
+   * Writes {@code value} to a temporary file, syncs it to disk, moves it into place and syncs
+   * the directory: once this returns, the file survives a crash of the machine, not only of the
+   * drone (the journal of a tool's start must, or a tool could run twice).
+   */
   private void write(Path file, Object value) {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      JSON.writeValue(tmp.toFile(), value);
+      byte[] bytes = JSON.writeValueAsBytes(value);
+      try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE,
+          StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        while (buffer.hasRemaining()) {
+          out.write(buffer);
+        }
+        out.force(true);
+      }
       try {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING,
             StandardCopyOption.ATOMIC_MOVE);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
       }
+      syncDirectory(file.getParent());
     } catch (IOException e) {
       throw new WorkspaceException("cannot write " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Makes a rename in {@code dir} durable, where the platform allows syncing a directory. */
+  private static void syncDirectory(Path dir) {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException | UnsupportedOperationException e) {
+      // Some platforms (Windows) cannot open or sync a directory; the file itself is synced.
     }
   }
 }

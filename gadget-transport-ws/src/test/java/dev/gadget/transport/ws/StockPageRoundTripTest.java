@@ -69,7 +69,8 @@ class StockPageRoundTripTest {
   private static final ProviderConfig PROVIDER =
       new ProviderConfig("scripted", "http://127.0.0.1:1", API_KEY, "test-model", null);
   private static final List<String> STREAM_EVENTS =
-      List.of("turnStarted", "thinking", "response", "toolCall", "workOrderComplete");
+      List.of("turnStarted", "thinking", "response", "toolStarted", "toolCall",
+          "workOrderComplete");
 
   @TempDir Path tmp;
   private String gitUrl;
