@@ -294,4 +294,11 @@ public abstract class ChatStoreContract {
           .isInstanceOf(StoreException.class);
     }
   }
+
+  @Nested
+  class Providers extends ProviderStoreGroup {
+    Providers() {
+      super(ChatStoreContract.this);
+    }
+  }
 }
