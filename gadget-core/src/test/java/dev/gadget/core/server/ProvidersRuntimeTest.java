@@ -274,6 +274,67 @@ class ProvidersRuntimeTest {
         .isEqualTo(4 * perTurnPrompt);
   }
 
+  @Test
+  void listsModelsInEachProvidersOwnFormatAndSaysWhenOneCannotBeReached() throws Exception {
+    start();
+    Person alice = fx.person("alice");
+    Page page = fx.page(alice.pageToken()).connected();
+    String ollama = addProvider(page, "Ollama", "ollama", llm.url().toString(), null);
+    String openai = addProvider(page, "OpenAI", "openai", llm.v1().toString(), ALICE_KEY);
+    String anthropic = addProvider(page, "Claude", "anthropic", llm.url().toString(), ALICE_KEY);
+    llm.enqueue("{\"models\":[{\"name\":\"qwen3:0.6b\",\"model\":\"qwen3:0.6b\","
+        + "\"size\":522653767,\"details\":{\"family\":\"qwen3\"}},"
+        + "{\"name\":\"llama3.2:1b\",\"model\":\"llama3.2:1b\"}]}");
+    llm.enqueue("{\"object\":\"list\",\"data\":[{\"id\":\"gpt-4o-mini\",\"object\":"
+        + "\"model\",\"created\":1721172741,\"owned_by\":\"system\"},{\"id\":\"o3\","
+        + "\"object\":\"model\",\"owned_by\":\"system\"}]}");
+    llm.enqueue("{\"data\":[{\"type\":\"model\",\"id\":\"claude-sonnet-4-5\","
+        + "\"display_name\":\"Claude Sonnet 4.5\",\"created_at\":\"2025-09-29T00:00:00Z\"}],"
+        + "\"has_more\":false,\"first_id\":\"claude-sonnet-4-5\",\"last_id\":\"x\"}");
+
+    JsonNode a = page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", ollama));
+    assertThat(a.get("models").toString()).isEqualTo("[\"llama3.2:1b\",\"qwen3:0.6b\"]");
+    LlmTestServer.Recorded r = llm.takeRequest();
+    assertThat(r.method() + " " + r.path()).isEqualTo("GET /api/tags");
+
+    JsonNode b = page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", openai));
+    assertThat(b.get("models").toString()).isEqualTo("[\"gpt-4o-mini\",\"o3\"]");
+    r = llm.takeRequest();
+    assertThat(r.method() + " " + r.path()).isEqualTo("GET /v1/models");
+    assertThat(auth(r)).isEqualTo("Bearer " + ALICE_KEY);
+
+    JsonNode c = page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", anthropic));
+    assertThat(c.get("models").toString()).isEqualTo("[\"claude-sonnet-4-5\"]");
+    r = llm.takeRequest();
+    assertThat(r.path()).isEqualTo("/v1/models");
+    assertThat(r.header("x-api-key")).isEqualTo(ALICE_KEY);
+    assertThat(r.header("anthropic-version")).isNotNull();
+    assertThat(a.toString() + b + c).doesNotContain(ALICE_KEY);
+
+    int closedPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = s.getLocalPort();
+    }
+    String gone = addProvider(page, "Gone", "openai", "http://127.0.0.1:" + closedPort, ALICE_KEY);
+    JsonNode err = page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", gone));
+    assertThat(err.get("error").asText()).isEqualTo("cannot reach Gone at http://127.0.0.1:"
+        + closedPort + "/v1/models: the connection was refused or timed out");
+    llm.enqueue(401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-alice\"}}");
+    JsonNode denied = page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", openai));
+    assertThat(denied.get("error").asText()).contains("refused the API key (HTTP 401)")
+        .doesNotContain(ALICE_KEY);
+    llm.enqueue("<html>not json</html>");
+    JsonNode notList = page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", openai));
+    assertThat(notList.get("error").asText()).endsWith("did not answer with a model list");
+    JsonNode badKind = page.request(ProviderEvents.SAVE_PROVIDER,
+        Map.of("name", "x", "kind", "gemini", "baseUrl", "http://127.0.0.1:1"));
+    assertThat(badKind.get("error").asText()).isEqualTo("kind must be ollama, openai or anthropic");
+    JsonNode badUrl = page.request(ProviderEvents.SAVE_PROVIDER,
+        Map.of("name", "x", "kind", "ollama", "baseUrl", "file:///etc/passwd"));
+    assertThat(badUrl.get("error").asText()).startsWith("baseUrl must be an http or https URL");
+  }
+
   private static String filesUnder(Path dir) throws IOException {
     StringBuilder sb = new StringBuilder();
     try (var files = Files.walk(dir)) {
