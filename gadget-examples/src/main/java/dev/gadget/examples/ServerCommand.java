@@ -62,7 +62,8 @@ final class ServerCommand implements Command {
     try {
       app = ServerApp.builder().store(store.store()).provider(llm.config())
           .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort)
-          .adminDirectory(store.directory()).metrics(args.flag("metrics")).start();
+          .adminDirectory(store.directory()).metrics(args.flag("metrics"))
+          .secretKeys(Stores.secretKeys(store, args, console)).start();
     } catch (RuntimeException e) {
       store.close();
       throw e;

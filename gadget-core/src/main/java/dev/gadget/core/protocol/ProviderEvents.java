@@ -4,6 +4,8 @@ import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.UsageTotal;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The page's events about LLM providers, models and usage totals (docs/PROTOCOL.md, "Providers
@@ -84,5 +86,17 @@ public final class ProviderEvents {
    * {@code "*"} too).
    */
   public record UsageReply(List<UsageTotal> byModel, List<UsageTotal> byProvider,
-      UsageTotal total) {}
+      UsageTotal total) {
+    /** The answer for {@code userId}'s totals per provider and model. */
+    public static UsageReply of(String userId, List<UsageTotal> byModel) {
+      Map<String, UsageTotal> byProvider = new TreeMap<>();
+      UsageTotal total = new UsageTotal(userId, "*", "*", 0, 0, 0, 0, 0, 0, 0);
+      for (UsageTotal u : byModel) {
+        byProvider.merge(u.providerId(), new UsageTotal(userId, u.providerId(), "*", 0, 0, 0,
+            0, 0, 0, 0).plus(u), UsageTotal::plus);
+        total = total.plus(u);
+      }
+      return new UsageReply(List.copyOf(byModel), List.copyOf(byProvider.values()), total);
+    }
+  }
 }

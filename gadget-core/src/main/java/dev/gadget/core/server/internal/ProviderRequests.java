@@ -9,7 +9,6 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.model.TurnModel;
-import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.ProviderEvents;
 import dev.gadget.core.protocol.ProviderEvents.ProviderView;
@@ -23,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -84,7 +82,7 @@ final class ProviderRequests {
           reply(ack, Map.of("session", s.withModel(providerId, model)));
         });
     handle(c, ProviderEvents.GET_USAGE, JsonNode.class, (req, ack) ->
-        reply(ack, usage(userId, providers.listUsage(userId))));
+        reply(ack, ProviderEvents.UsageReply.of(userId, providers.listUsage(userId))));
   }
 
   private ModelProvider save(String userId, ProviderEvents.SaveProvider req) {
@@ -163,16 +161,5 @@ final class ProviderRequests {
     ProviderConfig d = defaultConfig(userId);
     return new ProviderView(TurnModel.DEFAULT_PROVIDER, ProviderResolver.DEFAULT_NAME, d.sdk(),
         d.baseUrl(), d.apiKey() != null, true, d.modelId(), null);
-  }
-
-  static ProviderEvents.UsageReply usage(String userId, List<UsageTotal> byModel) {
-    Map<String, UsageTotal> byProvider = new TreeMap<>();
-    UsageTotal total = new UsageTotal(userId, "*", "*", 0, 0, 0, 0, 0, 0, 0);
-    for (UsageTotal u : byModel) {
-      byProvider.merge(u.providerId(), new UsageTotal(userId, u.providerId(), "*", 0, 0, 0, 0,
-          0, 0, 0).plus(u), UsageTotal::plus);
-      total = total.plus(u);
-    }
-    return new ProviderEvents.UsageReply(byModel, List.copyOf(byProvider.values()), total);
   }
 }
