@@ -127,6 +127,11 @@ final class ProviderRequests {
     String key;
     if (TurnModel.DEFAULT_PROVIDER.equals(providerId)) {
       ProviderConfig d = defaultConfig(userId);
+      if (!KINDS.contains(d.sdk())) {
+        // a default the server cannot ask (such as the demo's scripted model): its one model
+        reply(ack, Map.of("providerId", providerId, "models", List.of(d.modelId())));
+        return;
+      }
       name = ProviderResolver.DEFAULT_NAME;
       kind = d.sdk();
       baseUrl = d.baseUrl();
