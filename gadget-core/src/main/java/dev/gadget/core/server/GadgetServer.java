@@ -64,7 +64,7 @@ public final class GadgetServer implements AutoCloseable {
     this.settings = new ServerSettings(store, b.clock,
         Objects.requireNonNull(b.providers, "provider"), b.droneGracePeriod, b.silenceTimeout,
         b.cancelTimeout, b.ackTimeout,
-        new SafeServerListener(new UsageRecorder(store.providers(), b.listener)), b.secretKeys);
+        new SafeServerListener(new UsageRecorder(store, b.listener)), b.secretKeys);
     this.authenticator = new Authenticator(new Tokens(settings.store(), settings.clock()));
     WatcherRooms rooms = new WatcherRooms();
     DroneRouter router = new DroneRouter();

@@ -36,7 +36,6 @@ final class ProviderRequests {
   static final Set<String> KINDS = Set.of("ollama", "openai", "anthropic");
 
   private final ServerSettings settings;
-  private final ProviderStore providers;
   private final Ownership owned;
   private final ProviderResolver resolver;
   private final ModelLister lister = new ModelLister();
@@ -49,7 +48,6 @@ final class ProviderRequests {
 
   ProviderRequests(ServerSettings settings, Ownership owned, ProviderResolver resolver) {
     this.settings = settings;
-    this.providers = settings.store().providers();
     this.owned = owned;
     this.resolver = resolver;
     listing.allowCoreThreadTimeOut(true);
@@ -59,13 +57,13 @@ final class ProviderRequests {
     handle(c, ProviderEvents.LIST_PROVIDERS, JsonNode.class, (req, ack) -> {
       List<ProviderView> views = new ArrayList<>();
       views.add(defaultView(userId));
-      providers.listProviders(userId).forEach(p -> views.add(ProviderView.of(p)));
+      providers().listProviders(userId).forEach(p -> views.add(ProviderView.of(p)));
       reply(ack, Map.of("providers", views));
     });
     handle(c, ProviderEvents.SAVE_PROVIDER, ProviderEvents.SaveProvider.class, (req, ack) ->
         reply(ack, Map.of("provider", ProviderView.of(save(userId, req)))));
     handle(c, ProviderEvents.DELETE_PROVIDER, ProviderEvents.ProviderRef.class, (req, ack) -> {
-      providers.deleteProvider(resolver.owned(userId, req.providerId()).id());
+      providers().deleteProvider(resolver.owned(userId, req.providerId()).id());
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, ProviderEvents.LIST_MODELS, ProviderEvents.ProviderRef.class, (req, ack) ->
@@ -78,11 +76,11 @@ final class ProviderRequests {
             providerId = resolver.owned(userId, providerId).id();
           }
           String model = req.modelId() == null || req.modelId().isBlank() ? null : req.modelId();
-          providers.setSessionModel(s.id(), providerId, model);
+          providers().setSessionModel(s.id(), providerId, model);
           reply(ack, Map.of("session", s.withModel(providerId, model)));
         });
     handle(c, ProviderEvents.GET_USAGE, JsonNode.class, (req, ack) ->
-        reply(ack, ProviderEvents.UsageReply.of(userId, providers.listUsage(userId))));
+        reply(ack, ProviderEvents.UsageReply.of(userId, providers().listUsage(userId))));
   }
 
   private ModelProvider save(String userId, ProviderEvents.SaveProvider req) {
@@ -116,7 +114,7 @@ final class ProviderRequests {
     }
     ModelProvider p = new ModelProvider(id, userId, req.name().trim(), kind, baseUrl, sealed,
         old == null ? settings.clock().instant() : old.createdAt());
-    providers.saveProvider(p);
+    providers().saveProvider(p);
     return p;
   }
 
@@ -166,5 +164,10 @@ final class ProviderRequests {
     ProviderConfig d = defaultConfig(userId);
     return new ProviderView(TurnModel.DEFAULT_PROVIDER, ProviderResolver.DEFAULT_NAME, d.sdk(),
         d.baseUrl(), d.apiKey() != null, true, d.modelId(), null);
+  }
+
+  /** Asked at each use: a store is reached only when a request needs it. */
+  private ProviderStore providers() {
+    return settings.store().providers();
   }
 }

@@ -19,11 +19,9 @@ final class ProviderResolver {
   record Resolved(ProviderConfig config, TurnModel model) {}
 
   private final ServerSettings settings;
-  private final ProviderStore providers;
 
   ProviderResolver(ServerSettings settings) {
     this.settings = settings;
-    this.providers = settings.store().providers();
   }
 
   Resolved resolve(ChatSession session) {
@@ -46,7 +44,7 @@ final class ProviderResolver {
 
   /** The user's provider, or "not found" (also for anyone else's). */
   ModelProvider owned(String userId, String providerId) {
-    return providers.findProvider(Requests.required(providerId, "providerId"))
+    return providers().findProvider(Requests.required(providerId, "providerId"))
         .filter(p -> p.userId().equals(userId))
         .orElseThrow(() -> new RequestException("provider not found"));
   }
@@ -71,5 +69,10 @@ final class ProviderResolver {
   /** What a provider's sealed key is bound to: its owner and the provider. */
   static String sealContext(String userId, String providerId) {
     return "provider-api-key\n" + userId + "\n" + providerId;
+  }
+
+  /** Asked at each use: a store is reached only when a request needs it. */
+  private ProviderStore providers() {
+    return settings.store().providers();
   }
 }

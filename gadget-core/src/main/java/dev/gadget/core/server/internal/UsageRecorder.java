@@ -6,7 +6,7 @@ import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.server.ServerListener;
-import dev.gadget.core.spi.ProviderStore;
+import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -19,10 +19,10 @@ import org.slf4j.LoggerFactory;
 public final class UsageRecorder implements ServerListener {
   private static final Logger log = LoggerFactory.getLogger(UsageRecorder.class);
 
-  private final ProviderStore store;
+  private final ChatStore store;
   private final ServerListener next;
 
-  public UsageRecorder(ProviderStore store, ServerListener next) {
+  public UsageRecorder(ChatStore store, ServerListener next) {
     this.store = store;
     this.next = next;
   }
@@ -47,7 +47,7 @@ public final class UsageRecorder implements ServerListener {
     TurnModel model = turn.model();
     if (model != null) {
       try {
-        store.addUsage(UsageTotal.ofTurn(turn.userId(), model, stats,
+        store.providers().addUsage(UsageTotal.ofTurn(turn.userId(), model, stats,
             status == TurnStatus.ERROR));
       } catch (StoreException e) {
         log.warn("could not add the usage of turn {}: {}", turn.id(), e.getMessage());
