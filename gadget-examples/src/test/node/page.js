@@ -238,6 +238,41 @@ const scenarios = {
     };
   },
 
+  /** Adds a provider, picks one of its models for the chat, sends a prompt, reads the totals. */
+  async provider(page, cfg) {
+    const timeout = cfg.timeoutMs;
+    await ready(page, timeout);
+    await page.click('#providers-panel summary');
+    await page.fill('#provider-form [name=name]', cfg.providerName);
+    await page.selectOption('#provider-form [name=kind]', 'openai');
+    await page.fill('#provider-form [name=baseUrl]', cfg.baseUrl);
+    await page.fill('#provider-form [name=apiKey]', cfg.apiKey);
+    await page.click('#provider-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('#provider-list .provider').length === 2,
+      null, { timeout });
+    const listed = await page.$$eval('#provider-list .provider', (els) => els.map((e) => e.textContent));
+    const providerId = await page.$eval('#provider-list .provider:nth-child(2)', (e) => e.dataset.providerId);
+    step('provider added', { providerId });
+    await page.selectOption('#provider-select', providerId);
+    await page.waitForFunction(() => document.querySelectorAll('#model-options option').length > 0,
+      null, { timeout });
+    const models = await page.$$eval('#model-options option', (els) => els.map((e) => e.value));
+    await page.fill('#model-input', cfg.model);
+    await page.dispatchEvent('#model-input', 'change');
+    await page.waitForFunction((want) => document.getElementById('model-picker').dataset.chosen === want,
+      providerId + '/' + cfg.model, { timeout });
+    step('model chosen');
+    const status = await submit(page, cfg.prompt, timeout);
+    const blocks = await page.evaluate(() => window.gadgetPage.blocks());
+    await page.click('#usage-panel summary');
+    await page.waitForFunction(() => document.querySelectorAll('#usage-rows tr').length >= 2, null, { timeout });
+    const usage = await page.$$eval('#usage-rows tr', (els) => els.map((e) => e.textContent));
+    const html = await page.content();
+    const storage = await page.evaluate(() => JSON.stringify(localStorage));
+    return { status, providerId, listed, models, blocks, usage,
+      keyInPage: html.includes(cfg.apiKey) || storage.includes(cfg.apiKey) };
+  },
+
   /** Just a screenshot of the page after a prompt (for looking at it by hand). */
   async look(page, cfg) {
     await ready(page, cfg.timeoutMs);

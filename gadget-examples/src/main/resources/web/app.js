@@ -11,6 +11,7 @@
 //   connection.js  the Socket.IO connection and its events
 //   sidebar.js     projects, chats, the watched chat
 //   drones.js      the drone list
+//   providers.js   LLM providers, the chat's model picker, usage totals
 //   turns.js       the watched chat's turns, from the snapshot and the live stream
 //   render.js      how blocks look: thinking, Markdown replies, tool calls, the status footer
 //   composer.js    sending a prompt and cancelling a turn
@@ -22,12 +23,14 @@ import { connect } from './app/connection.js';
 import { wireSidebar } from './app/sidebar.js';
 import { wireComposer } from './app/composer.js';
 import { pollDrones } from './app/drones.js';
+import { wireProviders } from './app/providers.js';
 
 function boot() {
   loadToken();
   wireSignIn(start);
   wireSidebar();
   wireComposer();
+  wireProviders();
   pollDrones();
   if (state.token) start();
   else showSignIn('');

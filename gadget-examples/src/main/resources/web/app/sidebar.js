@@ -6,6 +6,7 @@ import { request } from './server.js';
 import { applySnapshot, clearTurns } from './turns.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
+import { refreshProviders, sessionChanged } from './providers.js';
 
 /** After every (re)connect: projects, sessions, drones, and watch the session again. */
 export async function refreshAll() {
@@ -24,6 +25,7 @@ export async function refreshAll() {
   renderProjects();
   await loadSessions(session ? session._id : state.sessionId);
   refreshDrones();
+  refreshProviders();
 }
 
 function renderProjects() {
@@ -74,6 +76,7 @@ async function selectSession(id) {
   setHashSession(id);
   if (id) localStorage.setItem(SESSION_KEY, id);
   renderSessions();
+  sessionChanged();
   if (previous && previous !== id && state.socket && state.socket.connected) {
     state.socket.emit('unwatchSession', { sessionId: previous });
   }

@@ -146,7 +146,8 @@ final class DemoCommand implements Command {
   private static ServerApp startApp(Stores.Opened store, Providers.Choice llm, int port,
       boolean metrics, PrintStream out) {
     ServerApp.Builder b = ServerApp.builder().store(store.store()).provider(llm.config())
-        .socketPort(0).metrics(metrics);
+        .socketPort(0).metrics(metrics)
+        .secretKeys(Stores.secretKeys(store.directory(), System.getenv()));
     try {
       return b.port(port).start();
     } catch (CommandException e) {

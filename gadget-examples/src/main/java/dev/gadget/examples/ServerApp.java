@@ -2,6 +2,7 @@ package dev.gadget.examples;
 
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.server.GadgetServer;
+import dev.gadget.core.server.SecretKeys;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.transport.TransportException;
 import dev.gadget.micrometer.GadgetMetrics;
@@ -40,6 +41,9 @@ final class ServerApp implements AutoCloseable {
     this.metrics = b.metrics ? new MetricsEndpoint() : null;
     GadgetServer.Builder gadget = GadgetServer.builder().store(store).transport(transport)
         .provider(b.provider);
+    if (b.secretKeys != null) {
+      gadget.secretKeys(b.secretKeys);
+    }
     if (metrics != null) {
       gadget.listener(metrics.metrics().serverListener());
     }
@@ -141,6 +145,13 @@ final class ServerApp implements AutoCloseable {
     private Path adminDirectory;
     private UnaryOperator<GadgetServer.Builder> serverTweaks = b -> b;
     private boolean metrics;
+    private SecretKeys secretKeys;
+
+    /** The keys that seal users' provider API keys (none: users cannot store a key). */
+    Builder secretKeys(SecretKeys keys) {
+      this.secretKeys = keys;
+      return this;
+    }
 
     Builder store(ChatStore store) {
       this.store = store;

@@ -75,7 +75,7 @@ final class ServerCommand implements Command {
           .adminDirectory(store.directory()).metrics(args.flag("metrics"))
           .serverTweaks(b -> b.droneGracePeriod(grace).silenceTimeout(silence)
               .cancelTimeout(cancel))
-          .start();
+          .secretKeys(Stores.secretKeys(store, args, console)).start();
     } catch (RuntimeException e) {
       store.close();
       throw e;

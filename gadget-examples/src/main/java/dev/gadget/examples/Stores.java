@@ -1,5 +1,6 @@
 package dev.gadget.examples;
 
+import dev.gadget.core.server.SecretKeys;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.store.JournaledChatStore;
@@ -7,7 +8,9 @@ import dev.gadget.store.mongo.MongoChatStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -43,6 +46,33 @@ final class Stores {
   /** Whether the command line names MongoDB rather than the embedded store. */
   static boolean isMongo(Args args) {
     return args.get("mongo").isPresent();
+  }
+
+  /**
+   * The server's secret keys (docs/PROVIDERS.md): {@code GADGET_SECRET_KEY} (and
+   * {@code GADGET_OLD_SECRET_KEYS}) if set, else {@code secret.key} in the store's data directory
+   * (for MongoDB, the {@code --data-dir} default), created owner-only on first start.
+   */
+  static SecretKeys secretKeys(Opened store, Args args, Console console) {
+    Map<String, String> env = new HashMap<>();
+    for (String name : List.of(SecretKeys.ENV_KEY, SecretKeys.ENV_OLD_KEYS)) {
+      String value = console.env(name);
+      if (value != null) {
+        env.put(name, value);
+      }
+    }
+    return secretKeys(store.directory() != null ? store.directory() : dataDir(args), env);
+  }
+
+  static SecretKeys secretKeys(Path dir, Map<String, String> env) {
+    try {
+      return SecretKeys.fromEnvironmentOr(dir, env);
+    } catch (IOException e) {
+      throw new CommandException("cannot read or create the secret key "
+          + dir.resolve(SecretKeys.KEY_FILE) + " (" + e.getMessage() + ")", e);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
   }
 
   /** The embedded store's data directory the command line names. */

@@ -9,6 +9,7 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.User;
+import dev.gadget.core.protocol.ProviderEvents;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.store.Tokens;
@@ -187,6 +188,11 @@ final class WebServer implements AutoCloseable {
         } else {
           json(ex, 200, Map.of("user", user.get()));
         }
+      } else if (path.equals("/api/providers")) {
+        json(ex, 200, Map.of("providers", store.providers().listProviders(userId).stream()
+            .map(ProviderEvents.ProviderView::of).toList()));
+      } else if (path.equals("/api/usage")) {
+        json(ex, 200, ProviderEvents.UsageReply.of(userId, store.providers().listUsage(userId)));
       } else if (path.equals("/api/sessions")) {
         String projectId = query(ex.getRequestURI()).get("projectId");
         json(ex, 200, Map.of("sessions", store.listSessions(userId, projectId)));

@@ -6,6 +6,7 @@ import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.server.SecretKeys;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +44,7 @@ final class PageFixture implements AutoCloseable {
     GadgetDrone d = null;
     try {
       started = ServerApp.builder().store(store.store()).provider(SCRIPTED).port(0)
-          .contentSecurityPolicy(csp)
+          .contentSecurityPolicy(csp).secretKeys(SecretKeys.of(randomKey()))
           .serverTweaks(b -> b.cancelTimeout(Duration.ofSeconds(3))).start();
       this.user = Accounts.create(store.store(), "tester");
       Instant now = Instant.now();
@@ -71,6 +72,12 @@ final class PageFixture implements AutoCloseable {
     this.drone = d;
     await("the drone to register", () -> !store.store().listDrones(user.user().id()).isEmpty()
         && droneConsole.toString(StandardCharsets.UTF_8).contains("connected"));
+  }
+
+  private static byte[] randomKey() {
+    byte[] key = new byte[32];
+    new java.security.SecureRandom().nextBytes(key);
+    return key;
   }
 
   /** The page's URL that signs the user in. */

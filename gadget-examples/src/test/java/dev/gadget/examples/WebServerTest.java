@@ -7,8 +7,13 @@ import dev.gadget.core.GadgetJson;
 import dev.gadget.core.Ids;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnModel;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.UsageTotal;
+import dev.gadget.core.server.SecretKeys;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.store.InMemoryChatStore;
@@ -152,6 +157,28 @@ class WebServerTest {
     assertThat(get("/api/sessions/not-an-id/turns", ann.pageToken()).statusCode())
         .isEqualTo(404);
     assertThat(get("/api/nothing", ann.pageToken()).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void providersAndUsageAreEachUsersOwnAndNeverShowAKey() throws Exception {
+    SecretKeys keys = SecretKeys.of(new byte[32]);
+    String sealed = keys.seal("sk-ann-very-secret", "ctx");
+    store.providers().saveProvider(new ModelProvider(Ids.next(), ann.user().id(), "Ann's",
+        "openai", "http://127.0.0.1:9/v1", sealed, Instant.now()));
+    store.providers().addUsage(UsageTotal.ofTurn(ann.user().id(),
+        new TurnModel("default", "Server default", "m"), new TurnStats(7, 3, 1, 0, 1, 20),
+        false));
+    HttpResponse<String> providers = get("/api/providers", ann.pageToken());
+    assertThat(providers.statusCode()).isEqualTo(200);
+    assertThat(providers.body()).contains("\"name\":\"Ann's\"", "\"apiKeySet\":true")
+        .doesNotContain("sk-ann", sealed, "gk1:");
+    assertThat(json(get("/api/providers", bob.pageToken())).get("providers")).isEmpty();
+    JsonNode usage = json(get("/api/usage", ann.pageToken()));
+    assertThat(usage.get("total").get("promptTokens").asLong()).isEqualTo(7);
+    assertThat(usage.get("byModel").get(0).get("modelId").asText()).isEqualTo("m");
+    assertThat(json(get("/api/usage", bob.pageToken())).get("total").get("turns").asLong())
+        .isZero();
+    assertThat(get("/api/usage", null).statusCode()).isEqualTo(401);
   }
 
   @Test

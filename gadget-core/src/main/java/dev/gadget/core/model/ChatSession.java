@@ -14,6 +14,9 @@ import java.util.Objects;
  * @param workspaceId the workspace that last ran a turn of it, or {@code null}: the server routes
  *     the next work order there first (seed 001, section 7.6)
  * @param createdAt when it was created
+ * @param providerId the provider its next turns use ({@link ModelProvider#id()}, or
+ *     {@link TurnModel#DEFAULT_PROVIDER}), or {@code null}: the server's default
+ * @param modelId the model its next turns use, or {@code null}: the provider's default
  */
 public record ChatSession(
     @JsonProperty("_id") String id,
@@ -21,7 +24,9 @@ public record ChatSession(
     String projectId,
     String name,
     String workspaceId,
-    Instant createdAt) {
+    Instant createdAt,
+    String providerId,
+    String modelId) {
   public ChatSession {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(userId, "userId");
@@ -30,8 +35,21 @@ public record ChatSession(
     Objects.requireNonNull(createdAt, "createdAt");
   }
 
+  /** A session that has chosen no model yet: its turns use the server's default. */
+  public ChatSession(String id, String userId, String projectId, String name, String workspaceId,
+      Instant createdAt) {
+    this(id, userId, projectId, name, workspaceId, createdAt, null, null);
+  }
+
   /** This session with another workspace id. */
   public ChatSession withWorkspaceId(String workspaceId) {
-    return new ChatSession(id, userId, projectId, name, workspaceId, createdAt);
+    return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
+        modelId);
+  }
+
+  /** This session with another provider and model ({@code null}s: the server's default). */
+  public ChatSession withModel(String providerId, String modelId) {
+    return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
+        modelId);
   }
 }

@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param finishedAt when it reached a terminal status, or {@code null}
  * @param error why it failed, or {@code null}
  * @param droneId the drone that ran it, or {@code null}
+ * @param model the provider and model that produced it, or {@code null} (turns stored before
+ *     they were recorded)
  */
 public record ChatTurn(
     @JsonProperty("_id") String id,
@@ -37,7 +39,8 @@ public record ChatTurn(
     Instant createdAt,
     Instant finishedAt,
     String error,
-    String droneId) {
+    String droneId,
+    TurnModel model) {
   public ChatTurn {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(sessionId, "sessionId");
@@ -49,6 +52,20 @@ public record ChatTurn(
     blocks = blocks == null ? List.of() : List.copyOf(blocks);
     toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
     stats = stats == null ? TurnStats.EMPTY : stats;
+  }
+
+  /** A turn with no record of its model. */
+  public ChatTurn(String id, String sessionId, String userId, long seq, TurnStatus status,
+      String prompt, String mode, List<TurnBlock> blocks, List<ToolCall> toolCalls,
+      TurnStats stats, Instant createdAt, Instant finishedAt, String error, String droneId) {
+    this(id, sessionId, userId, seq, status, prompt, mode, blocks, toolCalls, stats, createdAt,
+        finishedAt, error, droneId, null);
+  }
+
+  /** This turn, recorded as produced by {@code model}. */
+  public ChatTurn withModel(TurnModel model) {
+    return new ChatTurn(id, sessionId, userId, seq, status, prompt, mode, blocks, toolCalls,
+        stats, createdAt, finishedAt, error, droneId, model);
   }
 
   /** A new turn in {@link TurnStatus#PROCESSING} with no blocks yet. */

@@ -13,6 +13,7 @@ import dev.gadget.core.server.internal.PageRequests;
 import dev.gadget.core.server.internal.SafeServerListener;
 import dev.gadget.core.server.internal.ServerSettings;
 import dev.gadget.core.server.internal.ServerTimer;
+import dev.gadget.core.server.internal.UsageRecorder;
 import dev.gadget.core.server.internal.WatcherRooms;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.store.Tokens;
@@ -63,7 +64,8 @@ public final class GadgetServer implements AutoCloseable {
     this.transport = Objects.requireNonNull(b.transport, "transport");
     this.settings = new ServerSettings(store, b.clock,
         Objects.requireNonNull(b.providers, "provider"), b.droneGracePeriod, b.silenceTimeout,
-        b.cancelTimeout, b.ackTimeout, new SafeServerListener(b.listener));
+        b.cancelTimeout, b.ackTimeout,
+        new SafeServerListener(new UsageRecorder(store, b.listener)), b.secretKeys);
     this.authenticator = new Authenticator(new Tokens(settings.store(), settings.clock()));
     WatcherRooms rooms = new WatcherRooms();
     DroneRouter router = new DroneRouter();
@@ -159,6 +161,16 @@ public final class GadgetServer implements AutoCloseable {
     private Duration cancelTimeout = Duration.ofSeconds(10);
     private Duration ackTimeout = Duration.ofSeconds(15);
     private ServerListener listener = new ServerListener() {};
+    private SecretKeys secretKeys;
+
+    /**
+     * The keys that seal the API keys users give their providers before they are stored (see
+     * {@link SecretKeys}). Without them users may still add providers, but none with a key.
+     */
+    public Builder secretKeys(SecretKeys keys) {
+      this.secretKeys = Objects.requireNonNull(keys, "keys");
+      return this;
+    }
 
     /** Where users, sessions and turns are kept. Required. */
     public Builder store(ChatStore store) {

@@ -128,6 +128,12 @@ public interface ChatStore extends AutoCloseable {
   /** Sets a drone's status and last-seen time. */
   void updateDroneStatus(String droneId, DroneStatus status, Instant at);
 
+  /**
+   * Users' LLM providers, the model each session chose and the usage totals: this store's
+   * {@link ProviderStore}, kept with the rest of its data.
+   */
+  ProviderStore providers();
+
   /** Releases the store's resources. The default does nothing. */
   @Override
   default void close() {}

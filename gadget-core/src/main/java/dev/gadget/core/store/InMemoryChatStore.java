@@ -4,13 +4,16 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.ProviderStore;
 import dev.gadget.core.store.internal.IndexedState;
 import java.time.Instant;
 import java.util.List;
@@ -22,7 +25,7 @@ import java.util.Optional;
  * the same structure on disk. Every call looks its data up by key or index, so its cost does not
  * grow with the number of users, sessions or turns stored. Thread-safe (one lock).
  */
-public final class InMemoryChatStore implements ChatStore {
+public final class InMemoryChatStore implements ChatStore, ProviderStore {
   private final IndexedState state = new IndexedState();
 
   @Override
@@ -155,5 +158,47 @@ public final class InMemoryChatStore implements ChatStore {
   @Override
   public synchronized void updateDroneStatus(String droneId, DroneStatus status, Instant at) {
     state.apply(state.checkUpdateDroneStatus(droneId, status, at));
+  }
+
+  // ---------------------------------------------------- providers, models and usage totals
+
+  @Override
+  public ProviderStore providers() {
+    return this;
+  }
+
+  @Override
+  public synchronized void saveProvider(ModelProvider provider) {
+    state.apply(state.checkSaveProvider(provider));
+  }
+
+  @Override
+  public synchronized Optional<ModelProvider> findProvider(String id) {
+    return state.providers().findProvider(id);
+  }
+
+  @Override
+  public synchronized List<ModelProvider> listProviders(String userId) {
+    return state.providers().listProviders(userId);
+  }
+
+  @Override
+  public synchronized boolean deleteProvider(String id) {
+    return state.apply(state.checkDeleteProvider(id));
+  }
+
+  @Override
+  public synchronized void setSessionModel(String sessionId, String providerId, String modelId) {
+    state.apply(state.checkSetSessionModel(sessionId, providerId, modelId));
+  }
+
+  @Override
+  public synchronized void addUsage(UsageTotal turnUsage) {
+    state.apply(state.checkAddUsage(turnUsage));
+  }
+
+  @Override
+  public synchronized List<UsageTotal> listUsage(String userId) {
+    return state.providers().listUsage(userId);
   }
 }

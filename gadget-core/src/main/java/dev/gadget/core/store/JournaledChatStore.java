@@ -4,13 +4,16 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.ProviderStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.store.internal.Change;
 import dev.gadget.core.store.internal.Compactor;
@@ -62,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * later one throws {@link StoreException} ({@link StoreException.Reason#FAILED}): reopen the
  * directory once the disk is fixed.
  */
-public final class JournaledChatStore implements ChatStore {
+public final class JournaledChatStore implements ChatStore, ProviderStore {
   private static final Logger log = LoggerFactory.getLogger(JournaledChatStore.class);
 
   private final Object lock = new Object();
@@ -280,6 +283,48 @@ public final class JournaledChatStore implements ChatStore {
   @Override
   public String toString() {
     return "JournaledChatStore[" + dir.path() + "]";
+  }
+
+  // ---------------------------------------------------- providers, models and usage totals
+
+  @Override
+  public ProviderStore providers() {
+    return this;
+  }
+
+  @Override
+  public void saveProvider(ModelProvider provider) {
+    write(s -> s.checkSaveProvider(provider));
+  }
+
+  @Override
+  public Optional<ModelProvider> findProvider(String id) {
+    return read(s -> s.providers().findProvider(id));
+  }
+
+  @Override
+  public List<ModelProvider> listProviders(String userId) {
+    return read(s -> s.providers().listProviders(userId));
+  }
+
+  @Override
+  public boolean deleteProvider(String id) {
+    return write(s -> s.checkDeleteProvider(id));
+  }
+
+  @Override
+  public void setSessionModel(String sessionId, String providerId, String modelId) {
+    write(s -> s.checkSetSessionModel(sessionId, providerId, modelId));
+  }
+
+  @Override
+  public void addUsage(UsageTotal turnUsage) {
+    write(s -> s.checkAddUsage(turnUsage));
+  }
+
+  @Override
+  public List<UsageTotal> listUsage(String userId) {
+    return read(s -> s.providers().listUsage(userId));
   }
 
   // ------------------------------------------------------------------ the two paths

@@ -332,4 +332,11 @@ public abstract class ChatStoreContract {
           .isInstanceOf(StoreException.class);
     }
   }
+
+  @Nested
+  class Providers extends ProviderStoreGroup {
+    Providers() {
+      super(ChatStoreContract.this);
+    }
+  }
 }

@@ -8,12 +8,15 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnModel;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.ChatStoreContract;
@@ -85,6 +88,40 @@ class JournaledChatStoreTest extends ChatStoreContract {
       assertThat(s.findDroneByWorkspace(ada.id(), "ws-1").orElseThrow().status())
           .isEqualTo(DroneStatus.BUSY);
       assertThat(s.listUnfinishedTurns()).isEmpty();
+    }
+  }
+
+  @Test
+  void keepsProvidersSessionModelsTurnModelsAndUsageAcrossReopeningAndCompaction() {
+    ChatTurn turn;
+    ModelProvider p;
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      turn = fill(s, "ada");
+      p = new ModelProvider(Ids.next(), turn.userId(), "mine", "ollama",
+          "http://127.0.0.1:11434", "gk1:abc:sealed", T0);
+      s.providers().saveProvider(p);
+      s.providers().setSessionModel(turn.sessionId(), p.id(), "qwen3:0.6b");
+      ChatTurn modelled = ChatTurn.start(Ids.next(), turn.sessionId(), turn.userId(), 1, "x",
+          "build", T0).withModel(new TurnModel(p.id(), "mine", "qwen3:0.6b"));
+      s.createTurn(modelled);
+      for (int i = 0; i < 3; i++) {
+        s.providers().addUsage(UsageTotal.ofTurn(turn.userId(), modelled.model(),
+            new TurnStats(10, 2, 1, 0, 1, 5), false));
+      }
+      s.compact();
+      s.providers().addUsage(UsageTotal.ofTurn(turn.userId(), modelled.model(),
+          new TurnStats(10, 2, 1, 0, 1, 5), true));
+      turn = modelled;
+    }
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      assertThat(s.providers().listProviders(turn.userId())).containsExactly(p);
+      assertThat(s.findSession(turn.sessionId()).orElseThrow().modelId()).isEqualTo("qwen3:0.6b");
+      assertThat(s.findTurn(turn.id()).orElseThrow().model().providerId()).isEqualTo(p.id());
+      assertThat(s.providers().listUsage(turn.userId())).singleElement().satisfies(u -> {
+        assertThat(u.turns()).isEqualTo(4);
+        assertThat(u.promptTokens()).isEqualTo(40);
+        assertThat(u.errors()).isEqualTo(1);
+      });
     }
   }
 

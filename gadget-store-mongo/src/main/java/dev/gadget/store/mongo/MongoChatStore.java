@@ -14,11 +14,13 @@ import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.ProviderStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.store.mongo.internal.Connection;
 import dev.gadget.store.mongo.internal.Drones;
 import dev.gadget.store.mongo.internal.Operations;
 import dev.gadget.store.mongo.internal.Projects;
+import dev.gadget.store.mongo.internal.Providers;
 import dev.gadget.store.mongo.internal.Sessions;
 import dev.gadget.store.mongo.internal.Turns;
 import dev.gadget.store.mongo.internal.Users;
@@ -42,26 +44,19 @@ import org.slf4j.LoggerFactory;
  *     .build();
  * }</pre>
  *
- * <p><b>Documents.</b> One collection per entity ({@code users}, {@code tokens},
- * {@code projects}, {@code chatSessions}, {@code chatTurns}, {@code drones}) with the field names
- * of docs/MODEL.md; instants are BSON dates (milliseconds), and an instant finer than that
- * keeps the rest in a companion {@code <field>Nanos} field, so instants come back exactly. A
- * turn holds its ordered blocks and its tool calls. docs/STORE-MONGO.md describes
- * every document and index.
- *
+ * <p><b>Documents.</b> One collection per entity (docs/STORE-MONGO.md describes each document
+ * and index; users' providers and usage totals are in {@link #providers()}) with the field names
+ * of docs/MODEL.md; instants are BSON dates, plus a {@code <field>Nanos} field for the rest of
+ * an instant finer than milliseconds. A turn holds its ordered blocks and its tool calls.
  * <p><b>Writes.</b> Creating a turn is one insert; appending a block is one {@code updateOne}
- * that {@code $push}es the block (and, for a tool block, its call) onto the turn, filtered on the
- * block's {@code seq} not being there yet, so a replayed block changes nothing; finalizing a turn
- * is one {@code updateOne} filtered on {@code status: "processing"}, so exactly one of several
- * racing callers wins. No write rewrites a turn or a session's history, and nothing needs a
- * multi-document transaction; every filter starts with the {@code _id}, so MongoDB finds the one
- * document through its {@code _id} index. Every write waits for write concern
+ * that {@code $push}es the block (and its call) filtered on its {@code seq} not being there yet,
+ * so a replay changes nothing; finalizing is one {@code updateOne} filtered on {@code status:
+ * "processing"}, so exactly one of racing callers wins. No write rewrites a turn or a history,
+ * none needs a transaction, and every filter starts with the {@code _id}. Writes wait for
  * {@code {w: "majority", j: true}} unless told otherwise ({@link Builder#writeConcern}). Order
  * always comes from {@code seq} and {@code _id}, never from timestamps.
- *
- * <p><b>Indexes</b> are created when the store is built. If the database cannot be reached then,
- * {@link Builder#build()} still returns (after logging a warning) and the indexes are created by
- * the first operation that reaches it; no operation runs before they exist.
+ * <p><b>Indexes</b> are created at build, or (a database out of reach, logged) by the first
+ * operation that reaches it; no operation runs before they exist.
  *
  * <p><b>Failures.</b> Every method either completes or throws {@link StoreException}: a taken id,
  * username or token hash (server error 11000) is {@link StoreException.Reason#DUPLICATE}; a
@@ -85,6 +80,7 @@ public final class MongoChatStore implements ChatStore {
   private final Sessions sessions;
   private final Turns turns;
   private final Drones drones;
+  private final Providers providers;
 
   private MongoChatStore(Connection connection) {
     this.connection = connection;
@@ -96,6 +92,7 @@ public final class MongoChatStore implements ChatStore {
     this.sessions = new Sessions(ops);
     this.turns = new Turns(ops);
     this.drones = new Drones(ops);
+    this.providers = new Providers(ops);
   }
 
   /** A builder with the defaults described on its methods. */
@@ -261,6 +258,10 @@ public final class MongoChatStore implements ChatStore {
     drones.updateDroneStatus(droneId, status, at);
   }
 
+  @Override
+  public ProviderStore providers() {
+    return providers;
+  }
   /** Closes the MongoDB client if this store created it. Idempotent. */
   @Override
   public void close() {

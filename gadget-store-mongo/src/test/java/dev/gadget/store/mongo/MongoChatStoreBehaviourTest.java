@@ -88,7 +88,9 @@ class MongoChatStoreBehaviourTest {
         Map.entry("chatSessions", List.of("{\"userId\": 1, \"projectId\": 1, \"_id\": 1}")),
         Map.entry("chatTurns", List.of("{\"sessionId\": 1, \"seq\": 1, \"_id\": 1}",
             "{\"status\": 1, \"_id\": 1}")),
-        Map.entry("drones", List.of("{\"userId\": 1, \"workspaceId\": 1, \"_id\": 1}")));
+        Map.entry("drones", List.of("{\"userId\": 1, \"workspaceId\": 1, \"_id\": 1}")),
+        Map.entry("providers", List.of("{\"userId\": 1, \"_id\": 1}")),
+        Map.entry("usageTotals", List.of("{\"userId\": 1, \"providerId\": 1, \"modelId\": 1}")));
     // And the server lists them (mongo-java-server accepts non-unique indexes without using them).
     Map<String, List<String>> listed = new HashMap<>();
     for (String collection : created.keySet()) {

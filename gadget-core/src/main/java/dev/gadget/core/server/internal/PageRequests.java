@@ -28,6 +28,7 @@ public final class PageRequests {
   private final Ownership owned;
   private final TurnDispatcher dispatcher;
   private final DroneRequests droneRequests;
+  private final ProviderRequests providerRequests;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
       DroneRouter router) {
@@ -36,7 +37,9 @@ public final class PageRequests {
     this.rooms = rooms;
     this.turns = turns;
     this.owned = new Ownership(store);
-    this.dispatcher = new TurnDispatcher(settings, owned, router, turns);
+    ProviderResolver resolver = new ProviderResolver(settings);
+    this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver);
+    this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
   }
 
@@ -79,6 +82,7 @@ public final class PageRequests {
         droneRequests.lockSession(userId, req, ack));
     handle(c, Protocol.REQUEST_WORKSPACE_MODE, Payloads.WorkspaceModeRequest.class,
         (req, ack) -> droneRequests.workspaceMode(userId, req, ack));
+    providerRequests.register(c, userId);
   }
 
   /** A page disconnected: it leaves every room. */

@@ -2,6 +2,7 @@ package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.server.SecretKeys;
 import dev.gadget.core.server.ServerListener;
 import dev.gadget.core.spi.ChatStore;
 import java.time.Clock;
@@ -11,7 +12,8 @@ import java.util.function.Function;
 
 /**
  * What every part of the server shares: the store, the clock, the provider choice and the
- * timeouts, and the listener, as the server's builder set them.
+ * timeouts, the listener, and the secret keys that seal users' API keys ({@code null}: none,
+ * so no API key can be stored), as the server's builder set them.
  */
 public record ServerSettings(
     ChatStore store,
@@ -21,7 +23,8 @@ public record ServerSettings(
     Duration silenceTimeout,
     Duration cancelTimeout,
     Duration ackTimeout,
-    ServerListener listener) {
+    ServerListener listener,
+    SecretKeys secrets) {
 
   public ServerSettings {
     Objects.requireNonNull(store, "store");

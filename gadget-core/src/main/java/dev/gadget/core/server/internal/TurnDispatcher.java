@@ -30,8 +30,11 @@ final class TurnDispatcher {
   private final Ownership owned;
   private final DroneRouter router;
   private final LiveTurns turns;
+  private final ProviderResolver providers;
 
-  TurnDispatcher(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns) {
+  TurnDispatcher(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns,
+      ProviderResolver providers) {
+    this.providers = providers;
     this.settings = settings;
     this.store = settings.store();
     this.owned = owned;
@@ -54,10 +57,12 @@ final class TurnDispatcher {
       Project project = owned.project(userId, session.projectId());
       List<ChatTurn> history = store.listTurns(session.id());
       long seq = history.isEmpty() ? 0 : history.get(history.size() - 1).seq() + 1;
+      ProviderResolver.Resolved llm = providers.resolve(session);
       ChatTurn turn = ChatTurn.start(
-          Ids.next(), session.id(), userId, seq, prompt, req.mode(), settings.clock().instant());
+          Ids.next(), session.id(), userId, seq, prompt, req.mode(), settings.clock().instant())
+          .withModel(llm.model());
       WorkOrder order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project),
-          settings.providers().apply(session),
+          llm.config(),
           new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history)),
           new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt));
       store.createTurn(turn);

@@ -6,11 +6,13 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.model.User;
 import java.time.Instant;
 import java.util.Objects;
@@ -35,7 +37,11 @@ import java.util.Objects;
   @JsonSubTypes.Type(value = Change.FinalizeTurn.class, name = "finalizeTurn"),
   @JsonSubTypes.Type(value = Change.SaveDrone.class, name = "saveDrone"),
   @JsonSubTypes.Type(value = Change.UpdateDroneStatus.class, name = "updateDroneStatus"),
-  @JsonSubTypes.Type(value = Change.SaveBlock.class, name = "saveBlock")
+  @JsonSubTypes.Type(value = Change.SaveBlock.class, name = "saveBlock"),
+  @JsonSubTypes.Type(value = Change.SaveProvider.class, name = "saveProvider"),
+  @JsonSubTypes.Type(value = Change.DeleteProvider.class, name = "deleteProvider"),
+  @JsonSubTypes.Type(value = Change.SetSessionModel.class, name = "setSessionModel"),
+  @JsonSubTypes.Type(value = Change.AddUsage.class, name = "addUsage")
 })
 public sealed interface Change {
   /** Applies this change to {@code state}, which must have been checked to accept it. */
@@ -201,6 +207,56 @@ public sealed interface Change {
     @Override
     public void applyTo(IndexedState state) {
       state.putDrone(state.drone(droneId).withStatus(status, at));
+    }
+  }
+
+  // ---------------------------------------------------- providers, models and usage totals
+
+  /** Adds or replaces a user's provider (its API key sealed). */
+  record SaveProvider(ModelProvider provider) implements Change {
+    public SaveProvider {
+      Objects.requireNonNull(provider, "provider");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.providers().put(provider);
+    }
+  }
+
+  /** Removes a provider. */
+  record DeleteProvider(String providerId) implements Change {
+    public DeleteProvider {
+      Objects.requireNonNull(providerId, "providerId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.providers().remove(providerId);
+    }
+  }
+
+  /** Sets the provider and model of a session's next turns ({@code null}s: the default). */
+  record SetSessionModel(String sessionId, String providerId, String modelId) implements Change {
+    public SetSessionModel {
+      Objects.requireNonNull(sessionId, "sessionId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putSession(state.session(sessionId).withModel(providerId, modelId));
+    }
+  }
+
+  /** Adds one turn's usage to its total (or, in a snapshot, restores a total). */
+  record AddUsage(UsageTotal usage) implements Change {
+    public AddUsage {
+      Objects.requireNonNull(usage, "usage");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.providers().addUsage(usage);
     }
   }
 }

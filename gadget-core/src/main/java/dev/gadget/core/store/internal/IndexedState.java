@@ -4,11 +4,13 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.StoreException;
 import java.time.Instant;
@@ -52,6 +54,7 @@ public final class IndexedState {
   private final Map<String, DroneRegistration> drones = new HashMap<>();
   private final Map<String, NavigableSet<String>> dronesByUser = new HashMap<>();
   private final Map<String, NavigableSet<String>> dronesByWorkspace = new HashMap<>();
+  private final ProviderState providers = new ProviderState();
 
   // ------------------------------------------------------------------ reads
 
@@ -123,6 +126,7 @@ public final class IndexedState {
     sessions.values().forEach(s -> out.add(new Change.CreateSession(s)));
     turns.values().forEach(t -> out.add(new Change.CreateTurn(t)));
     drones.values().forEach(d -> out.add(new Change.SaveDrone(d)));
+    providers.snapshotInto(out);
     return out;
   }
 
@@ -179,6 +183,31 @@ public final class IndexedState {
       throw notFound("chat session " + sessionId);
     }
     return new Change.SetSessionWorkspace(sessionId, workspaceId);
+  }
+
+  /** Users' providers and usage totals. */
+  public ProviderState providers() {
+    return providers;
+  }
+
+  public Change checkSaveProvider(ModelProvider provider) {
+    return providers.checkSave(provider, provider != null && users.containsKey(provider.userId()));
+  }
+
+  /** {@code null} if there is no such provider. */
+  public Change checkDeleteProvider(String providerId) {
+    return providers.checkDelete(providerId);
+  }
+
+  public Change checkSetSessionModel(String sessionId, String providerId, String modelId) {
+    if (sessionId == null || !sessions.containsKey(sessionId)) {
+      throw notFound("chat session " + sessionId);
+    }
+    return new Change.SetSessionModel(sessionId, providerId, modelId);
+  }
+
+  public Change checkAddUsage(UsageTotal usage) {
+    return new Change.AddUsage(Objects.requireNonNull(usage, "usage"));
   }
 
   public Change checkCreateTurn(ChatTurn turn) {

@@ -68,14 +68,14 @@ final class Turns {
     }
     return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), t.status(), t.prompt(),
         t.mode(), blocks, calls, t.stats(), t.createdAt(), t.finishedAt(), t.error(),
-        t.droneId());
+        t.droneId(), t.model());
   }
 
   /** The turn run by {@code droneId}. */
   static ChatTurn withDrone(ChatTurn t, String droneId) {
     return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), t.status(), t.prompt(),
         t.mode(), t.blocks(), t.toolCalls(), t.stats(), t.createdAt(), t.finishedAt(),
-        t.error(), droneId);
+        t.error(), droneId, t.model());
   }
 
   /** The turn ended with {@code status}; {@code null} stats keep the turn's. */
@@ -83,6 +83,6 @@ final class Turns {
       Instant finishedAt) {
     return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), status, t.prompt(),
         t.mode(), t.blocks(), t.toolCalls(), stats == null ? t.stats() : stats, t.createdAt(),
-        finishedAt, error, t.droneId());
+        finishedAt, error, t.droneId(), t.model());
   }
 }

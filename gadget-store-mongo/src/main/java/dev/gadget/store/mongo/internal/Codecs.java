@@ -96,13 +96,16 @@ public final class Codecs {
         .append("projectId", s.projectId())
         .append("name", s.name());
     putIfPresent(d, "workspaceId", s.workspaceId());
+    putIfPresent(d, "providerId", s.providerId());
+    putIfPresent(d, "modelId", s.modelId());
     return putInstant(d, "createdAt", s.createdAt());
   }
 
   public static ChatSession session(Document d) {
     return read(Schema.SESSIONS, d, x -> new ChatSession(
         string(x, "_id"), string(x, "userId"), string(x, "projectId"), string(x, "name"),
-        optString(x, "workspaceId"), instant(x, "createdAt")));
+        optString(x, "workspaceId"), instant(x, "createdAt"), optString(x, "providerId"),
+        optString(x, "modelId")));
   }
 
   public static Document drone(DroneRegistration r) {
@@ -150,6 +153,9 @@ public final class Codecs {
     }
     putIfPresent(d, "error", t.error());
     putIfPresent(d, "droneId", t.droneId());
+    if (t.model() != null) {
+      d.append("model", ProviderCodecs.turnModel(t.model()));
+    }
     return d;
   }
 
@@ -170,7 +176,7 @@ public final class Codecs {
           parse(TurnStatus.class, string(x, "status")), string(x, "prompt"),
           optString(x, "mode"), blocks, calls, stats == null ? null : stats(stats),
           instant(x, "createdAt"), optInstant(x, "finishedAt"), optString(x, "error"),
-          optString(x, "droneId"));
+          optString(x, "droneId"), ProviderCodecs.turnModel(x.get("model", Document.class)));
     });
   }
 
@@ -235,7 +241,7 @@ public final class Codecs {
         Math.toIntExact(optNumber(d, "llmCalls")), optNumber(d, "durationMs"));
   }
 
-  private static <T> T read(String collection, Document d, Function<Document, T> reader) {
+  static <T> T read(String collection, Document d, Function<Document, T> reader) {
     try {
       return reader.apply(d);
     } catch (RuntimeException e) {

@@ -18,6 +18,8 @@ public final class Schema {
   public static final String SESSIONS = "chatSessions";
   public static final String TURNS = "chatTurns";
   public static final String DRONES = "drones";
+  public static final String PROVIDERS = "providers";
+  public static final String USAGE = "usageTotals";
 
   /** Every collection with its indexes (besides {@code _id}), in creation order. */
   public static final Map<String, List<IndexModel>> INDEXES = Map.of(
@@ -34,11 +36,15 @@ public final class Schema {
           new IndexModel(Indexes.ascending("sessionId", "seq", "_id")),
           new IndexModel(Indexes.ascending("status", "_id"))),
       DRONES, List.of(
-          new IndexModel(Indexes.ascending("userId", "workspaceId", "_id"))));
+          new IndexModel(Indexes.ascending("userId", "workspaceId", "_id"))),
+      PROVIDERS, List.of(
+          new IndexModel(Indexes.ascending("userId", "_id"))),
+      USAGE, List.of(
+          new IndexModel(Indexes.ascending("userId", "providerId", "modelId"))));
 
   /** The collections in a fixed order. */
   public static final List<String> COLLECTIONS =
-      List.of(USERS, TOKENS, PROJECTS, SESSIONS, TURNS, DRONES);
+      List.of(USERS, TOKENS, PROJECTS, SESSIONS, TURNS, DRONES, PROVIDERS, USAGE);
 
   private Schema() {}
 }

@@ -1,0 +1,52 @@
+package dev.gadget.core.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * An LLM provider a user added (seeds 000 and 001, {@code IAiProvider}): where it is, which API it
+ * speaks and, sealed, its API key.
+ *
+ * <p>The key is kept only as {@code sealedApiKey}, the ciphertext the server's secret key made
+ * (AES-GCM, with the id of the key that sealed it; see {@code docs/PROVIDERS.md}): a store never
+ * holds it in clear, and {@link #toString()} says only whether one is set.
+ *
+ * @param id the provider's id
+ * @param userId the owner
+ * @param name the display name
+ * @param kind the API it speaks: {@code ollama}, {@code openai} (OpenAI-compatible) or
+ *     {@code anthropic}
+ * @param baseUrl the server's base URL
+ * @param sealedApiKey the sealed API key, or {@code null} when it takes none
+ * @param createdAt when it was added
+ */
+public record ModelProvider(
+    @JsonProperty("_id") String id,
+    String userId,
+    String name,
+    String kind,
+    String baseUrl,
+    String sealedApiKey,
+    Instant createdAt) {
+  public ModelProvider {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(userId, "userId");
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(baseUrl, "baseUrl");
+    Objects.requireNonNull(createdAt, "createdAt");
+  }
+
+  /** Whether an API key is set. */
+  public boolean hasApiKey() {
+    return sealedApiKey != null;
+  }
+
+  @Override
+  public String toString() {
+    return "ModelProvider[id=" + id + ", userId=" + userId + ", name=" + name + ", kind=" + kind
+        + ", baseUrl=" + baseUrl + ", apiKey=" + (hasApiKey() ? "<set>" : "<not set>")
+        + ", createdAt=" + createdAt + "]";
+  }
+}

@@ -1,0 +1,54 @@
+package dev.gadget.core.model;
+
+import java.util.Objects;
+
+/**
+ * What one user's turns on one provider's model have used so far (seed 002's provider
+ * statistics). The server adds one turn's worth when the turn ends; totals per provider or per
+ * user are sums of these.
+ *
+ * @param userId the user
+ * @param providerId the provider ({@link TurnModel#DEFAULT_PROVIDER} for the server's own)
+ * @param modelId the model
+ * @param turns how many turns ended
+ * @param calls how many LLM calls they made
+ * @param errors how many of the turns ended in an error
+ * @param promptTokens input tokens
+ * @param completionTokens output tokens, reasoning included
+ * @param reasoningTokens the part of the output that was reasoning (thinking)
+ * @param durationMs the turns' wall time
+ */
+public record UsageTotal(
+    String userId,
+    String providerId,
+    String modelId,
+    long turns,
+    long calls,
+    long errors,
+    long promptTokens,
+    long completionTokens,
+    long reasoningTokens,
+    long durationMs) {
+  public UsageTotal {
+    Objects.requireNonNull(userId, "userId");
+    Objects.requireNonNull(providerId, "providerId");
+    Objects.requireNonNull(modelId, "modelId");
+  }
+
+  /** One ended turn's usage. */
+  public static UsageTotal ofTurn(
+      String userId, TurnModel model, TurnStats stats, boolean error) {
+    TurnStats s = stats == null ? TurnStats.EMPTY : stats;
+    return new UsageTotal(userId, model.providerId(), model.modelId(), 1, s.llmCalls(),
+        error ? 1 : 0, s.promptTokens(), s.completionTokens(), s.thinkingTokenCount(),
+        s.durationMs());
+  }
+
+  /** This total with {@code other}'s counts added (the key stays this one's). */
+  public UsageTotal plus(UsageTotal other) {
+    return new UsageTotal(userId, providerId, modelId, turns + other.turns,
+        calls + other.calls, errors + other.errors, promptTokens + other.promptTokens,
+        completionTokens + other.completionTokens, reasoningTokens + other.reasoningTokens,
+        durationMs + other.durationMs);
+  }
+}

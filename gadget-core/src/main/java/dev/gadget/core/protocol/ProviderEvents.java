@@ -1,0 +1,102 @@
+package dev.gadget.core.protocol;
+
+import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.UsageTotal;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The page's events about LLM providers, models and usage totals (docs/PROTOCOL.md, "Providers
+ * and models"), with their payloads. Every one is page to server and answered by an ack; an
+ * error is {@code {error}} as everywhere else. No answer ever holds an API key: a provider is
+ * shown as a {@link ProviderView}, whose key is only set or not set.
+ */
+public final class ProviderEvents {
+  private ProviderEvents() {}
+
+  /** The largest API key accepted, in characters. */
+  public static final int API_KEY = 4_000;
+
+  /** List the user's providers, the server's default first. Ack: {@code {providers}}. */
+  public static final String LIST_PROVIDERS = "listProviders";
+  /** Add ({@code id} absent) or edit a provider. Ack: {@code {provider}} (a view). */
+  public static final String SAVE_PROVIDER = "saveProvider";
+  /** Remove a provider. Ack: {@code {ok}}. */
+  public static final String DELETE_PROVIDER = "deleteProvider";
+  /** Ask a provider itself for its models. Ack: {@code {providerId, models}} or {@code {error}}. */
+  public static final String LIST_MODELS = "listModels";
+  /** Choose the provider and model of a session's next turns. Ack: {@code {session}}. */
+  public static final String SET_SESSION_MODEL = "setSessionModel";
+  /** The user's usage totals. Ack: a {@link UsageReply}. */
+  public static final String GET_USAGE = "getUsage";
+
+  /**
+   * {@code saveProvider}. An absent {@code apiKey} keeps the key a provider has; {@code
+   * clearApiKey} removes it.
+   */
+  public record SaveProvider(
+      @Rule(maxLength = Limits.ID) String id,
+      @Rule(required = true, maxLength = Limits.NAME) String name,
+      @Rule(required = true, maxLength = Limits.ID) String kind,
+      @Rule(required = true, maxLength = Limits.GIT_URL) String baseUrl,
+      @Rule(maxLength = API_KEY) String apiKey,
+      Boolean clearApiKey) {
+    @Override
+    public String toString() {
+      return "SaveProvider[id=" + id + ", name=" + name + ", kind=" + kind + ", baseUrl="
+          + baseUrl + ", apiKey=" + (apiKey == null ? "null" : "<redacted>") + "]";
+    }
+  }
+
+  /** {@code deleteProvider} and {@code listModels}. */
+  public record ProviderRef(@Rule(required = true, maxLength = Limits.ID) String providerId) {}
+
+  /** {@code setSessionModel}; {@code providerId} absent or {@code "default"}: the server's. */
+  public record SetSessionModel(
+      @Rule(required = true, maxLength = Limits.ID) String sessionId,
+      @Rule(maxLength = Limits.ID) String providerId,
+      @Rule(maxLength = Limits.NAME) String modelId) {}
+
+  /**
+   * A provider as a page sees it.
+   *
+   * @param id its id ({@code "default"} for the server's own)
+   * @param name its name
+   * @param kind ollama, openai or anthropic (or what the server's default runs)
+   * @param baseUrl where it is
+   * @param apiKeySet whether it has an API key; the key itself is never sent
+   * @param isDefault whether this is the server operator's provider
+   * @param defaultModel the model it runs when a chat picked none, or {@code null}
+   * @param createdAt when it was added, or {@code null} for the default
+   */
+  public record ProviderView(String id, String name, String kind, String baseUrl,
+      boolean apiKeySet, boolean isDefault, String defaultModel, Instant createdAt) {
+    /** The view of a user's provider. */
+    public static ProviderView of(ModelProvider p) {
+      return new ProviderView(p.id(), p.name(), p.kind(), p.baseUrl(), p.hasApiKey(), false,
+          null, p.createdAt());
+    }
+  }
+
+  /**
+   * {@code getUsage}'s answer: one total per provider and model, and their sums per provider and
+   * for the user (those have {@code modelId} {@code "*"}; the user's has {@code providerId}
+   * {@code "*"} too).
+   */
+  public record UsageReply(List<UsageTotal> byModel, List<UsageTotal> byProvider,
+      UsageTotal total) {
+    /** The answer for {@code userId}'s totals per provider and model. */
+    public static UsageReply of(String userId, List<UsageTotal> byModel) {
+      Map<String, UsageTotal> byProvider = new TreeMap<>();
+      UsageTotal total = new UsageTotal(userId, "*", "*", 0, 0, 0, 0, 0, 0, 0);
+      for (UsageTotal u : byModel) {
+        byProvider.merge(u.providerId(), new UsageTotal(userId, u.providerId(), "*", 0, 0, 0,
+            0, 0, 0, 0).plus(u), UsageTotal::plus);
+        total = total.plus(u);
+      }
+      return new UsageReply(List.copyOf(byModel), List.copyOf(byProvider.values()), total);
+    }
+  }
+}

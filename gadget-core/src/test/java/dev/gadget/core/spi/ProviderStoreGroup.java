@@ -1,0 +1,147 @@
+package dev.gadget.core.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gadget.core.Ids;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnModel;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.UsageTotal;
+import dev.gadget.core.model.User;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The part of {@link ChatStoreContract} about {@link ProviderStore}: providers, a session's
+ * chosen model, a turn's recorded model and usage totals. Runs as a nested group of the kit.
+ */
+public abstract class ProviderStoreGroup {
+  private final ChatStoreContract kit;
+
+  protected ProviderStoreGroup(ChatStoreContract kit) {
+    this.kit = kit;
+  }
+
+  private ChatStore store() {
+    return kit.store;
+  }
+
+  private ModelProvider provider(User owner, String name, String sealed) {
+    ModelProvider p = new ModelProvider(Ids.next(), owner.id(), name, "openai",
+        "http://127.0.0.1:9/v1", sealed, ChatStoreContract.T0);
+    store().providers().saveProvider(p);
+    return p;
+  }
+
+  @Test
+  void keepsEachUsersProvidersInIdOrderAndReplacesByIdAndDeletes() {
+    User ada = kit.user("ada");
+    User bob = kit.user("bob");
+    ModelProvider a1 = provider(ada, "one", "gk1:k:sealed-1");
+    ModelProvider a2 = provider(ada, "two", null);
+    ModelProvider b1 = provider(bob, "bob's", "gk1:k:sealed-b");
+    ProviderStore ps = store().providers();
+    assertThat(ps.listProviders(ada.id())).containsExactly(a1, a2);
+    assertThat(ps.listProviders(bob.id())).containsExactly(b1);
+    assertThat(ps.findProvider(a1.id())).contains(a1);
+    assertThat(ps.findProvider("nope")).isEmpty();
+
+    ModelProvider renamed = new ModelProvider(a1.id(), ada.id(), "renamed", "ollama",
+        "http://127.0.0.1:11434", null, a1.createdAt());
+    ps.saveProvider(renamed);
+    assertThat(ps.listProviders(ada.id())).containsExactly(renamed, a2);
+    assertThat(ps.findProvider(a1.id()).orElseThrow().hasApiKey()).isFalse();
+
+    assertThat(ps.deleteProvider(a2.id())).isTrue();
+    assertThat(ps.deleteProvider(a2.id())).isFalse();
+    assertThat(ps.listProviders(ada.id())).containsExactly(renamed);
+  }
+
+  @Test
+  void refusesAProviderOfAnUnknownUser() {
+    ModelProvider p = new ModelProvider(Ids.next(), "nobody", "x", "openai",
+        "http://127.0.0.1:9", null, ChatStoreContract.T0);
+    assertThatThrownBy(() -> store().providers().saveProvider(p))
+        .isInstanceOfSatisfying(StoreException.class,
+            e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NOT_FOUND));
+    assertThat(store().providers().findProvider(p.id())).isEmpty();
+  }
+
+  @Test
+  void aSessionKeepsItsChosenProviderAndModel() {
+    User ada = kit.user("ada");
+    ChatSession s = kit.session(ada, kit.project(ada, "p"));
+    store().setSessionWorkspace(s.id(), "ws-1");
+    store().providers().setSessionModel(s.id(), "prov-1", "llama3.2:1b");
+    ChatSession chosen = store().findSession(s.id()).orElseThrow();
+    assertThat(chosen.providerId()).isEqualTo("prov-1");
+    assertThat(chosen.modelId()).isEqualTo("llama3.2:1b");
+    assertThat(chosen.workspaceId()).isEqualTo("ws-1");
+    assertThat(store().listSessions(ada.id(), null)).containsExactly(chosen);
+
+    store().setSessionWorkspace(s.id(), "ws-2");
+    assertThat(store().findSession(s.id()).orElseThrow().modelId()).isEqualTo("llama3.2:1b");
+    store().providers().setSessionModel(s.id(), null, null);
+    assertThat(store().findSession(s.id()).orElseThrow())
+        .isEqualTo(s.withWorkspaceId("ws-2"));
+    assertThatThrownBy(() -> store().providers().setSessionModel("nope", "p", "m"))
+        .isInstanceOfSatisfying(StoreException.class,
+            e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NOT_FOUND));
+  }
+
+  @Test
+  void aTurnKeepsTheProviderAndModelThatProducedIt() {
+    User ada = kit.user("ada");
+    ChatSession s = kit.session(ada, kit.project(ada, "p"));
+    TurnModel model = new TurnModel("prov-1", "Local Ollama", "qwen3:0.6b");
+    ChatTurn t = ChatTurn.start(Ids.next(), s.id(), ada.id(), 0, "hi", "build",
+        ChatStoreContract.T0).withModel(model);
+    store().createTurn(t);
+    store().appendBlock(t.id(), new TurnBlock.Responding(0, ChatStoreContract.T0, "hello"));
+    store().setTurnDrone(t.id(), "drone-1");
+    store().finalizeTurn(t.id(), TurnStatus.FINISHED, TurnStats.EMPTY, null,
+        ChatStoreContract.T0);
+    assertThat(store().findTurn(t.id()).orElseThrow().model()).isEqualTo(model);
+    assertThat(store().listTurns(s.id())).singleElement()
+        .satisfies(x -> assertThat(x.model()).isEqualTo(model));
+    ChatTurn old = kit.turn(s, 1);
+    assertThat(store().findTurn(old.id()).orElseThrow().model()).isNull();
+  }
+
+  @Test
+  void usageTotalsAreTheSumOfTheTurnsPerUserProviderAndModel() {
+    User ada = kit.user("ada");
+    User bob = kit.user("bob");
+    ProviderStore ps = store().providers();
+    TurnModel small = new TurnModel("p1", "P1", "small");
+    TurnModel big = new TurnModel("p1", "P1", "big");
+    long prompt = 0;
+    long calls = 0;
+    for (int i = 1; i <= 10; i++) {
+      TurnStats stats = new TurnStats(100 * i, 10 * i, i, 0, i % 3 + 1, 1000 + i);
+      prompt += 100 * i;
+      calls += i % 3 + 1;
+      ps.addUsage(UsageTotal.ofTurn(ada.id(), i % 2 == 0 ? small : big, stats, i == 7));
+    }
+    ps.addUsage(UsageTotal.ofTurn(bob.id(), small, new TurnStats(5, 5, 0, 0, 1, 5), false));
+    List<UsageTotal> mine = ps.listUsage(ada.id());
+    assertThat(mine).extracting(UsageTotal::modelId).containsExactly("big", "small");
+    UsageTotal sum = mine.get(0).plus(mine.get(1));
+    assertThat(sum.turns()).isEqualTo(10);
+    assertThat(sum.promptTokens()).isEqualTo(prompt);
+    assertThat(sum.completionTokens()).isEqualTo(550);
+    assertThat(sum.reasoningTokens()).isEqualTo(55);
+    assertThat(sum.calls()).isEqualTo(calls);
+    assertThat(sum.errors()).isEqualTo(1);
+    assertThat(sum.durationMs()).isEqualTo(10_055);
+    assertThat(mine.get(0).errors()).isEqualTo(1);
+    assertThat(ps.listUsage(bob.id())).singleElement()
+        .satisfies(u -> assertThat(u.promptTokens()).isEqualTo(5));
+    assertThat(ps.listUsage("nobody")).isEmpty();
+  }
+}

@@ -1,0 +1,98 @@
+package dev.gadget.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.llm.LlmTestServer;
+import dev.gadget.core.llm.Recordings;
+import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnModel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The provider settings and the model picker in headless Chromium: the user adds an
+ * OpenAI-compatible provider with a key (a real HTTP server on 127.0.0.1 speaking the real
+ * formats), picks one of the models it lists, and sends a prompt, which the drone's real
+ * OpenAiClient sends there with that model and key.
+ */
+class BrowserProvidersTest {
+  static final String KEY = "sk-browser-test-key-0123456789";
+
+  @TempDir Path tmp;
+  PageFixture fx;
+  LlmTestServer llm;
+
+  @BeforeAll
+  static void findChromium() {
+    BrowserHarness.chromium();
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (fx != null) {
+      fx.close();
+    }
+    if (llm != null) {
+      llm.close();
+    }
+  }
+
+  @Test
+  void addsAProviderPicksAModelAndSendsAPrompt() throws Exception {
+    llm = LlmTestServer.start();
+    llm.enqueue("{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\",\"object\":\"model\","
+        + "\"owned_by\":\"me\"},{\"id\":\"other-model\",\"object\":\"model\"}]}");
+    llm.enqueue(Recordings.load("openai/text-with-usage.sse"))
+        .header("Content-Type", "text/event-stream");
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(), true);
+
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.signInUrl());
+    c.put("scenario", "provider");
+    c.put("providerName", "My endpoint");
+    c.put("baseUrl", llm.v1().toString());
+    c.put("apiKey", KEY);
+    c.put("model", "browser-model");
+    c.put("prompt", "Say hello");
+    c.put("timeoutMs", 30000);
+    JsonNode r = BrowserHarness.run(c);
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    assertThat(r.get("listed").toString()).contains("My endpoint", "openai", "key set")
+        .doesNotContain(KEY);
+    assertThat(r.get("models").toString()).isEqualTo("[\"browser-model\",\"other-model\"]");
+    assertThat(r.get("keyInPage").asBoolean()).isFalse();
+    assertThat(r.get("blocks").toString()).contains("Grüße, 世界 🌍!");
+    assertThat(r.get("usage").toString()).contains("My endpoint · browser-model", "Total");
+
+    LlmTestServer.Recorded list = llm.takeRequest();
+    assertThat(list.method() + " " + list.path()).isEqualTo("GET /v1/models");
+    LlmTestServer.Recorded chat = llm.takeRequest();
+    assertThat(chat.path()).isEqualTo("/v1/chat/completions");
+    assertThat(chat.json().get("model").asText()).isEqualTo("browser-model");
+    assertThat(chat.header("Authorization")).isEqualTo("Bearer " + KEY);
+
+    List<ChatTurn> turns = fx.store.store().listTurns(fx.session.id());
+    assertThat(turns).singleElement().satisfies(t -> assertThat(t.model()).isEqualTo(
+        new TurnModel(r.get("providerId").asText(), "My endpoint", "browser-model")));
+    fx.close();
+    fx = null;
+    try (Stream<Path> files = Files.walk(tmp)) {
+      for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+        assertThat(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1))
+            .as("file %s", f).doesNotContain(KEY);
+      }
+    }
+  }
+}

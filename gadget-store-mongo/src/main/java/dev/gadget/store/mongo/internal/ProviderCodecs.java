@@ -1,0 +1,63 @@
+package dev.gadget.store.mongo.internal;
+
+import static dev.gadget.store.mongo.internal.Fields.instant;
+import static dev.gadget.store.mongo.internal.Fields.number;
+import static dev.gadget.store.mongo.internal.Fields.optString;
+import static dev.gadget.store.mongo.internal.Fields.putIfPresent;
+import static dev.gadget.store.mongo.internal.Fields.putInstant;
+import static dev.gadget.store.mongo.internal.Fields.string;
+
+import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.TurnModel;
+import dev.gadget.core.model.UsageTotal;
+import org.bson.Document;
+
+/** Documents for providers, usage totals and a turn's model (docs/STORE-MONGO.md). */
+public final class ProviderCodecs {
+  /** The counters of a usage total, as stored. */
+  static final String[] COUNTERS = {"turns", "calls", "errors", "promptTokens",
+      "completionTokens", "reasoningTokens", "durationMs"};
+
+  private ProviderCodecs() {}
+
+  public static Document provider(ModelProvider p) {
+    Document d = new Document("_id", p.id())
+        .append("userId", p.userId())
+        .append("name", p.name())
+        .append("kind", p.kind())
+        .append("baseUrl", p.baseUrl());
+    putIfPresent(d, "sealedApiKey", p.sealedApiKey());
+    return putInstant(d, "createdAt", p.createdAt());
+  }
+
+  public static ModelProvider provider(Document d) {
+    return Codecs.read(Schema.PROVIDERS, d, x -> new ModelProvider(string(x, "_id"),
+        string(x, "userId"), string(x, "name"), string(x, "kind"), string(x, "baseUrl"),
+        optString(x, "sealedApiKey"), instant(x, "createdAt")));
+  }
+
+  static long[] counters(UsageTotal u) {
+    return new long[] {u.turns(), u.calls(), u.errors(), u.promptTokens(),
+        u.completionTokens(), u.reasoningTokens(), u.durationMs()};
+  }
+
+  public static UsageTotal usage(Document d) {
+    return Codecs.read(Schema.USAGE, d, x -> new UsageTotal(string(x, "userId"),
+        string(x, "providerId"), string(x, "modelId"), number(x, "turns"), number(x, "calls"),
+        number(x, "errors"), number(x, "promptTokens"), number(x, "completionTokens"),
+        number(x, "reasoningTokens"), number(x, "durationMs")));
+  }
+
+  /** A turn's model as a subdocument. */
+  public static Document turnModel(TurnModel m) {
+    return new Document("providerId", m.providerId())
+        .append("providerName", m.providerName())
+        .append("modelId", m.modelId());
+  }
+
+  /** A turn's model from its subdocument, or {@code null} for none. */
+  public static TurnModel turnModel(Document d) {
+    return d == null ? null : new TurnModel(string(d, "providerId"),
+        optString(d, "providerName"), string(d, "modelId"));
+  }
+}
