@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.WorkspaceMode;
+import java.io.FileOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -157,13 +157,11 @@ public final class Workspace {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
       byte[] bytes = JSON.writeValueAsBytes(value);
-      try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE,
-          StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        while (buffer.hasRemaining()) {
-          out.write(buffer);
-        }
-        out.force(true);
+      // A stream, not a FileChannel: a cancel interrupts the thread that writes here, and an
+      // interrupted channel would refuse the write (a stop's end must still be cached).
+      try (FileOutputStream out = new FileOutputStream(tmp.toFile())) {
+        out.write(bytes);
+        out.getFD().sync();
       }
       try {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING,
@@ -179,10 +177,17 @@ public final class Workspace {
 
   /** Makes a rename in {@code dir} durable, where the platform allows syncing a directory. */
   private static void syncDirectory(Path dir) {
+    // A channel refuses to work on an interrupted thread: clear the flag for this short,
+    // bounded call and set it again after.
+    boolean interrupted = Thread.interrupted();
     try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
       d.force(true);
     } catch (IOException | UnsupportedOperationException e) {
       // Some platforms (Windows) cannot open or sync a directory; the file itself is synced.
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -88,14 +88,18 @@ public final class JobRunner {
         ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, "the workspace is in user mode"));
         return;
       }
+      WorkOrderCache cache = WorkOrderCache.of(order, clock.instant(), p.firstSeq() - 1);
       try {
         workspace.projectDir(order.project().slug());
-        workspace.writeWorkOrder(WorkOrderCache.of(order, clock.instant(), p.firstSeq() - 1));
+        workspace.writeWorkOrder(cache);
       } catch (WorkspaceException e) {
         ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, e.getMessage()));
         return;
       }
-      state.job = new Job(order.chatTurn().id(), p.firstSeq());
+      Job accepted = new Job(order.chatTurn().id(), p.firstSeq());
+      // Set with the job, so that a stop before the run begins marks this cache as stopped.
+      accepted.cache = cache;
+      state.job = accepted;
     }
     ServerEvents.reply(ack, new Payloads.WorkOrderAck(true, null));
     begin(order, p.firstSeq(), List.of(), List.of());
@@ -108,10 +112,18 @@ public final class JobRunner {
    */
   void begin(WorkOrder order, long firstSeq, List<WorkOrderCache.Round> journal,
       List<ToolCall> interrupted) {
-    link.emitStatus();
     Job j;
     synchronized (state) {
       j = state.job;
+      if (j == null || j.finished || j.abandoned) {
+        return; // stopped before it began: its end is reported (and cached) already
+      }
+    }
+    link.emitStatus();
+    synchronized (state) {
+      if (j.finished || j.abandoned) {
+        return;
+      }
       state.mode = WorkspaceMode.AGENT;
       j.cache = WorkOrderCache.of(order, clock.instant(), firstSeq - 1);
       for (WorkOrderCache.Round round : journal) {
