@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * permessage-deflate never negotiated); {@link Sockets} closes connections that complete no
  * handshake within {@code handshakeTimeout} and tells sessions how much waits unsent. Peers'
  * protocol errors are logged through {@link PeerLog}. Java-WebSocket's own lost-connection pings
- * are off (the Engine.IO heartbeat governs), and accepted sockets have TCP_NODELAY.
+ * are off (the Engine.IO heartbeat governs), and accepted sockets have TCP_NODELAY. Frames that
+ * sessions queue are watched by {@link WriteWatch} until they leave (a library race can strand
+ * them).
  */
 public final class ServerEndpoint extends WebSocketServer implements StrictDraft.Sink {
   private static final Logger log = LoggerFactory.getLogger(ServerEndpoint.class);
@@ -55,6 +57,7 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
   private final ConnectionAcceptor acceptor;
   private final ExecutorService pool = Threads.handlerPool("gadget-ws-server");
   private final ScheduledThreadPoolExecutor timer = Threads.timer("gadget-ws-server");
+  private final WriteWatch writeWatch = new WriteWatch("gadget-ws-server-writewatch");
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   /** The open sessions by WebSocket (not the attachment alone: onClose may run on any thread). */
   private final Map<WebSocket, ServerSession> sessions = new ConcurrentHashMap<>();
@@ -164,6 +167,15 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
 
   PeerLog peerLog() {
     return peerLog;
+  }
+
+  WriteWatch writeWatch() {
+    return writeWatch;
+  }
+
+  /** How many times a queued frame had to be re-armed past the library's lost write (tests). */
+  public long framesRearmed() {
+    return writeWatch.rescued();
   }
 
   /**
@@ -354,6 +366,7 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
   }
 
   private void shutdownPools() {
+    writeWatch.close();
     timer.shutdownNow();
     pool.shutdown();
     try {

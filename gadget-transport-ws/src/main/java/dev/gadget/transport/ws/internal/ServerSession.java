@@ -318,6 +318,7 @@ final class ServerSession {
       if (queued == 0 || queued + bytes + CLOSE_FRAME_BYTES <= options.maxQueuedBytes()) {
         try {
           ws.sendFrame(frames);
+          endpoint.writeWatch().queued(ws);
           return true;
         } catch (WebsocketNotConnectedException e) {
           return false;
