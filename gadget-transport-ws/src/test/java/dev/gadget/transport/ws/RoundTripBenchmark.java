@@ -9,7 +9,7 @@ import java.net.URI;
  * write race would show as a round trip of tens of milliseconds (the write watch) or, without
  * the watch, as a stall. Not a test: run it with
  * {@code ./mvnw -B -q -pl gadget-transport-ws -am test-compile -Ptransport-benchmark
- * -Dbenchmark=RoundTripBenchmark -Dexec.args="2000000 16"} (round trips, clients).
+ * -Dbenchmark=RoundTripBenchmark -Dbenchmark.args="2000000 16"} (round trips, clients).
  */
 public final class RoundTripBenchmark {
   private RoundTripBenchmark() {}
