@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class IdleCpuBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Path NODE_DIR = Path.of("src/test/node");
+  /** The Node scripts, from the module's directory or (exec:java from the reactor) the root. */
+  private static final Path NODE_DIR = Files.isDirectory(Path.of("src/test/node"))
+      ? Path.of("src/test/node") : Path.of("gadget-transport-ws/src/test/node");
 
   private IdleCpuBenchmark() {}
 
