@@ -1,5 +1,7 @@
 package dev.gadget.transport.ws;
 
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 
 /**
@@ -14,6 +16,14 @@ import java.net.URI;
 public final class RoundTripBenchmark {
   private RoundTripBenchmark() {}
 
+  private static long gcMillis() {
+    long ms = 0;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      ms += Math.max(0, gc.getCollectionTime());
+    }
+    return ms;
+  }
+
   public static void main(String[] args) throws Exception {
     long total = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000;
     int clients = args.length > 1 ? Integer.parseInt(args[1]) : 16;
@@ -22,9 +32,13 @@ public final class RoundTripBenchmark {
     try {
       URI uri = URI.create("ws://127.0.0.1:" + server.port() + WireSocket.PATH);
       EchoStress.run(uri, EchoStress.SOCKET_IO, clients, 2_000, 10_000); // warm-up
+      long gc0 = gcMillis();
       EchoStress.Result r = EchoStress.run(uri, EchoStress.SOCKET_IO, clients, total / clients,
           30_000);
       System.out.print(r.table());
+      System.out.println("GC time during the run: " + (gcMillis() - gc0) + " ms; load average "
+          + ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() + " on "
+          + Runtime.getRuntime().availableProcessors() + " cores");
       System.out.println("frames the write watch re-armed: " + server.framesRearmed());
     } finally {
       server.close();
