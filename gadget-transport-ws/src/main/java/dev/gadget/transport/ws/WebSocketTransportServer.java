@@ -132,6 +132,11 @@ public final class WebSocketTransportServer implements TransportServer {
     endpoint.severAll();
   }
 
+  /** For tests and benchmarks in this package: frames the write watch had to re-arm. */
+  long framesRearmed() {
+    return endpoint.framesRearmed();
+  }
+
   /** For tests in this package: how many Engine.IO connections are open. */
   int sessionCount() {
     return endpoint.sessionCount();

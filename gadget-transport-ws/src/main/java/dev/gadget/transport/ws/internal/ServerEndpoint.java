@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * permessage-deflate never negotiated); {@link Sockets} closes connections that complete no
  * handshake within {@code handshakeTimeout} and tells sessions how much waits unsent. Peers'
  * protocol errors are logged through {@link PeerLog}. Java-WebSocket's own lost-connection pings
- * are off (the Engine.IO heartbeat governs), and accepted sockets have TCP_NODELAY.
+ * are off (the Engine.IO heartbeat governs: one sweep over all sessions on the timer thread, not
+ * a timer task per session), and accepted sockets have TCP_NODELAY. Frames that
+ * sessions queue are watched by {@link WriteWatch} until they leave (a library race can strand
+ * them).
  */
 public final class ServerEndpoint extends WebSocketServer implements StrictDraft.Sink {
   private static final Logger log = LoggerFactory.getLogger(ServerEndpoint.class);
@@ -55,6 +58,7 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
   private final ConnectionAcceptor acceptor;
   private final ExecutorService pool = Threads.handlerPool("gadget-ws-server");
   private final ScheduledThreadPoolExecutor timer = Threads.timer("gadget-ws-server");
+  private final WriteWatch writeWatch = new WriteWatch("gadget-ws-server-writewatch");
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   /** The open sessions by WebSocket (not the attachment alone: onClose may run on any thread). */
   private final Map<WebSocket, ServerSession> sessions = new ConcurrentHashMap<>();
@@ -85,6 +89,30 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
     setReuseAddr(true);
     setConnectionLostTimeout(0);
     setDaemon(true);
+    long tick = heartbeatTickMillis(options);
+    timer.scheduleWithFixedDelay(this::heartbeats, tick, tick, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * How often the heartbeat sweep runs: a tenth of the shorter of ping interval and ping
+   * timeout, between 5 ms and 1 s, so pings and ping timeouts are at most that late.
+   */
+  static long heartbeatTickMillis(ServerOptions options) {
+    long shorter = Math.min(options.pingInterval().toMillis(), options.pingTimeout().toMillis());
+    return Math.max(5, Math.min(1000, shorter / 10));
+  }
+
+  /** One sweep over all sessions: the pings that are due, the pongs that are late. */
+  private void heartbeats() {
+    long now = System.nanoTime();
+    for (ServerSession session : sessions.values()) {
+      try {
+        session.heartbeat(now);
+      } catch (RuntimeException e) {
+        // A throw would end the sweep for every session.
+        log.warn("Heartbeat of session {} failed", session.sid, e);
+      }
+    }
   }
 
   /** Binds and starts; throws {@link TransportException} if it cannot within {@code timeout}. */
@@ -164,6 +192,15 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
 
   PeerLog peerLog() {
     return peerLog;
+  }
+
+  WriteWatch writeWatch() {
+    return writeWatch;
+  }
+
+  /** How many times a queued frame had to be re-armed past the library's lost write (tests). */
+  public long framesRearmed() {
+    return writeWatch.rescued();
   }
 
   /**
@@ -354,6 +391,7 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
   }
 
   private void shutdownPools() {
+    writeWatch.close();
     timer.shutdownNow();
     pool.shutdown();
     try {

@@ -47,12 +47,13 @@ final class ServerSession {
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Bytes of this peer's requests that wait for their handlers (at most maxUnhandledBytes). */
   private final AtomicLong inboundWaiting = new AtomicLong();
-  private final AtomicLong pingSeq = new AtomicLong();
-  private volatile long pongSeq;
+  /** When the next ping is due ({@link System#nanoTime}), while no pong is awaited. */
+  private volatile long nextPingNanos;
+  /** When the awaited pong must have come. */
+  private volatile long pongDueNanos;
+  private volatile boolean awaitingPong;
   private final Object sendLock = new Object();
   private volatile boolean joined;
-  private volatile ScheduledFuture<?> pingTask;
-  private volatile ScheduledFuture<?> pongTimeout;
   private volatile ScheduledFuture<?> connectTimeout;
   private volatile ScheduledFuture<?> dropTimer;
   private volatile String closeReason;
@@ -69,8 +70,8 @@ final class ServerSession {
   void open() {
     OpenHandshake handshake = new OpenHandshake(sid, List.of(),
         options.pingInterval().toMillis(), options.pingTimeout().toMillis(), options.maxPayload());
+    nextPingNanos = System.nanoTime() + options.pingInterval().toNanos();
     sendEngine(new EnginePacket(EnginePacket.Type.OPEN, handshake.toJson()));
-    schedulePing();
     connectTimeout = schedule(() -> {
       if (!joined) {
         log.debug("Session {} joined no namespace within {}; closing", sid, options.connectTimeout());
@@ -89,29 +90,32 @@ final class ServerSession {
 
   // ---- heartbeat -------------------------------------------------------------------------
 
-  private void schedulePing() {
-    pingTask = schedule(() -> {
-      if (closed.get()) {
-        return;
+  /**
+   * The heartbeat, from the endpoint's one sweep over all sessions (on the timer thread; see
+   * {@link ServerEndpoint}): sends the ping that is due, or ends a session whose pong is late.
+   * One sweep instead of a timer task per session keeps idle connections cheap.
+   */
+  void heartbeat(long nowNanos) {
+    if (closed.get()) {
+      return;
+    }
+    if (awaitingPong) {
+      if (nowNanos - pongDueNanos >= 0) {
+        terminate("ping timeout", CloseFrame.NORMAL);
       }
-      long seq = pingSeq.incrementAndGet();
+    } else if (nowNanos - nextPingNanos >= 0) {
       // Armed before the ping goes out: on loopback the pong can beat the next line.
-      pongTimeout = schedule(() -> {
-        if (pongSeq < seq) {
-          terminate("ping timeout", CloseFrame.NORMAL);
-        }
-      }, options.pingTimeout().toMillis());
+      pongDueNanos = nowNanos + options.pingTimeout().toNanos();
+      awaitingPong = true;
       sendEngine(EnginePacket.PING);
-    }, options.pingInterval().toMillis());
+    }
   }
 
   /** A pong (on this session's worker thread): answers the latest ping at most once. */
   private void onPong() {
-    long seq = pingSeq.get();
-    if (pongSeq < seq) {
-      pongSeq = seq;
-      cancel(pongTimeout);
-      schedulePing();
+    if (awaitingPong) {
+      nextPingNanos = System.nanoTime() + options.pingInterval().toNanos();
+      awaitingPong = false;
     }
   }
 
@@ -318,6 +322,7 @@ final class ServerSession {
       if (queued == 0 || queued + bytes + CLOSE_FRAME_BYTES <= options.maxQueuedBytes()) {
         try {
           ws.sendFrame(frames);
+          endpoint.writeWatch().queued(ws);
           return true;
         } catch (WebsocketNotConnectedException e) {
           return false;
@@ -368,8 +373,6 @@ final class ServerSession {
       return;
     }
     closeReason = reason;
-    cancel(pingTask);
-    cancel(pongTimeout);
     cancel(connectTimeout);
     for (ServerSocket socket : sockets.values()) {
       socket.closed(reason);
