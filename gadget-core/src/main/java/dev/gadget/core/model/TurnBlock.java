@@ -16,7 +16,7 @@ import java.util.Objects;
  * {@link ToolCall} object for tool blocks. {@code seq} is the block's position in its turn,
  * starting at 0; order always comes from it, never from timestamps.
  *
- * <p>A text block may be {@link #superseded()}: it was streamed by a model round that a drone's
+ * <p>A text block may be {@link #isSuperseded() superseded}: it was streamed by a model round that a drone's
  * crash interrupted and that was then done again. It is kept (the user saw it), written with
  * {@code "superseded": true}, shown apart, and left out of the model's context.
  */
@@ -42,7 +42,7 @@ public sealed interface TurnBlock {
     return false;
   }
 
-  /** This block marked {@link #superseded()}; a tool block, which is never superseded, as is. */
+  /** This block marked {@link #isSuperseded() superseded}; a tool block, which is never superseded, as is. */
   default TurnBlock supersede() {
     if (this instanceof Thinking t) {
       return new Thinking(t.seq(), t.createdAt(), t.content(), true);

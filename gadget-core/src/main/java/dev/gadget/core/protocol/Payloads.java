@@ -181,7 +181,7 @@ public final class Payloads {
    * @param journaledMessages how many tool rounds it journaled (completed, or with tools started)
    * @param redoesModelRound whether a retry streams the interrupted model round again (the crash
    *     came while the model streamed, not while or after a tool ran): the server then marks
-   *     that round's blocks {@link dev.gadget.core.model.TurnBlock#superseded() superseded}
+   *     that round's blocks {@link dev.gadget.core.model.TurnBlock#isSuperseded() superseded}
    */
   public record CrashRecoveryRequest(@Rule(maxLength = Limits.ID) String workspaceId,
       @Rule(required = true, maxLength = Limits.ID) String turnId,
@@ -228,7 +228,7 @@ public final class Payloads {
   /**
    * {@code blocksSuperseded} (server to page): a drone crashed while the model streamed, and
    * the retry streams that model round again; the round's blocks are kept but
-   * {@link dev.gadget.core.model.TurnBlock#superseded() superseded}, and the turn's open block is
+   * {@link dev.gadget.core.model.TurnBlock#isSuperseded() superseded}, and the turn's open block is
    * closed (the redone round's tokens start a new block).
    *
    * @param turnId the turn

@@ -93,7 +93,7 @@ public interface ChatStore extends AutoCloseable {
    * Adds a text ({@link TurnBlock.Thinking thinking} or {@link TurnBlock.Responding responding})
    * block to a turn, or replaces the text block the turn has with the same {@code seq}, in one
    * write: the server checkpoints the block still being streamed with it (so a crash loses at
-   * most the text since the last checkpoint) and marks a block {@link TurnBlock#superseded()}.
+   * most the text since the last checkpoint) and marks a block {@link TurnBlock#isSuperseded()}.
    * {@link StoreException.Reason#NOT_FOUND} if the turn does not exist.
    *
    * @throws IllegalArgumentException for a tool block, or when the turn's block with this
