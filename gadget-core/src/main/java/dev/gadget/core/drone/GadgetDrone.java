@@ -189,6 +189,9 @@ public final class GadgetDrone implements AutoCloseable {
   }
 
   private synchronized void releaseLock() {
+    if (workspace != null) {
+      workspace.close();
+    }
     if (lock != null) {
       lock.close();
     }

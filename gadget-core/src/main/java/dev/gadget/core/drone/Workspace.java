@@ -32,6 +32,7 @@ public final class Workspace {
   private final Path workspaceFile;
   private final Path workOrderFile;
   private WorkspaceData data;
+  private boolean closed;
 
   private Workspace(Path dir, WorkspaceData data) {
     this.dir = dir;
@@ -89,8 +90,14 @@ public final class Workspace {
     return data;
   }
 
-  /** Changes {@code workspace.json} and writes it. */
+  /**
+   * Changes {@code workspace.json} and writes it. After {@link #close()} nothing is written and
+   * the data stays as it was: the drone has let go of the workspace, and another may own it.
+   */
   public synchronized WorkspaceData update(UnaryOperator<WorkspaceData> change) {
+    if (closed) {
+      return data;
+    }
     WorkspaceData next = change.apply(data);
     write(workspaceFile, next);
     data = next;
@@ -106,9 +113,20 @@ public final class Workspace {
     return dir.resolve(slug);
   }
 
-  /** Writes {@code .gadget/work-order.json}. */
-  public void writeWorkOrder(WorkOrderCache cache) {
-    write(workOrderFile, cache);
+  /** Writes {@code .gadget/work-order.json}; after {@link #close()}, nothing. */
+  public synchronized void writeWorkOrder(WorkOrderCache cache) {
+    if (!closed) {
+      write(workOrderFile, cache);
+    }
+  }
+
+  /**
+   * Ends this drone's writes: a write under way finishes first, later ones are dropped (a late
+   * reply from the server must not overwrite the files of the drone that opens the workspace
+   * next). Call before releasing the {@link WorkspaceLock}.
+   */
+  public synchronized void close() {
+    closed = true;
   }
 
   /**
@@ -128,8 +146,11 @@ public final class Workspace {
     }
   }
 
-  /** Removes {@code .gadget/work-order.json}. */
-  public void deleteWorkOrder() {
+  /** Removes {@code .gadget/work-order.json}; after {@link #close()}, nothing. */
+  public synchronized void deleteWorkOrder() {
+    if (closed) {
+      return;
+    }
     try {
       Files.deleteIfExists(workOrderFile);
     } catch (IOException e) {
