@@ -253,6 +253,15 @@ const scenarios = {
     const listed = await page.$$eval('#provider-list .provider', (els) => els.map((e) => e.textContent));
     const providerId = await page.$eval('#provider-list .provider:nth-child(2)', (e) => e.dataset.providerId);
     step('provider added', { providerId });
+    if (cfg.price) {
+      await page.click('#provider-list .provider:nth-child(2) button:has-text("Prices")');
+      await page.fill('#provider-list form.prices [name=prices]', cfg.price);
+      await page.click('#provider-list form.prices button[type=submit]');
+      // saving re-renders the list, which closes the form
+      await page.waitForFunction(() => !document.querySelector('#provider-list form.prices'),
+        null, { timeout });
+      step('prices saved');
+    }
     await page.selectOption('#provider-select', providerId);
     await page.waitForFunction(() => document.querySelectorAll('#model-options option').length > 0,
       null, { timeout });

@@ -37,6 +37,10 @@ function renderProviders() {
     li.appendChild(el('span', 'provider-key', p.apiKeySet ? 'key set' : 'no key'));
     li.title = p.baseUrl;
     if (!p.isDefault) {
+      const edit = el('button', 'link', 'Prices');
+      edit.type = 'button';
+      edit.addEventListener('click', () => togglePrices(li, p));
+      li.appendChild(edit);
       const b = el('button', 'link', 'Remove');
       b.type = 'button';
       b.addEventListener('click', () => remove(p.id));
@@ -44,6 +48,52 @@ function renderProviders() {
     }
     ul.appendChild(li);
   }
+}
+
+/** "model input output" per line or after ";", in dollars per million tokens. */
+export function parsePrices(text) {
+  const prices = [];
+  for (const part of text.split(/[;\n]/)) {
+    const words = part.trim().split(/\s+/).filter(Boolean);
+    if (!words.length) continue;
+    const [modelId, input, output] = words;
+    if (words.length !== 3 || !isFinite(input) || !isFinite(output)) {
+      throw new Error('write each price as "model input output" (dollars per million tokens), '
+        + 'such as "gpt-4o-mini 0.15 0.60"; "' + part.trim() + '" is not one');
+    }
+    prices.push({ modelId, inputPerMillion: Number(input), outputPerMillion: Number(output) });
+  }
+  return prices;
+}
+
+function togglePrices(li, p) {
+  const open = li.querySelector('form.prices');
+  if (open) { open.remove(); return; }
+  const form = el('form', 'prices');
+  const label = el('label', null, 'Prices, dollars per million tokens (model input output; …)');
+  const input = el('input');
+  input.name = 'prices';
+  input.value = (p.prices || []).map((x) => x.modelId + ' ' + x.inputPerMillion + ' '
+    + x.outputPerMillion).join('; ');
+  input.placeholder = 'gpt-4o-mini 0.15 0.60';
+  label.appendChild(input);
+  form.appendChild(label);
+  const save = el('button', null, 'Save prices');
+  save.type = 'submit';
+  form.appendChild(save);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    showError('provider-error', '');
+    try {
+      await request('saveProvider', { id: p.id, name: p.name, kind: p.kind, baseUrl: p.baseUrl,
+        prices: parsePrices(input.value) });
+      await refreshProviders();
+    } catch (e) {
+      showError('provider-error', e.message);
+    }
+  });
+  li.appendChild(form);
+  input.focus();
 }
 
 function renderPicker() {
@@ -120,6 +170,11 @@ function count(n) {
   return Number(n || 0).toLocaleString('en');
 }
 
+/** Dollars from nano-dollars: cents and up to four places, less than a cent to six. */
+function cost(nanos) {
+  return nanos ? '$' + (nanos / 1e9).toFixed(nanos < 1e7 ? 6 : 4) : '—';
+}
+
 /** The totals: one row per provider and model, and the user's total. */
 export async function refreshUsage() {
   try {
@@ -132,7 +187,7 @@ export async function refreshUsage() {
       const p = providers.find((x) => x.id === r.providerId);
       const name = r.providerId === '*' ? 'Total' : (p ? p.name : r.providerId) + ' · ' + r.modelId;
       for (const v of [name, count(r.turns), count(r.promptTokens), count(r.completionTokens),
-        count(r.reasoningTokens), count(r.errors)]) {
+        count(r.reasoningTokens), count(r.errors), cost(r.costNanos)]) {
         tr.appendChild(el('td', null, v));
       }
       tbody.appendChild(tr);

@@ -8,11 +8,13 @@ import dev.gadget.core.llm.Recordings;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnModel;
+import dev.gadget.core.model.TurnStats;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -64,6 +66,7 @@ class BrowserProvidersTest {
     c.put("baseUrl", llm.v1().toString());
     c.put("apiKey", KEY);
     c.put("model", "browser-model");
+    c.put("price", "other-model 1 1; browser-model 2 8");
     c.put("prompt", "Say hello");
     c.put("timeoutMs", 30000);
     JsonNode r = BrowserHarness.run(c);
@@ -86,6 +89,12 @@ class BrowserProvidersTest {
     List<ChatTurn> turns = fx.store.store().listTurns(fx.session.id());
     assertThat(turns).singleElement().satisfies(t -> assertThat(t.model()).isEqualTo(
         new TurnModel(r.get("providerId").asText(), "My endpoint", "browser-model")));
+    // the price set in the page costs the turn: $2/M prompt tokens, $8/M completion tokens
+    TurnStats stats = turns.get(0).stats();
+    assertThat(stats.promptTokens()).isPositive();
+    double dollars = (stats.promptTokens() * 2.0 + stats.completionTokens() * 8.0) / 1e6;
+    assertThat(r.get("usage").toString())
+        .contains(String.format(Locale.ROOT, "$%.6f", dollars)); // less than a cent: 6 places
     fx.close();
     fx = null;
     try (Stream<Path> files = Files.walk(tmp)) {

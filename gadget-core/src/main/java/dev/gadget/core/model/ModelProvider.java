@@ -2,6 +2,7 @@ package dev.gadget.core.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -20,6 +21,7 @@ import java.util.Objects;
  * @param baseUrl the server's base URL
  * @param sealedApiKey the sealed API key, or {@code null} when it takes none
  * @param createdAt when it was added
+ * @param prices what its models cost, for the usage totals' cost (empty: no cost is kept)
  */
 public record ModelProvider(
     @JsonProperty("_id") String id,
@@ -28,7 +30,11 @@ public record ModelProvider(
     String kind,
     String baseUrl,
     String sealedApiKey,
-    Instant createdAt) {
+    Instant createdAt,
+    List<ModelPrice> prices) {
+  /** The most prices one provider keeps. */
+  public static final int MAX_PRICES = 200;
+
   public ModelProvider {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(userId, "userId");
@@ -36,6 +42,23 @@ public record ModelProvider(
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(baseUrl, "baseUrl");
     Objects.requireNonNull(createdAt, "createdAt");
+    prices = prices == null ? List.of() : List.copyOf(prices);
+  }
+
+  /** A provider whose models have no prices. */
+  public ModelProvider(String id, String userId, String name, String kind, String baseUrl,
+      String sealedApiKey, Instant createdAt) {
+    this(id, userId, name, kind, baseUrl, sealedApiKey, createdAt, List.of());
+  }
+
+  /** The price of {@code modelId}, or {@code null} when it has none. */
+  public ModelPrice priceOf(String modelId) {
+    for (ModelPrice p : prices) {
+      if (p.modelId().equals(modelId)) {
+        return p;
+      }
+    }
+    return null;
   }
 
   /** Whether an API key is set. */
@@ -47,6 +70,6 @@ public record ModelProvider(
   public String toString() {
     return "ModelProvider[id=" + id + ", userId=" + userId + ", name=" + name + ", kind=" + kind
         + ", baseUrl=" + baseUrl + ", apiKey=" + (hasApiKey() ? "<set>" : "<not set>")
-        + ", createdAt=" + createdAt + "]";
+        + ", createdAt=" + createdAt + ", prices=" + prices.size() + "]";
   }
 }

@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param completionTokens output tokens, reasoning included
  * @param reasoningTokens the part of the output that was reasoning (thinking)
  * @param durationMs the turns' wall time
+ * @param costNanos what the turns cost, in billionths of a dollar, at the model's price when
+ *     each turn ended ({@link ModelPrice}); turns of a model without a price add nothing
  */
 public record UsageTotal(
     String userId,
@@ -28,20 +30,36 @@ public record UsageTotal(
     long promptTokens,
     long completionTokens,
     long reasoningTokens,
-    long durationMs) {
+    long durationMs,
+    long costNanos) {
   public UsageTotal {
     Objects.requireNonNull(userId, "userId");
     Objects.requireNonNull(providerId, "providerId");
     Objects.requireNonNull(modelId, "modelId");
   }
 
-  /** One ended turn's usage. */
+  /** A total without a cost. */
+  public UsageTotal(String userId, String providerId, String modelId, long turns, long calls,
+      long errors, long promptTokens, long completionTokens, long reasoningTokens,
+      long durationMs) {
+    this(userId, providerId, modelId, turns, calls, errors, promptTokens, completionTokens,
+        reasoningTokens, durationMs, 0);
+  }
+
+  /** One ended turn's usage, without a cost. */
   public static UsageTotal ofTurn(
       String userId, TurnModel model, TurnStats stats, boolean error) {
+    return ofTurn(userId, model, stats, error, null);
+  }
+
+  /** One ended turn's usage, costed at {@code price} ({@code null}: no cost). */
+  public static UsageTotal ofTurn(
+      String userId, TurnModel model, TurnStats stats, boolean error, ModelPrice price) {
     TurnStats s = stats == null ? TurnStats.EMPTY : stats;
+    long cost = price == null ? 0 : price.costNanos(s.promptTokens(), s.completionTokens());
     return new UsageTotal(userId, model.providerId(), model.modelId(), 1, s.llmCalls(),
         error ? 1 : 0, s.promptTokens(), s.completionTokens(), s.thinkingTokenCount(),
-        s.durationMs());
+        s.durationMs(), cost);
   }
 
   /** This total with {@code other}'s counts added (the key stays this one's). */
@@ -49,6 +67,6 @@ public record UsageTotal(
     return new UsageTotal(userId, providerId, modelId, turns + other.turns,
         calls + other.calls, errors + other.errors, promptTokens + other.promptTokens,
         completionTokens + other.completionTokens, reasoningTokens + other.reasoningTokens,
-        durationMs + other.durationMs);
+        durationMs + other.durationMs, costNanos + other.costNanos);
   }
 }

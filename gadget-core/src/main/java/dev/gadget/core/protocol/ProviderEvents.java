@@ -1,5 +1,6 @@
 package dev.gadget.core.protocol;
 
+import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.UsageTotal;
 import java.time.Instant;
@@ -42,13 +43,23 @@ public final class ProviderEvents {
       @Rule(required = true, maxLength = Limits.ID) String kind,
       @Rule(required = true, maxLength = Limits.GIT_URL) String baseUrl,
       @Rule(maxLength = API_KEY) String apiKey,
-      Boolean clearApiKey) {
+      Boolean clearApiKey,
+      List<Price> prices) {
     @Override
     public String toString() {
       return "SaveProvider[id=" + id + ", name=" + name + ", kind=" + kind + ", baseUrl="
           + baseUrl + ", apiKey=" + (apiKey == null ? "null" : "<redacted>") + "]";
     }
   }
+
+  /**
+   * A model's price in {@code saveProvider}: dollars per million tokens ({@link ModelPrice}).
+   * {@code prices} absent keeps a provider's prices; a list (even empty) replaces them.
+   */
+  public record Price(
+      @Rule(required = true, maxLength = Limits.NAME) String modelId,
+      @Rule(required = true) Double inputPerMillion,
+      @Rule(required = true) Double outputPerMillion) {}
 
   /** {@code deleteProvider} and {@code listModels}. */
   public record ProviderRef(@Rule(required = true, maxLength = Limits.ID) String providerId) {}
@@ -70,13 +81,15 @@ public final class ProviderEvents {
    * @param isDefault whether this is the server operator's provider
    * @param defaultModel the model it runs when a chat picked none, or {@code null}
    * @param createdAt when it was added, or {@code null} for the default
+   * @param prices what its models cost (dollars per million tokens)
    */
   public record ProviderView(String id, String name, String kind, String baseUrl,
-      boolean apiKeySet, boolean isDefault, String defaultModel, Instant createdAt) {
+      boolean apiKeySet, boolean isDefault, String defaultModel, Instant createdAt,
+      List<ModelPrice> prices) {
     /** The view of a user's provider. */
     public static ProviderView of(ModelProvider p) {
       return new ProviderView(p.id(), p.name(), p.kind(), p.baseUrl(), p.hasApiKey(), false,
-          null, p.createdAt());
+          null, p.createdAt(), p.prices());
     }
   }
 

@@ -236,6 +236,17 @@ class ProvidersRuntimeTest {
     Page page = fx.page(alice.pageToken()).connected();
     await("drone registered", () -> fx.store.listDrones(alice.user().id()).size() == 1);
     String providerId = addProvider(page, "Mine", "openai", llm.v1().toString(), null);
+    Map<String, Object> priced = new HashMap<>(Map.of("id", providerId, "name", "Mine",
+        "kind", "openai", "baseUrl", llm.v1().toString()));
+    priced.put("prices", List.of(Map.of("modelId", "large", "inputPerMillion", -1,
+        "outputPerMillion", 2)));
+    assertThat(page.request(ProviderEvents.SAVE_PROVIDER, priced).path("error").asText())
+        .isEqualTo("the price of large: inputPerMillion must be a price from 0 to 10000 "
+            + "dollars per million tokens; got -1.0");
+    priced.put("prices", List.of(Map.of("modelId", "large", "inputPerMillion", 3,
+        "outputPerMillion", 15)));
+    assertThat(page.request(ProviderEvents.SAVE_PROVIDER, priced).path("provider")
+        .path("prices").toString()).contains("\"inputPerMillion\":3.0");
     String session = fx.watchedSession(page);
     for (int i = 0; i < 10; i++) {
       chooseModel(page, session, i < 4 ? "default" : providerId, i < 4 ? "small" : "large");
@@ -272,6 +283,13 @@ class ProvidersRuntimeTest {
     assertThat(usage.get("byModel").get(expected.indexOf("default/small=4"))
         .get("promptTokens").asLong())
         .isEqualTo(4 * perTurnPrompt);
+    // only the priced model has a cost: each large turn's tokens at $3/M in and $15/M out
+    long cost = turns.subList(4, 10).stream().mapToLong(t -> t.stats().promptTokens() * 3_000
+        + t.stats().completionTokens() * 15_000).sum();
+    assertThat(cost).isPositive();
+    assertThat(usage.get("byModel").get(expected.indexOf(providerId + "/large=6"))
+        .get("costNanos").asLong()).isEqualTo(cost);
+    assertThat(total.get("costNanos").asLong()).isEqualTo(cost);
   }
 
   @Test

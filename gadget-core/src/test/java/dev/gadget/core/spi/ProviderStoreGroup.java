@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.gadget.core.Ids;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnModel;
@@ -143,5 +144,34 @@ public abstract class ProviderStoreGroup {
     assertThat(ps.listUsage(bob.id())).singleElement()
         .satisfies(u -> assertThat(u.promptTokens()).isEqualTo(5));
     assertThat(ps.listUsage("nobody")).isEmpty();
+  }
+
+  @Test
+  void keepsAProvidersPricesAndAddsEachTurnsCostToTheTotal() {
+    User ada = kit.user("ada");
+    ProviderStore ps = store().providers();
+    ModelPrice mini = new ModelPrice("gpt-4o-mini", 0.15, 0.6);
+    ModelPrice big = new ModelPrice("gpt-4o", 2.5, 10);
+    ModelProvider p = new ModelProvider(Ids.next(), ada.id(), "OpenAI", "openai",
+        "https://api.openai.com", null, ChatStoreContract.T0, List.of(mini, big));
+    ps.saveProvider(p);
+    assertThat(ps.findProvider(p.id()).orElseThrow().prices()).containsExactly(mini, big);
+    assertThat(ps.findProvider(p.id()).orElseThrow().priceOf("gpt-4o")).isEqualTo(big);
+
+    TurnModel model = new TurnModel(p.id(), "OpenAI", "gpt-4o-mini");
+    long expected = 0;
+    for (int i = 1; i <= 10; i++) {
+      TurnStats stats = new TurnStats(1_000 * i, 300 * i, 50 * i, 0, 1, 10);
+      expected += mini.costNanos(stats.promptTokens(), stats.completionTokens());
+      ps.addUsage(UsageTotal.ofTurn(ada.id(), model, stats, false, mini));
+    }
+    // 55,000 prompt tokens at $0.15/M and 16,500 completion tokens at $0.60/M: $0.01815
+    assertThat(expected).isEqualTo(18_150_000L);
+    assertThat(ps.listUsage(ada.id())).singleElement().extracting(UsageTotal::costNanos)
+        .isEqualTo(18_150_000L);
+
+    ps.saveProvider(new ModelProvider(p.id(), ada.id(), "OpenAI", "openai",
+        "https://api.openai.com", null, ChatStoreContract.T0));
+    assertThat(ps.findProvider(p.id()).orElseThrow().prices()).isEmpty();
   }
 }

@@ -8,6 +8,7 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.TokenKind;
@@ -98,7 +99,8 @@ class JournaledChatStoreTest extends ChatStoreContract {
     try (JournaledChatStore s = JournaledChatStore.open(dir)) {
       turn = fill(s, "ada");
       p = new ModelProvider(Ids.next(), turn.userId(), "mine", "ollama",
-          "http://127.0.0.1:11434", "gk1:abc:sealed", T0);
+          "http://127.0.0.1:11434", "gk1:abc:sealed", T0,
+          List.of(new ModelPrice("qwen3:0.6b", 0.5, 1.5)));
       s.providers().saveProvider(p);
       s.providers().setSessionModel(turn.sessionId(), p.id(), "qwen3:0.6b");
       ChatTurn modelled = ChatTurn.start(Ids.next(), turn.sessionId(), turn.userId(), 1, "x",
@@ -106,7 +108,7 @@ class JournaledChatStoreTest extends ChatStoreContract {
       s.createTurn(modelled);
       for (int i = 0; i < 3; i++) {
         s.providers().addUsage(UsageTotal.ofTurn(turn.userId(), modelled.model(),
-            new TurnStats(10, 2, 1, 0, 1, 5), false));
+            new TurnStats(10, 2, 1, 0, 1, 5), false, p.priceOf("qwen3:0.6b")));
       }
       s.compact();
       s.providers().addUsage(UsageTotal.ofTurn(turn.userId(), modelled.model(),
@@ -121,6 +123,8 @@ class JournaledChatStoreTest extends ChatStoreContract {
         assertThat(u.turns()).isEqualTo(4);
         assertThat(u.promptTokens()).isEqualTo(40);
         assertThat(u.errors()).isEqualTo(1);
+        // three costed turns of 10 prompt tokens at $0.50/M and 2 completion at $1.50/M
+        assertThat(u.costNanos()).isEqualTo(3 * 8_000L);
       });
     }
   }

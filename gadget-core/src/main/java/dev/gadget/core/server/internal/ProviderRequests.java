@@ -6,6 +6,7 @@ import static dev.gadget.core.server.internal.Requests.reply;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.Ids;
 import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.model.TurnModel;
@@ -19,6 +20,7 @@ import dev.gadget.core.transport.Ack;
 import dev.gadget.core.transport.Connection;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -112,10 +114,33 @@ final class ProviderRequests {
       }
       sealed = keys.seal(req.apiKey().trim(), ProviderResolver.sealContext(userId, id));
     }
+    List<ModelPrice> prices = req.prices() == null
+        ? (old == null ? List.of() : old.prices()) : prices(req.prices());
     ModelProvider p = new ModelProvider(id, userId, req.name().trim(), kind, baseUrl, sealed,
-        old == null ? settings.clock().instant() : old.createdAt());
+        old == null ? settings.clock().instant() : old.createdAt(), prices);
     providers().saveProvider(p);
     return p;
+  }
+
+  private static List<ModelPrice> prices(List<ProviderEvents.Price> given) {
+    if (given.size() > ModelProvider.MAX_PRICES) {
+      throw new RequestException("a provider keeps at most " + ModelProvider.MAX_PRICES
+          + " prices; got " + given.size());
+    }
+    List<ModelPrice> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (ProviderEvents.Price p : given) {
+      String model = p.modelId().trim();
+      if (!seen.add(model)) {
+        throw new RequestException("the model " + model + " has two prices; give it one");
+      }
+      try {
+        out.add(new ModelPrice(model, p.inputPerMillion(), p.outputPerMillion()));
+      } catch (IllegalArgumentException e) {
+        throw new RequestException("the price of " + model + ": " + e.getMessage());
+      }
+    }
+    return out;
   }
 
   private void listModels(String userId, String providerId, Ack ack) {
@@ -163,7 +188,7 @@ final class ProviderRequests {
   private ProviderView defaultView(String userId) {
     ProviderConfig d = defaultConfig(userId);
     return new ProviderView(TurnModel.DEFAULT_PROVIDER, ProviderResolver.DEFAULT_NAME, d.sdk(),
-        d.baseUrl(), d.apiKey() != null, true, d.modelId(), null);
+        d.baseUrl(), d.apiKey() != null, true, d.modelId(), null, List.of());
   }
 
   /** Asked at each use: a store is reached only when a request needs it. */

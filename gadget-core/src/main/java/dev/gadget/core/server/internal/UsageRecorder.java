@@ -1,6 +1,8 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ModelPrice;
+import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.TurnModel;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
@@ -14,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Adds each ended turn's usage to the totals of its user, provider and model (one store write
- * per turn, never one per token), then tells the application's listener.
+ * per turn, never one per token), costed at the model's price when the provider has one, then
+ * tells the application's listener.
  */
 public final class UsageRecorder implements ServerListener {
   private static final Logger log = LoggerFactory.getLogger(UsageRecorder.class);
@@ -48,11 +51,20 @@ public final class UsageRecorder implements ServerListener {
     if (model != null) {
       try {
         store.providers().addUsage(UsageTotal.ofTurn(turn.userId(), model, stats,
-            status == TurnStatus.ERROR));
+            status == TurnStatus.ERROR, priceOf(model)));
       } catch (StoreException e) {
         log.warn("could not add the usage of turn {}: {}", turn.id(), e.getMessage());
       }
     }
     next.onTurnEnded(turn, status, stats, duration);
+  }
+
+  /** The model's price now, from its provider; the server's default has none. */
+  private ModelPrice priceOf(TurnModel model) {
+    if (TurnModel.DEFAULT_PROVIDER.equals(model.providerId())) {
+      return null;
+    }
+    return store.providers().findProvider(model.providerId())
+        .map(p -> p.priceOf(model.modelId())).orElse(null);
   }
 }

@@ -1,22 +1,27 @@
 package dev.gadget.store.mongo.internal;
 
 import static dev.gadget.store.mongo.internal.Fields.instant;
+import static dev.gadget.store.mongo.internal.Fields.documents;
 import static dev.gadget.store.mongo.internal.Fields.number;
+import static dev.gadget.store.mongo.internal.Fields.optNumber;
 import static dev.gadget.store.mongo.internal.Fields.optString;
 import static dev.gadget.store.mongo.internal.Fields.putIfPresent;
 import static dev.gadget.store.mongo.internal.Fields.putInstant;
 import static dev.gadget.store.mongo.internal.Fields.string;
 
+import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.TurnModel;
 import dev.gadget.core.model.UsageTotal;
+import java.util.ArrayList;
+import java.util.List;
 import org.bson.Document;
 
 /** Documents for providers, usage totals and a turn's model (docs/STORE-MONGO.md). */
 public final class ProviderCodecs {
   /** The counters of a usage total, as stored. */
   static final String[] COUNTERS = {"turns", "calls", "errors", "promptTokens",
-      "completionTokens", "reasoningTokens", "durationMs"};
+      "completionTokens", "reasoningTokens", "durationMs", "costNanos"};
 
   private ProviderCodecs() {}
 
@@ -27,25 +32,50 @@ public final class ProviderCodecs {
         .append("kind", p.kind())
         .append("baseUrl", p.baseUrl());
     putIfPresent(d, "sealedApiKey", p.sealedApiKey());
+    if (!p.prices().isEmpty()) {
+      List<Document> prices = new ArrayList<>();
+      for (ModelPrice price : p.prices()) {
+        prices.add(new Document("modelId", price.modelId())
+            .append("inputPerMillion", price.inputPerMillion())
+            .append("outputPerMillion", price.outputPerMillion()));
+      }
+      d.append("prices", prices);
+    }
     return putInstant(d, "createdAt", p.createdAt());
   }
 
   public static ModelProvider provider(Document d) {
     return Codecs.read(Schema.PROVIDERS, d, x -> new ModelProvider(string(x, "_id"),
         string(x, "userId"), string(x, "name"), string(x, "kind"), string(x, "baseUrl"),
-        optString(x, "sealedApiKey"), instant(x, "createdAt")));
+        optString(x, "sealedApiKey"), instant(x, "createdAt"), prices(x)));
+  }
+
+  private static List<ModelPrice> prices(Document d) {
+    List<ModelPrice> out = new ArrayList<>();
+    for (Document p : documents(d, "prices")) {
+      out.add(new ModelPrice(string(p, "modelId"), price(p, "inputPerMillion"),
+          price(p, "outputPerMillion")));
+    }
+    return out;
+  }
+
+  private static double price(Document d, String key) {
+    if (!(d.get(key) instanceof Number n)) {
+      throw new IllegalArgumentException("field '" + key + "' is not a number");
+    }
+    return n.doubleValue();
   }
 
   static long[] counters(UsageTotal u) {
     return new long[] {u.turns(), u.calls(), u.errors(), u.promptTokens(),
-        u.completionTokens(), u.reasoningTokens(), u.durationMs()};
+        u.completionTokens(), u.reasoningTokens(), u.durationMs(), u.costNanos()};
   }
 
   public static UsageTotal usage(Document d) {
     return Codecs.read(Schema.USAGE, d, x -> new UsageTotal(string(x, "userId"),
         string(x, "providerId"), string(x, "modelId"), number(x, "turns"), number(x, "calls"),
         number(x, "errors"), number(x, "promptTokens"), number(x, "completionTokens"),
-        number(x, "reasoningTokens"), number(x, "durationMs")));
+        number(x, "reasoningTokens"), number(x, "durationMs"), optNumber(x, "costNanos")));
   }
 
   /** A turn's model as a subdocument. */
