@@ -254,12 +254,11 @@ const scenarios = {
     const providerId = await page.$eval('#provider-list .provider:nth-child(2)', (e) => e.dataset.providerId);
     step('provider added', { providerId });
     if (cfg.price) {
-      await page.click('#provider-list .provider:nth-child(2) button:has-text("Prices")');
-      await page.fill('#provider-list form.prices [name=prices]', cfg.price);
-      await page.click('#provider-list form.prices button[type=submit]');
-      // saving re-renders the list, which closes the form
-      await page.waitForFunction(() => !document.querySelector('#provider-list form.prices'),
-        null, { timeout });
+      await page.click('#provider-list .provider:nth-child(2) button:has-text("Edit")');
+      await page.fill('#provider-form [name=prices]', cfg.price);
+      await page.click('#provider-form button[type=submit]');
+      await page.waitForFunction(() => document.getElementById('provider-cancel').hidden
+        && document.getElementById('provider-error').textContent === '', null, { timeout });
       step('prices saved');
     }
     await page.selectOption('#provider-select', providerId);

@@ -1,7 +1,8 @@
 // LLM providers, each chat's model and the usage totals (docs/WEB.md, docs/PROVIDERS.md): the
 // provider settings in the sidebar (an API key is shown only as set or not set: the server never
-// sends one back), the model picker above the composer (models listed by the provider itself),
-// and the totals per provider and model.
+// sends one back; Edit fills the form with a provider, its prices included), the model picker
+// above the composer (models listed by the provider itself), and the totals per provider and
+// model with their cost.
 import { state } from './state.js';
 import { $, el, showError } from './dom.js';
 import { request } from './server.js';
@@ -37,10 +38,10 @@ function renderProviders() {
     li.appendChild(el('span', 'provider-key', p.apiKeySet ? 'key set' : 'no key'));
     li.title = p.baseUrl;
     if (!p.isDefault) {
-      const edit = el('button', 'link', 'Prices');
-      edit.type = 'button';
-      edit.addEventListener('click', () => togglePrices(li, p));
-      li.appendChild(edit);
+      const e = el('button', 'link', 'Edit');
+      e.type = 'button';
+      e.addEventListener('click', () => edit(p));
+      li.appendChild(e);
       const b = el('button', 'link', 'Remove');
       b.type = 'button';
       b.addEventListener('click', () => remove(p.id));
@@ -66,34 +67,32 @@ export function parsePrices(text) {
   return prices;
 }
 
-function togglePrices(li, p) {
-  const open = li.querySelector('form.prices');
-  if (open) { open.remove(); return; }
-  const form = el('form', 'prices');
-  const label = el('label', null, 'Prices, dollars per million tokens (model input output; …)');
-  const input = el('input');
-  input.name = 'prices';
-  input.value = (p.prices || []).map((x) => x.modelId + ' ' + x.inputPerMillion + ' '
-    + x.outputPerMillion).join('; ');
-  input.placeholder = 'gpt-4o-mini 0.15 0.60';
-  label.appendChild(input);
-  form.appendChild(label);
-  const save = el('button', null, 'Save prices');
-  save.type = 'submit';
-  form.appendChild(save);
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    showError('provider-error', '');
-    try {
-      await request('saveProvider', { id: p.id, name: p.name, kind: p.kind, baseUrl: p.baseUrl,
-        prices: parsePrices(input.value) });
-      await refreshProviders();
-    } catch (e) {
-      showError('provider-error', e.message);
-    }
-  });
-  li.appendChild(form);
-  input.focus();
+/** Fills the form with a provider to edit (its key stays unless a new one is typed). */
+function edit(p) {
+  const f = $('provider-form');
+  f.elements.id.value = p.id;
+  f.elements.name.value = p.name;
+  f.elements.kind.value = p.kind;
+  f.elements.baseUrl.value = p.baseUrl;
+  f.elements.apiKey.value = '';
+  f.elements.apiKey.placeholder = p.apiKeySet ? 'API key (blank keeps it)' : 'API key (optional)';
+  f.elements.clearApiKey.checked = false;
+  f.querySelector('.clear-key').hidden = !p.apiKeySet;
+  f.elements.prices.value = (p.prices || []).map((x) => x.modelId + ' ' + x.inputPerMillion
+    + ' ' + x.outputPerMillion).join('; ');
+  f.querySelector('button[type=submit]').textContent = 'Save changes';
+  $('provider-cancel').hidden = false;
+  f.elements.name.focus();
+}
+
+function endEdit() {
+  const f = $('provider-form');
+  f.reset();
+  f.elements.id.value = '';
+  f.elements.apiKey.placeholder = 'API key (optional)';
+  f.querySelector('.clear-key').hidden = true;
+  f.querySelector('button[type=submit]').textContent = 'Save provider';
+  $('provider-cancel').hidden = true;
 }
 
 function renderPicker() {
@@ -208,15 +207,23 @@ export function wireProviders() {
     };
     const key = f.elements.apiKey.value;
     if (key) payload.apiKey = key;
+    if (f.elements.id.value) {
+      payload.id = f.elements.id.value;
+      if (f.elements.clearApiKey.checked) payload.clearApiKey = true;
+    }
     showError('provider-error', '');
     try {
+      // editing sends the prices as they stand (empty: none); a new provider only if typed
+      const prices = parsePrices(f.elements.prices.value);
+      if (payload.id || prices.length) payload.prices = prices;
       await request('saveProvider', payload);
-      f.reset();
+      endEdit();
       await refreshProviders();
     } catch (e) {
       showError('provider-error', e.message);
     }
   });
+  $('provider-cancel').addEventListener('click', endEdit);
   $('provider-select').addEventListener('change', async () => {
     $('model-input').value = '';
     $('model-options').textContent = '';
