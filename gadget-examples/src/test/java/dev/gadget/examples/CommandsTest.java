@@ -218,7 +218,9 @@ class CommandsTest {
     Running drone = start(new DroneCommand(), d, Map.of("GADGET_DRONE_TOKEN", droneToken),
         "--server", page, "--workspace", tmp.resolve("ws").toString(), "--hostname", "box");
     await("the drone to connect", () -> d.out().contains("[drone] connected to " + page));
-    assertThat(d.out()).contains("workspace " + tmp.resolve("ws"), "available: waiting for work")
+    // the server's acceptance of the registration comes after the connection
+    await("the drone to be registered", () -> d.out().contains("available: waiting for work"));
+    assertThat(d.out()).contains("workspace " + tmp.resolve("ws"))
         .doesNotContain(droneToken);
     assertThat(Files.exists(tmp.resolve("ws/.gadget/workspace.json"))).isTrue();
     assertThat(drone.exitCode()).isNotDone();
