@@ -7,10 +7,21 @@ import { el } from './dom.js';
 
 let sanitizerReady = false;
 
+/**
+ * Renames on…= attributes in the reply's raw HTML (marked's html tokens only, never its text or
+ * code) so that parsing it, which DOMPurify must do, does not make Chromium report each handler
+ * as a CSP violation in the console. Not a defence: DOMPurify removes handlers either way.
+ */
+function defuseHandlers(token) {
+  if (token.type === 'html' && typeof token.text === 'string') {
+    token.text = token.text.replace(/([\s"'/])on([a-z]+\s*=)/gi, '$1gadget-defused-on$2');
+  }
+}
+
 /** Markdown to safe HTML: marked, then DOMPurify (no scripts, handlers, javascript: URLs). */
 function renderMarkdown(src) {
   if (!sanitizerReady) {
-    marked.use({ gfm: true, breaks: true });
+    marked.use({ gfm: true, breaks: true, walkTokens: defuseHandlers });
     DOMPurify.addHook('afterSanitizeAttributes', (node) => {
       if (node.tagName === 'A' && node.hasAttribute('href')) {
         node.setAttribute('target', '_blank');

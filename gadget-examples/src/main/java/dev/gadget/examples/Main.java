@@ -66,7 +66,8 @@ public final class Main {
       running = command.run(args, console);
     } catch (UsageException e) {
       console.err().println("gadget " + command.name() + ": " + e.getMessage());
-      console.err().println("Run 'gadget " + command.name() + " --help' for its options.");
+      console.err().println("Run 'java -jar gadget.jar " + command.name() + " --help' for its "
+          + "options.");
       return 2;
     } catch (CommandException e) {
       console.err().println("gadget " + command.name() + ": " + e.getMessage());

@@ -133,7 +133,7 @@ class CommandsTest {
     assertThat(Main.run(List.of("server", "--prot", "1"), option.console(Map.of()), false))
         .isEqualTo(2);
     assertThat(option.err()).contains("gadget server: unknown option --prot",
-        "gadget server --help");
+        "java -jar gadget.jar server --help");
     Out drone = new Out();
     assertThat(Main.run(List.of("drone"), drone.console(Map.of()), false)).isEqualTo(2);
     assertThat(drone.err()).contains("GADGET_DRONE_TOKEN");
@@ -218,6 +218,8 @@ class CommandsTest {
     Running drone = start(new DroneCommand(), d, Map.of("GADGET_DRONE_TOKEN", droneToken),
         "--server", page, "--workspace", tmp.resolve("ws").toString(), "--hostname", "box");
     await("the drone to connect", () -> d.out().contains("[drone] connected to " + page));
+    // "available" follows the server's answer to the drone's registration, just after
+    await("the drone to register", () -> d.out().contains("available: waiting for work"));
     assertThat(d.out()).contains("workspace " + tmp.resolve("ws"), "available: waiting for work")
         .doesNotContain(droneToken);
     assertThat(Files.exists(tmp.resolve("ws/.gadget/workspace.json"))).isTrue();

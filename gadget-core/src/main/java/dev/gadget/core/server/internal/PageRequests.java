@@ -49,7 +49,8 @@ public final class PageRequests {
     handle(c, Protocol.LIST_PROJECTS, JsonNode.class, (req, ack) ->
         reply(ack, Map.of("projects", store.listProjects(userId))));
     handle(c, Protocol.CREATE_PROJECT, Payloads.CreateProject.class, (req, ack) -> {
-      Project project = new Project(Ids.next(), userId, req.name(), req.slug(), req.gitUrl(),
+      String name = ProjectRules.check(req.name(), req.gitUrl(), store.listProjects(userId));
+      Project project = new Project(Ids.next(), userId, name, req.slug(), req.gitUrl().strip(),
           settings.clock().instant());
       store.createProject(project);
       reply(ack, Map.of("project", project));
