@@ -175,6 +175,80 @@ module.exports = ({ ready, settled, submit, step }) => ({
     };
   },
 
+  /**
+   * Reading a reply: its code highlighted, Copy on the code and on the reply (read back from the
+   * clipboard), thinking folded alike live and after a reload, a very long prompt folded.
+   */
+  async reading(page, cfg) {
+    const timeout = cfg.timeoutMs;
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await ready(page, timeout);
+    const status = await submit(page, cfg.prompt, timeout);
+    const thinkingOpen = () => page.$$eval('#turns details.thinking', (els) => els.map((e) => e.open));
+    const live = await thinkingOpen();
+    const code = await page.$eval('#turns pre code', (c) => ({
+      hljs: c.classList.contains('hljs'),
+      spans: c.querySelectorAll('span[class^="hljs-"]').length,
+      text: c.textContent,
+    }));
+    const clip = () => page.evaluate(() => navigator.clipboard.readText());
+    await page.click('#turns pre button.copy');
+    await page.waitForSelector('#turns pre button.copy[data-copied="yes"]', { timeout });
+    const copiedCode = await clip();
+    await page.click('#turns .responding > button.copy');
+    await page.waitForSelector('#turns .responding > button.copy[data-copied="yes"]', { timeout });
+    const copiedReply = await clip();
+    const maxHeight = await page.$eval('#turns .thinking-text', (e) => getComputedStyle(e).maxHeight);
+    const blocks = await page.evaluate(() => window.gadgetPage.blocks());
+    await page.reload();
+    await ready(page, timeout);
+    await page.waitForFunction((n) => document.querySelectorAll('#turns details.thinking').length === n,
+      live.length, { timeout });
+    const reloaded = await thinkingOpen();
+    // A prompt of cfg.longLines lines: folded to a few lines, all of it on request.
+    const long = Array.from({ length: cfg.longLines }, (_, i) => 'line ' + i + ' of a long log').join('\n');
+    await page.fill('#prompt', long);
+    await page.press('#prompt', 'Enter');
+    await page.waitForFunction(() => document.querySelectorAll('#turns .prompt-text').length === 2, null, { timeout });
+    await settled(page, timeout);
+    const last = '#turns .turn:last-child';
+    const folded = await page.$eval(last + ' .prompt-text', (e) => e.getBoundingClientRect().height);
+    const unfoldLabel = await page.$eval(last + ' button.unfold', (e) => e.textContent);
+    await page.click(last + ' button.unfold');
+    const unfolded = await page.$eval(last + ' .prompt-text', (e) => e.getBoundingClientRect().height);
+    const fullText = await page.$eval(last + ' .prompt-text', (e) => e.textContent.length);
+    await shot(page, cfg, 'reading-' + cfg.width + 'x' + cfg.height + '-' + cfg.colorScheme);
+    return { status, live, reloaded, code, copiedCode, copiedReply, maxHeight, blocks,
+      folded, unfolded, unfoldLabel, fullText, longLength: long.length };
+  },
+
+  /** Renames the chat and the project in place; a bad name is refused in words; a reload keeps them. */
+  async rename(page, cfg) {
+    const timeout = cfg.timeoutMs;
+    await ready(page, timeout);
+    await page.click('#session-list button.rename');
+    await page.fill('#session-list .rename-input', '  ' + cfg.chatName + '  ');
+    await page.press('#session-list .rename-input', 'Enter');
+    await page.waitForFunction((n) => document.querySelector('#session-list .session.active').textContent === n,
+      cfg.chatName, { timeout });
+    await page.click('#rename-project');
+    await page.fill('.sidebar .rename-input', '!!!');
+    await page.press('.sidebar .rename-input', 'Enter');
+    await page.waitForFunction(() => document.getElementById('side-error').textContent !== '', null, { timeout });
+    const refused = await page.$eval('#side-error', (e) => e.textContent);
+    await page.fill('.sidebar .rename-input', cfg.projectName);
+    await page.press('.sidebar .rename-input', 'Enter');
+    await page.waitForSelector('#project-select:not([hidden])', { timeout });
+    const projectShown = await page.$eval('#project-select', (e) => e.selectedOptions[0].textContent);
+    await page.reload();
+    await ready(page, timeout);
+    return {
+      refused, projectShown,
+      chatAfterReload: await page.$eval('#session-list .session.active', (e) => e.textContent),
+      projectAfterReload: await page.$eval('#project-select', (e) => e.selectedOptions[0].textContent),
+    };
+  },
+
   /** After a turn with thinking and a tool call, both opened: the contrast of every text. */
   async contrast(page, cfg) {
     await ready(page, cfg.timeoutMs);

@@ -4,6 +4,7 @@
 // place, into the block's existing element.
 import { state } from './state.js';
 import { el } from './dom.js';
+import { decorateReply, wireThinking } from './reading.js';
 
 let sanitizerReady = false;
 
@@ -48,6 +49,7 @@ export function addBlock(tv, b, streaming) {
     const d = el('details', 'block thinking');
     d.open = streaming;
     d.appendChild(el('summary', null, 'Thinking'));
+    wireThinking(d);
     view.body = el('div', 'thinking-text');
     d.appendChild(view.body);
     view.el = d;
@@ -133,7 +135,10 @@ export function flush() {
   }
   for (const v of state.dirty) {
     if (v.mode === 'thinking') v.body.textContent = v.content;
-    else if (v.mode === 'responding') v.body.innerHTML = renderMarkdown(v.content);
+    else if (v.mode === 'responding') {
+      v.body.innerHTML = renderMarkdown(v.content);
+      decorateReply(v);
+    }
   }
   state.dirty.clear();
 }

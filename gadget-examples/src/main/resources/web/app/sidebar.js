@@ -10,6 +10,7 @@ import { refreshDrones } from './drones.js';
 import { refreshProviders, sessionChanged } from './providers.js';
 import { closeDrawer } from './drawer.js';
 import { showEmptyChat } from './empty.js';
+import { addRenameButton, wireRenameProject } from './rename.js';
 
 /** After every (re)connect: projects, sessions, drones, and watch the session again. */
 export async function refreshAll() {
@@ -68,6 +69,7 @@ function renderSessions() {
     b.dataset.sessionId = s._id;
     b.addEventListener('click', () => selectSession(s._id).catch((e) => showError('side-error', e.message)));
     li.appendChild(b);
+    if (s._id === state.sessionId) addRenameButton(li, s, renderSessions);
     ul.appendChild(li);
   }
   if (state.draft) {
@@ -179,4 +181,5 @@ export function wireSidebar() {
     }
   });
   $('session-search').addEventListener('input', renderSessions);
+  wireRenameProject();
 }

@@ -27,11 +27,10 @@ final class ServerCommand implements Command {
 
         Serves the web chat page, a small REST API and the Socket.IO transport that pages and
         drones connect to, all on one port (forwarding that one port is enough to reach it from
-        another machine). Keeps users, hashed tokens,
-        projects, chat sessions and turns in an embedded store under --data-dir, or in
-        MongoDB with --mongo. At the first start it creates the user 'admin' and prints its
-        tokens; 'java -jar gadget.jar user add NAME' adds more users. Binds 127.0.0.1 unless --host says
-        otherwise. API keys are read from the environment only: GADGET_LLM_API_KEY, or
+        another machine). Keeps users, hashed tokens, projects, chat sessions and turns in an
+        embedded store under --data-dir, or in MongoDB with --mongo. At the first start it
+        creates the user 'admin' and prints its tokens; 'java -jar gadget.jar user add NAME'
+        adds more users. Binds 127.0.0.1 unless --host says otherwise. API keys are read from the environment only: GADGET_LLM_API_KEY, or
         OPENAI_API_KEY for --llm openai and ANTHROPIC_API_KEY for --llm anthropic. With
         --metrics, GET /metrics on the HTTP port answers with the server's meters (live turns,
         connections, turn durations) in Prometheus's text format, without sign-in.
@@ -102,7 +101,7 @@ final class ServerCommand implements Command {
         out.println("  Page token:  " + admin.pageToken());
         out.println("  Drone token: " + admin.droneToken());
         out.println("  Run a drone: GADGET_DRONE_TOKEN=" + admin.droneToken()
-            + " java -jar gadget.jar drone --server " + app.pageUrl());
+            + " " + Main.command() + " drone --server " + app.pageUrl());
       }, () -> out.println("Sign in with your page token ('java -jar gadget.jar user token NAME' "
           + "issues new tokens)."));
     } catch (RuntimeException e) {

@@ -181,6 +181,53 @@ class BrowserUxTest {
     assertThat(r.get("blocks").get(0).get("text").asText()).contains("An image:", "the end.");
   }
 
+  static final String CODE = "static String greet(String name) {\n  return \"Hello, \" + name;\n}";
+  static final String REPLY = "Here is `greet`:\n\n```java\n" + CODE + "\n```\n\nThat is all.";
+
+  @Test
+  void codeIsHighlightedAndCopiedThinkingFoldsAlikeAndLongPromptsFold() throws Exception {
+    fx = new PageFixture(tmp, ScriptedLlmClient.builder().tokenDelay(Duration.ofMillis(2))
+        .script(r -> ScriptedLlmClient.reply().thinking("Let me think about greet.").text(REPLY)
+            .build()).build(), true);
+    Map<String, Object> c = config("reading", 1280, 800, "light");
+    c.put("prompt", PROMPT);
+    c.put("longLines", 2500);
+    JsonNode r = BrowserHarness.run(c);
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    assertThat(r.get("code").get("hljs").asBoolean()).as("highlight.js ran").isTrue();
+    assertThat(r.get("code").get("spans").asInt()).as("highlighted tokens").isGreaterThan(2);
+    assertThat(r.get("code").get("text").asText()).isEqualTo(CODE + "\n");
+    assertThat(r.get("copiedCode").asText()).isEqualTo(CODE + "\n");
+    assertThat(r.get("copiedReply").asText()).isEqualTo(REPLY);
+    assertThat(r.get("blocks").toString()).as("the Copy buttons add no text to blocks")
+        .doesNotContain("Copy");
+    assertThat(r.get("live").toString()).isEqualTo("[false]");
+    assertThat(r.get("reloaded")).isEqualTo(r.get("live"));
+    assertThat(r.get("maxHeight").asText()).isNotEqualTo("none");
+    assertThat(r.get("folded").asDouble()).as("a folded long prompt").isLessThan(400);
+    assertThat(r.get("unfolded").asDouble()).isGreaterThan(5000);
+    assertThat(r.get("unfoldLabel").asText()).contains("2,500 lines");
+    assertThat(r.get("fullText").asInt()).isEqualTo(r.get("longLength").asInt());
+  }
+
+  @Test
+  void chatsAndProjectsAreRenamedInPlace() throws Exception {
+    fx = new PageFixture(tmp, withTool(), true);
+    Map<String, Object> c = config("rename", 1280, 800, "light");
+    c.put("chatName", "Greeting plans");
+    c.put("projectName", "Greeter main");
+    JsonNode r = BrowserHarness.run(c);
+    assertThat(r.get("refused").asText()).contains("needs at least one letter or digit");
+    assertThat(r.get("projectShown").asText()).isEqualTo("Greeter main");
+    assertThat(r.get("chatAfterReload").asText()).isEqualTo("Greeting plans");
+    assertThat(r.get("projectAfterReload").asText()).isEqualTo("Greeter main");
+    assertThat(fx.store.store().findSession(fx.session.id()).orElseThrow().name())
+        .isEqualTo("Greeting plans");
+    assertThat(fx.store.store().findProject(fx.project.id()).orElseThrow().name())
+        .isEqualTo("Greeter main");
+  }
+
   private static List<Integer> distinct(JsonNode rows) {
     List<Integer> out = new ArrayList<>();
     rows.forEach(n -> {

@@ -175,6 +175,16 @@ public final class MongoChatStore implements ChatStore {
   }
 
   @Override
+  public void renameSession(String sessionId, String name) {
+    sessions.renameSession(sessionId, name);
+  }
+
+  @Override
+  public void renameProject(String projectId, String name) {
+    projects.renameProject(projectId, name);
+  }
+
+  @Override
   public void setSessionWorkspace(String sessionId, String workspaceId) {
     sessions.setSessionWorkspace(sessionId, workspaceId);
   }

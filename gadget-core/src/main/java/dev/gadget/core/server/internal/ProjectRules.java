@@ -22,6 +22,18 @@ final class ProjectRules {
 
   /** Throws {@link RequestException} saying what to change; returns the trimmed name. */
   static String check(String name, String gitUrl, List<Project> existing) {
+    String n = checkName(name, existing);
+    String u = gitUrl.strip();
+    if (!(URL.matcher(u).matches() || SCP.matcher(u).matches() || PATH.matcher(u).matches())) {
+      throw new RequestException("\"" + shorten(u) + "\" is not a git URL or a path: use "
+          + "https://host/owner/repo.git, git@host:owner/repo.git, or the absolute path of a "
+          + "repository on the drone's machine");
+    }
+    return n;
+  }
+
+  /** The name's rules alone (for a rename): returns it trimmed. */
+  static String checkName(String name, List<Project> existing) {
     String n = name.strip();
     if (!HAS_WORD.matcher(n).find()) {
       throw new RequestException("a project's name needs at least one letter or digit");
@@ -31,12 +43,6 @@ final class ProjectRules {
         throw new RequestException("you already have a project named \"" + p.name()
             + "\": choose another name");
       }
-    }
-    String u = gitUrl.strip();
-    if (!(URL.matcher(u).matches() || SCP.matcher(u).matches() || PATH.matcher(u).matches())) {
-      throw new RequestException("\"" + shorten(u) + "\" is not a git URL or a path: use "
-          + "https://host/owner/repo.git, git@host:owner/repo.git, or the absolute path of a "
-          + "repository on the drone's machine");
     }
     return n;
   }
