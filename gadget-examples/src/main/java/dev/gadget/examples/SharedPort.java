@@ -60,8 +60,7 @@ final class SharedPort implements AutoCloseable {
       server.setReuseAddress(true);
       server.bind(new InetSocketAddress(host, port), 128);
     } catch (BindException e) {
-      throw new CommandException("cannot listen on " + host + ":" + port + " (" + e.getMessage()
-          + "); is another server running there? Choose another --port", e);
+      throw CommandException.cannotListen(host, port, e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -116,7 +115,11 @@ final class SharedPort implements AutoCloseable {
     try {
       client.setSoTimeout(HEAD_TIMEOUT_MS);
       InputStream in = client.getInputStream();
+      long deadline = System.nanoTime() + HEAD_TIMEOUT_MS * 1_000_000L; // for all of it
       while (eol < 0 && len < head.length) {
+        if (System.nanoTime() > deadline) {
+          return;
+        }
         int r = in.read(head, len, head.length - len);
         if (r < 0) {
           return;

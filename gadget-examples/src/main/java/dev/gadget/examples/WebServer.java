@@ -96,8 +96,7 @@ final class WebServer implements AutoCloseable {
     try {
       this.http = HttpServer.create(new InetSocketAddress(host, port), 64);
     } catch (BindException e) {
-      throw new CommandException("cannot listen on " + host + ":" + port + " (" + e.getMessage()
-          + "); is another server running there? Choose another --port", e);
+      throw CommandException.cannotListen(host, port, e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
