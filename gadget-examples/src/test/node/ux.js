@@ -249,6 +249,27 @@ module.exports = ({ ready, settled, submit, step }) => ({
     };
   },
 
+  /** Enter while the agent works: the text stays and the page says so; after the turn it goes. */
+  async busy(page, cfg) {
+    const timeout = cfg.timeoutMs;
+    await ready(page, timeout);
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    await page.waitForSelector('#cancel:not([hidden])', { timeout });
+    await page.fill('#prompt', cfg.prompt2);
+    await page.press('#prompt', 'Enter');
+    const whileBusy = {
+      error: await page.$eval('#composer-error', (e) => e.textContent),
+      kept: await page.$eval('#prompt', (e) => e.value),
+      turns: await page.locator('#turns .turn').count(),
+      title: await page.title(),
+    };
+    await settled(page, timeout);
+    const second = await submit(page, cfg.prompt2, timeout);
+    return { whileBusy, second, turns: await page.locator('#turns .turn').count(),
+      errorAfter: await page.$eval('#composer-error', (e) => e.textContent) };
+  },
+
   /** After a turn with thinking and a tool call, both opened: the contrast of every text. */
   async contrast(page, cfg) {
     await ready(page, cfg.timeoutMs);

@@ -228,6 +228,29 @@ class BrowserUxTest {
         .isEqualTo("Greeter main");
   }
 
+  @Test
+  void enterWhileTheAgentWorksKeepsThePromptAndSaysSo() throws Exception {
+    fx = new PageFixture(tmp, ScriptedLlmClient.builder().tokenDelay(Duration.ofMillis(20))
+        .script(r -> ScriptedLlmClient.reply()
+            .text("A slow answer, word by word, so that the turn is still running when the "
+                + "person presses Enter again with their next question in the box.").build())
+        .build(), true);
+    Map<String, Object> c = config("busy", 1280, 800, "light");
+    c.put("prompt", PROMPT);
+    c.put("prompt2", PROMPT2);
+    JsonNode r = BrowserHarness.run(c);
+    JsonNode busy = r.get("whileBusy");
+    assertThat(busy.get("error").asText()).contains("still working", "stays here");
+    assertThat(busy.get("kept").asText()).isEqualTo(PROMPT2);
+    assertThat(busy.get("turns").asInt()).isEqualTo(1);
+    assertThat(busy.get("title").asText()).startsWith("Working…");
+    assertThat(r.get("second").asText()).isEqualTo("finished");
+    assertThat(r.get("turns").asInt()).isEqualTo(2);
+    assertThat(r.get("errorAfter").asText()).isEmpty();
+    assertThat(fx.store.store().listTurns(fx.session.id())).extracting(t -> t.prompt())
+        .containsExactly(PROMPT, PROMPT2);
+  }
+
   private static List<Integer> distinct(JsonNode rows) {
     List<Integer> out = new ArrayList<>();
     rows.forEach(n -> {
