@@ -301,6 +301,8 @@ const scenarios = {
   },
 };
 
+Object.assign(scenarios, require('./ux.js')({ ready, settled, submit, step }));
+
 async function main() {
   const cfg = JSON.parse(process.argv[2]);
   cfg.timeoutMs = cfg.timeoutMs || 20000;
@@ -315,6 +317,7 @@ async function main() {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM, headless: true, args: ARGS,
       viewport: { width: cfg.width || 1200, height: cfg.height || 820 },
+      colorScheme: cfg.colorScheme || 'light',
     });
     const page = context.pages()[0] || await context.newPage();
     const problems = [];

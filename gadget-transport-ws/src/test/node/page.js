@@ -53,7 +53,8 @@ function recordEvents(socket, conn, onEvent) {
 // createProject, createSession, watchSession, submitPrompt: the page's way to start a turn.
 async function startTurn(socket) {
   const { project } = await request(socket, 'createProject',
-    { name: 'Sample', slug: 'sample', gitUrl: args.gitUrl });
+    // a name of its own: a user's project names are unique, and a run may start several turns
+    { name: 'Sample ' + Math.random().toString(36).slice(2, 10), slug: 'sample', gitUrl: args.gitUrl });
   const { session } = await request(socket, 'createSession',
     { projectId: project._id, name: 'Chat' });
   await request(socket, 'watchSession', { sessionId: session._id });

@@ -10,6 +10,9 @@
 //   signin.js      the sign-in screen and the page token
 //   connection.js  the Socket.IO connection and its events
 //   sidebar.js     projects, chats, the watched chat
+//   drawer.js      the sidebar as a drawer on narrow screens
+//   empty.js       what an empty pane offers: a new project, prompts to start from
+//   title.js       the tab's title: working, finished
 //   drones.js      the drone list
 //   providers.js   LLM providers, the chat's model picker, usage totals
 //   turns.js       the watched chat's turns, from the snapshot and the live stream
@@ -18,7 +21,9 @@
 import { state } from './app/state.js';
 import { $ } from './app/dom.js';
 import { api } from './app/server.js';
-import { loadToken, showSignIn, signOut, wireSignIn } from './app/signin.js';
+import { loadToken, showSignIn, signOut, wireSignIn, watchSignInLinks } from './app/signin.js';
+import { wireDrawer } from './app/drawer.js';
+import { wireTitle } from './app/title.js';
 import { connect } from './app/connection.js';
 import { wireSidebar } from './app/sidebar.js';
 import { wireComposer } from './app/composer.js';
@@ -28,6 +33,9 @@ import { wireProviders } from './app/providers.js';
 function boot() {
   loadToken();
   wireSignIn(start);
+  watchSignInLinks(start);
+  wireDrawer();
+  wireTitle();
   wireSidebar();
   wireComposer();
   wireProviders();
@@ -47,7 +55,9 @@ async function start() {
     return;
   }
   $('signin').hidden = true;
+  $('signin-error').textContent = '';
   $('app').hidden = false;
+  $('prompt').focus();
   $('whoami').textContent = state.user.username;
   const llm = state.config.llm || {};
   $('llm').textContent = llm.sdk ? llm.sdk + ' · ' + llm.model : '';

@@ -3,6 +3,8 @@
 import { state } from './state.js';
 import { $, showError } from './dom.js';
 import { request } from './server.js';
+import { sessionForPrompt } from './sidebar.js';
+import { updateTitle } from './title.js';
 
 /**
  * The longest prompt the server takes, in UTF-16 code units as `length` counts them: Java's
@@ -40,8 +42,9 @@ export function updateComposer() {
   const running = runningTurn();
   const online = !!(state.socket && state.socket.connected);
   $('cancel').hidden = !running;
-  $('send').disabled = !online || !state.watched || !!running;
+  $('send').disabled = !online || !(state.watched || state.draft) || !!running;
   $('turn-status').textContent = running ? 'The agent is working…' : '';
+  updateTitle(running);
 }
 
 export function wireComposer() {
@@ -73,11 +76,18 @@ export function wireComposer() {
 
 async function send() {
   const text = $('prompt').value.trim();
+  if (text && runningTurn()) {
+    // Kept in the box: it can be sent when the turn ends (or after Cancel).
+    showError('composer-error', 'The agent is still working on the last prompt: your text stays '
+      + 'here; send it when the turn ends, or Cancel the turn.');
+    return;
+  }
   if (!text || $('send').disabled || !checkLength()) return;
   showError('composer-error', '');
   $('send').disabled = true;
   try {
-    await request('submitPrompt', { sessionId: state.watched, prompt: text });
+    const sessionId = await sessionForPrompt(text);
+    await request('submitPrompt', { sessionId, prompt: text });
     $('prompt').value = '';
   } catch (e) {
     showError('composer-error', e.message);

@@ -13,7 +13,8 @@ const TOKEN_ERRORS = ['missing token', 'invalid token', 'this is a drone token']
 
 export function connect() {
   if (state.socket) state.socket.disconnect();
-  const url = location.protocol + '//' + location.hostname + ':' + state.config.socketPort;
+  // Socket.IO is on the page's own port (and host): one forwarded port is enough.
+  const url = location.origin;
   const socket = io(url, {
     path: state.config.socketPath || '/socket.io/',
     transports: ['websocket'],

@@ -4,13 +4,25 @@
 // place, into the block's existing element.
 import { state } from './state.js';
 import { el } from './dom.js';
+import { decorateReply, wireThinking } from './reading.js';
 
 let sanitizerReady = false;
+
+/**
+ * Renames on…= attributes in the reply's raw HTML (marked's html tokens only, never its text or
+ * code) so that parsing it, which DOMPurify must do, does not make Chromium report each handler
+ * as a CSP violation in the console. Not a defence: DOMPurify removes handlers either way.
+ */
+function defuseHandlers(token) {
+  if (token.type === 'html' && typeof token.text === 'string') {
+    token.text = token.text.replace(/([\s"'/])on([a-z]+\s*=)/gi, '$1gadget-defused-on$2');
+  }
+}
 
 /** Markdown to safe HTML: marked, then DOMPurify (no scripts, handlers, javascript: URLs). */
 function renderMarkdown(src) {
   if (!sanitizerReady) {
-    marked.use({ gfm: true, breaks: true });
+    marked.use({ gfm: true, breaks: true, walkTokens: defuseHandlers });
     DOMPurify.addHook('afterSanitizeAttributes', (node) => {
       if (node.tagName === 'A' && node.hasAttribute('href')) {
         node.setAttribute('target', '_blank');
@@ -37,6 +49,7 @@ export function addBlock(tv, b, streaming) {
     const d = el('details', 'block thinking');
     d.open = streaming;
     d.appendChild(el('summary', null, 'Thinking'));
+    wireThinking(d);
     view.body = el('div', 'thinking-text');
     d.appendChild(view.body);
     view.el = d;
@@ -122,7 +135,10 @@ export function flush() {
   }
   for (const v of state.dirty) {
     if (v.mode === 'thinking') v.body.textContent = v.content;
-    else if (v.mode === 'responding') v.body.innerHTML = renderMarkdown(v.content);
+    else if (v.mode === 'responding') {
+      v.body.innerHTML = renderMarkdown(v.content);
+      decorateReply(v);
+    }
   }
   state.dirty.clear();
 }

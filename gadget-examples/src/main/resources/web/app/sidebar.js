@@ -1,5 +1,6 @@
-// The sidebar: the project picker and the new-project form, the list of chats and the New chat
-// button, and which chat is watched (its snapshot fills the turns).
+// The sidebar: the project picker and the new-project form, the list of chats (searchable) and
+// the New chat button, and which chat is watched (its snapshot fills the turns). A new chat is a
+// draft until its first prompt: then it is created, titled from that prompt, and watched.
 import { state, SESSION_KEY, hashParams, setHashSession } from './state.js';
 import { $, el, showError } from './dom.js';
 import { request } from './server.js';
@@ -7,6 +8,9 @@ import { applySnapshot, clearTurns } from './turns.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
 import { refreshProviders, sessionChanged } from './providers.js';
+import { closeDrawer } from './drawer.js';
+import { showEmptyChat } from './empty.js';
+import { addRenameButton, wireRenameProject } from './rename.js';
 
 /** After every (re)connect: projects, sessions, drones, and watch the session again. */
 export async function refreshAll() {
@@ -65,14 +69,32 @@ function renderSessions() {
     b.dataset.sessionId = s._id;
     b.addEventListener('click', () => selectSession(s._id).catch((e) => showError('side-error', e.message)));
     li.appendChild(b);
+    if (s._id === state.sessionId) addRenameButton(li, s, renderSessions);
     ul.appendChild(li);
   }
-  if (!state.sessions.length) ul.appendChild(el('li', 'hint', 'No chats yet: start one.'));
+  if (state.draft) {
+    const b = el('button', 'session draft active', 'New chat');
+    b.type = 'button';
+    ul.prepend(b);
+  }
+  const q = $('session-search').value.trim().toLowerCase();
+  if (q) {
+    for (const b of ul.querySelectorAll('.session[data-session-id]')) {
+      b.parentElement.hidden = !b.textContent.toLowerCase().includes(q);
+    }
+    if (!ul.querySelector('li:not([hidden]) .session[data-session-id]')) {
+      ul.appendChild(el('li', 'hint', 'No chat matches “' + $('session-search').value.trim() + '”.'));
+    }
+  } else if (!state.sessions.length && !state.draft) {
+    ul.appendChild(el('li', 'hint', 'No chats yet: start one.'));
+  }
 }
 
 async function selectSession(id) {
   const previous = state.watched;
   state.sessionId = id;
+  state.draft = !id && !!state.projectId;
+  closeDrawer();
   setHashSession(id);
   if (id) localStorage.setItem(SESSION_KEY, id);
   renderSessions();
@@ -83,8 +105,7 @@ async function selectSession(id) {
   state.watched = null;
   if (!id) {
     clearTurns();
-    $('turns').appendChild(el('p', 'hint', state.projectId
-      ? 'Start a new chat to talk to the agent.' : 'Create a project to begin.'));
+    showEmptyChat();
     updateComposer();
     return;
   }
@@ -92,6 +113,26 @@ async function selectSession(id) {
   if (state.sessionId !== id) return; // another session was picked meanwhile
   state.watched = id;
   applySnapshot(snapshot);
+  if (!snapshot.turns || !snapshot.turns.length) showEmptyChat();
+}
+
+/** A chat's title from its first prompt: the first line, at most 60 characters. */
+export function titleOf(prompt) {
+  const line = prompt.trim().split('\n')[0].replace(/\s+/g, ' ');
+  if (line.length <= 60) return line || 'New chat';
+  const cut = line.slice(0, 60);
+  const space = cut.lastIndexOf(' ');
+  return (space > 30 ? cut.slice(0, space) : cut) + '…';
+}
+
+/** The watched chat, or the draft created now, titled from its first prompt; returns its id. */
+export async function sessionForPrompt(prompt) {
+  if (state.watched) return state.watched;
+  if (!state.draft || !state.projectId) throw new Error('Create a project first.');
+  const reply = await request('createSession', { projectId: state.projectId, name: titleOf(prompt) });
+  state.sessions.push(reply.session);
+  await selectSession(reply.session._id);
+  return reply.session._id;
 }
 
 /** A directory name for the project: at most 100 characters (Limits.SLUG, docs/PROTOCOL.md). */
@@ -118,7 +159,9 @@ export function wireSidebar() {
       state.projectId = reply.project._id;
       f.reset();
       renderProjects();
+      $('new-project').open = false;
       await loadSessions(null);
+      $('prompt').focus();
     } catch (e) {
       showError('side-error', e.message);
     }
@@ -127,16 +170,16 @@ export function wireSidebar() {
     showError('side-error', '');
     if (!state.projectId) {
       showError('side-error', 'Create a project first.');
+      $('new-project').open = true;
       return;
     }
     try {
-      const reply = await request('createSession', {
-        projectId: state.projectId, name: 'Chat ' + (state.sessions.length + 1),
-      });
-      state.sessions.push(reply.session);
-      await selectSession(reply.session._id);
+      await selectSession(null);
+      $('prompt').focus();
     } catch (e) {
       showError('side-error', e.message);
     }
   });
+  $('session-search').addEventListener('input', renderSessions);
+  wireRenameProject();
 }

@@ -51,3 +51,19 @@ export function signOut(message) {
   }
   showSignIn(message);
 }
+
+/**
+ * A #token= link pasted into a tab that already shows the page changes only the fragment: take
+ * the token from it and sign in again (the sign-in screen's old message goes).
+ */
+export function watchSignInLinks(start) {
+  window.addEventListener('hashchange', () => {
+    if (!hashParams().get('token')) return;
+    const before = state.token;
+    loadToken();
+    if (state.token && (state.token !== before || !$('signin').hidden)) {
+      showError('signin-error', '');
+      start();
+    }
+  });
+}

@@ -10,6 +10,7 @@ import { api } from './server.js';
 import { addBlock, flush, markDirty, renderStatus, supersede } from './render.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
+import { foldPrompt, settleThinking } from './reading.js';
 
 export function clearTurns() {
   state.turns = new Map();
@@ -51,7 +52,9 @@ function addTurn(t) {
   const section = el('section', 'turn');
   section.dataset.turnId = t._id;
   const prompt = el('div', 'prompt');
-  prompt.appendChild(el('div', 'prompt-text', t.prompt));
+  const promptText = el('div', 'prompt-text', t.prompt);
+  prompt.appendChild(promptText);
+  foldPrompt(promptText, t.prompt || '');
   section.appendChild(prompt);
   const blocksEl = el('div', 'blocks');
   section.appendChild(blocksEl);
@@ -110,6 +113,7 @@ export function onStream(name, p) {
     refreshDrones();
     setTimeout(refreshDrones, 1500); // the drone reports itself available just after
   }
+  settleThinking(tv);
   scrollToEnd(false);
 }
 

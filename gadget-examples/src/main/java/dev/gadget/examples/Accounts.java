@@ -37,7 +37,7 @@ final class Accounts {
     checkUsername(username);
     if (store.findUserByName(username).isPresent()) {
       throw new CommandException("the user '" + username + "' already exists; "
-          + "'gadget user token " + username + "' issues new tokens");
+          + "'java -jar gadget.jar user token " + username + "' issues new tokens");
     }
     User user = new User(Ids.next(), username, username, Clock.systemUTC().instant());
     store.createUser(user);

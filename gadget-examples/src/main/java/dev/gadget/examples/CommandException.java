@@ -11,4 +11,10 @@ final class CommandException extends RuntimeException {
   CommandException(String message, Throwable cause) {
     super(message, cause, false, false);
   }
+
+  /** {@code host:port} is taken (or not this machine's). */
+  static CommandException cannotListen(String host, int port, java.net.BindException e) {
+    return new CommandException("cannot listen on " + host + ":" + port + " (" + e.getMessage()
+        + "); is another server running there? Choose another --port", e);
+  }
 }

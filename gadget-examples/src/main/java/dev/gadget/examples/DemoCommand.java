@@ -53,8 +53,10 @@ final class DemoCommand implements Command {
   @Override
   public List<OptionSpec> options() {
     List<OptionSpec> all = new ArrayList<>(List.of(
-        OptionSpec.value("port", "PORT", "the page's port (default " + ServerCommand.DEFAULT_PORT
-            + ", or any free port when that is taken); Socket.IO uses any free port"),
+        OptionSpec.value("host", "ADDRESS", "the address to listen on (default 127.0.0.1; "
+            + "0.0.0.0 to be reached from other machines)"),
+        OptionSpec.value("port", "PORT", "the port of the page and Socket.IO (default "
+            + ServerCommand.DEFAULT_PORT + ", or any free port when that is taken)"),
         OptionSpec.flag("keep", "keep the temporary directory at exit"),
         OptionSpec.flag("metrics", "serve metrics in Prometheus's format on GET /metrics")));
     all.addAll(Providers.OPTIONS);
@@ -103,7 +105,8 @@ final class DemoCommand implements Command {
       Path sample = SampleProject.create(root.resolve("greeter"));
       Stores.Opened store = Stores.embedded(root.resolve("data"));
       open.add(store);
-      ServerApp app = startApp(store, llm, port, args.flag("metrics"), out);
+      ServerApp app = startApp(store, llm, args.get("host", "127.0.0.1"), port,
+          args.flag("metrics"), out);
       open.add(app);
       Accounts.Issued me = Accounts.create(store.store(), "demo");
       Instant now = Instant.now();
@@ -143,10 +146,10 @@ final class DemoCommand implements Command {
     }
   }
 
-  private static ServerApp startApp(Stores.Opened store, Providers.Choice llm, int port,
-      boolean metrics, PrintStream out) {
+  private static ServerApp startApp(Stores.Opened store, Providers.Choice llm, String host,
+      int port, boolean metrics, PrintStream out) {
     ServerApp.Builder b = ServerApp.builder().store(store.store()).provider(llm.config())
-        .socketPort(0).metrics(metrics)
+        .host(host).metrics(metrics)
         .secretKeys(Stores.secretKeys(store.directory(), System.getenv()));
     try {
       return b.port(port).start();

@@ -76,8 +76,9 @@ final class DemoScript {
   private static String answer(String prompt, List<String> entries, String file,
       String content) {
     StringBuilder sb = new StringBuilder();
-    sb.append("> **Scripted reply.** No model is connected, so this answer is canned by the "
-        + "demo. The tools above really ran, in the drone's clone of the project.\n\n");
+    sb.append("> **Scripted reply.** No model is connected, so this answer is canned by "
+        + "Gadget's scripted mode. The tools above really ran, in the drone's clone of the "
+        + "project.\n\n");
     sb.append("You asked: *").append(oneLine(prompt, 200)).append("*\n\n");
     sb.append("### What is in the project\n\n");
     sb.append("| entry | kind |\n| --- | --- |\n");
@@ -105,11 +106,14 @@ final class DemoScript {
       sb.append('\n');
     }
     sb.append("### Try a real model\n\n");
-    sb.append("- Start Ollama with a chat model (`ollama pull qwen3`), then run the demo "
-        + "again: it finds Ollama on `127.0.0.1:11434` by itself.\n");
-    sb.append("- Or use any OpenAI-compatible endpoint:\n\n");
-    sb.append("```bash\nOPENAI_API_KEY=... java -jar gadget.jar demo "
+    sb.append("- Start Ollama with a chat model (`ollama pull qwen3`), then restart Gadget: "
+        + "`demo` finds Ollama on `127.0.0.1:11434` by itself, `server` takes "
+        + "`--llm ollama --model qwen3`.\n");
+    sb.append("- Or use any OpenAI-compatible endpoint (`server` or `demo`):\n\n");
+    sb.append("```bash\nOPENAI_API_KEY=... java -jar gadget.jar server "
         + "--base-url https://api.example.com/v1 --model my-model\n```\n");
+    sb.append("- Or add your own provider in the page (Providers, in the sidebar) and pick its "
+        + "model above the prompt box.\n");
     return sb.toString();
   }
 

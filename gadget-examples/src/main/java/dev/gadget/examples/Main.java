@@ -1,6 +1,8 @@
 package dev.gadget.examples;
 
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +68,8 @@ public final class Main {
       running = command.run(args, console);
     } catch (UsageException e) {
       console.err().println("gadget " + command.name() + ": " + e.getMessage());
-      console.err().println("Run 'gadget " + command.name() + " --help' for its options.");
+      console.err().println("Run 'java -jar gadget.jar " + command.name() + " --help' for its "
+          + "options.");
       return 2;
     } catch (CommandException e) {
       console.err().println("gadget " + command.name() + ": " + e.getMessage());
@@ -118,6 +121,35 @@ public final class Main {
       out.printf("  %-24s %s%n", left, o.description());
     }
     out.printf("  %-24s %s%n", "--help", "show this help");
+  }
+
+  /**
+   * How to run this jar again from the current directory: {@code java -jar <its path>}, the
+   * path relative to the working directory when the jar is under it (so a suggested command
+   * works as printed from the repository's root too); {@code java -jar gadget.jar} when not
+   * run from a jar.
+   */
+  static String command() {
+    return command(jarPath(), Path.of("").toAbsolutePath());
+  }
+
+  static String command(Path jar, Path cwd) {
+    if (jar == null) {
+      return "java -jar gadget.jar";
+    }
+    Path shown = jar.startsWith(cwd) ? cwd.relativize(jar) : jar;
+    String s = shown.toString();
+    return "java -jar " + (s.matches("[A-Za-z0-9_./@%+=:,-]+") ? s : "'" + s + "'");
+  }
+
+  private static Path jarPath() {
+    try {
+      java.security.CodeSource src = Main.class.getProtectionDomain().getCodeSource();
+      Path p = src == null ? null : Path.of(src.getLocation().toURI()).toAbsolutePath();
+      return p != null && p.toString().endsWith(".jar") && Files.isRegularFile(p) ? p : null;
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      return null;
+    }
   }
 
   private static String versionOf() {

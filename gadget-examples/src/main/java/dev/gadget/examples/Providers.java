@@ -94,7 +94,8 @@ final class Providers {
 
   static Choice scripted(String why) {
     return new Choice(SCRIPTED, "SCRIPTED replies: " + why + ". The answers are canned by "
-        + "Gadget's demo script, not written by a model; the tools they call run for real.", true);
+        + "Gadget's scripted mode, not written by a model; the tools they call run for real.",
+        true);
   }
 
   /**

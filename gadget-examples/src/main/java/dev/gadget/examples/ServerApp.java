@@ -7,6 +7,8 @@ import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.transport.TransportException;
 import dev.gadget.micrometer.GadgetMetrics;
 import dev.gadget.transport.ws.WebSocketTransportServer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -16,8 +18,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * A running Gadget server as the jar runs it: the {@link GadgetServer} on the Socket.IO
- * WebSocket transport, and the {@link WebServer} with the page and the REST API on a second
- * port. Both bind 127.0.0.1 unless told otherwise. With an {@link Builder#adminDirectory admin
+ * WebSocket transport and the {@link WebServer} with the page and the REST API, both on
+ * 127.0.0.1 behind one {@link SharedPort} (the only address that binds the given host,
+ * 127.0.0.1 unless told otherwise), so one port serves the page, the API, Socket.IO and drones. With an {@link Builder#adminDirectory admin
  * directory} (the embedded store's), it also serves {@link AdminApi} and publishes its address
  * and admin secret there for {@code gadget user} ({@link LocalAdmin}); with
  * {@link Builder#metrics}, its meters on {@code GET /metrics} ({@link MetricsEndpoint}).
@@ -28,16 +31,22 @@ final class ServerApp implements AutoCloseable {
   private final WebSocketTransportServer transport;
   private final GadgetServer server;
   private final WebServer web;
+  private final SharedPort front;
   private final String host;
   private final LocalAdmin.Published published;
   private final MetricsEndpoint metrics;
+
+  private static final String LOOPBACK = "127.0.0.1";
+  private static final String SOCKET_PATH = "/socket.io/";
 
   private ServerApp(Builder b) {
     this.store = Objects.requireNonNull(b.store, "store");
     this.host = b.host;
     Objects.requireNonNull(b.provider, "provider");
-    int socketPort = b.socketPort >= 0 ? b.socketPort : b.port == 0 ? 0 : b.port + 1;
-    this.transport = WebSocketTransportServer.builder().host(b.host).port(socketPort).build();
+    // Socket.IO is reached through the shared port; a port of its own only when asked for.
+    int socketPort = Math.max(b.socketPort, 0);
+    String socketHost = b.socketPort >= 0 ? b.host : LOOPBACK;
+    this.transport = WebSocketTransportServer.builder().host(socketHost).port(socketPort).build();
     this.metrics = b.metrics ? new MetricsEndpoint() : null;
     GadgetServer.Builder gadget = GadgetServer.builder().store(store).transport(transport)
         .provider(b.provider);
@@ -52,20 +61,29 @@ final class ServerApp implements AutoCloseable {
       server.start();
     } catch (TransportException e) {
       server.close();
-      throw new CommandException("cannot listen on " + b.host + ":" + socketPort + " for the "
-          + "Socket.IO transport (" + e.getMessage() + "); choose another --socket-port", e);
+      throw new CommandException("cannot listen on " + socketHost + ":" + socketPort + " for "
+          + "the Socket.IO transport (" + e.getMessage() + "); choose another --socket-port", e);
     }
+    SharedPort front;
+    try {
+      front = new SharedPort(b.host, b.port, this::route);
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+    this.front = front;
     Map<String, Object> config = new LinkedHashMap<>();
-    config.put("socketPort", transport.port());
-    config.put("socketPath", "/socket.io/");
+    config.put("socketPort", front.port()); // the page's own port: one port serves both
+    config.put("socketPath", SOCKET_PATH);
     config.put("llm", Map.of("sdk", b.provider.sdk(), "model", b.provider.modelId()));
     config.put("scripted", LlmClients.SCRIPTED.equals(b.provider.sdk()));
     String secret = b.adminDirectory == null ? null : LocalAdmin.newSecret();
     WebServer w;
     try {
-      w = new WebServer(b.host, b.port, store, config, b.contentSecurityPolicy,
+      w = new WebServer(LOOPBACK, 0, store, config, b.contentSecurityPolicy,
           secret == null ? null : new AdminApi(store, secret));
     } catch (RuntimeException e) {
+      front.close();
       server.close();
       throw e;
     }
@@ -88,7 +106,25 @@ final class ServerApp implements AutoCloseable {
 
   /** The page's address, such as {@code http://127.0.0.1:7700/}. */
   URI pageUrl() {
-    return URI.create("http://" + hostForUrl() + ":" + web.port() + "/");
+    return URI.create("http://" + hostForUrl() + ":" + front.port() + "/");
+  }
+
+  /** Where a connection to the shared port goes: Socket.IO, else the page (admin API locally). */
+  private InetSocketAddress route(String path, InetAddress client) {
+    if (path.startsWith(SOCKET_PATH)) {
+      return new InetSocketAddress(transportAddress(), transport.port());
+    }
+    WebServer w = web;
+    if (w == null) {
+      return new InetSocketAddress(LOOPBACK, 9); // not started yet: refused, answered 502
+    }
+    return new InetSocketAddress(LOOPBACK,
+        AdminApi.isThisMachine(client) ? w.port() : w.outsidePort());
+  }
+
+  private String transportAddress() {
+    String h = transport.uri().getHost();
+    return h.startsWith("[") ? h.substring(1, h.length() - 1) : h;
   }
 
   /** Where drones connect: {@code http://127.0.0.1:<socket port>}. */
@@ -102,7 +138,7 @@ final class ServerApp implements AutoCloseable {
   }
 
   int httpPort() {
-    return web.port();
+    return front.port();
   }
 
   int socketPort() {
@@ -128,6 +164,7 @@ final class ServerApp implements AutoCloseable {
       if (published != null) {
         published.close();
       }
+      front.close();
       web.close();
     } finally {
       server.close();
@@ -168,13 +205,16 @@ final class ServerApp implements AutoCloseable {
       return this;
     }
 
-    /** The HTTP port (7700; 0: any free port). */
+    /** The port of the page, the REST API and Socket.IO (7700; 0: any free port). */
     Builder port(int port) {
       this.port = port;
       return this;
     }
 
-    /** The Socket.IO port (default: the HTTP port + 1, or any free port when that is 0). */
+    /**
+     * A port of its own for Socket.IO on the same host, besides the shared one (default: none,
+     * -1; 0: any free port). The page and drones reach Socket.IO on the HTTP port anyway.
+     */
     Builder socketPort(int socketPort) {
       this.socketPort = socketPort;
       return this;

@@ -25,12 +25,12 @@ final class ServerCommand implements Command {
     return """
         Usage: java -jar gadget.jar server [options]
 
-        Serves the web chat page and a small REST API over HTTP, and the Socket.IO transport
-        that pages and drones connect to on a second port. Keeps users, hashed tokens,
-        projects, chat sessions and turns in an embedded store under --data-dir, or in
-        MongoDB with --mongo. At the first start it creates the user 'admin' and prints its
-        tokens; 'gadget user add NAME' adds more users. Binds 127.0.0.1 unless --host says
-        otherwise. API keys are read from the environment only: GADGET_LLM_API_KEY, or
+        Serves the web chat page, a small REST API and the Socket.IO transport that pages and
+        drones connect to, all on one port (forwarding that one port is enough to reach it from
+        another machine). Keeps users, hashed tokens, projects, chat sessions and turns in an
+        embedded store under --data-dir, or in MongoDB with --mongo. At the first start it
+        creates the user 'admin' and prints its tokens; 'java -jar gadget.jar user add NAME'
+        adds more users. Binds 127.0.0.1 unless --host says otherwise. API keys are read from the environment only: GADGET_LLM_API_KEY, or
         OPENAI_API_KEY for --llm openai and ANTHROPIC_API_KEY for --llm anthropic. With
         --metrics, GET /metrics on the HTTP port answers with the server's meters (live turns,
         connections, turn durations) in Prometheus's text format, without sign-in.
@@ -41,9 +41,10 @@ final class ServerCommand implements Command {
   public List<OptionSpec> options() {
     List<OptionSpec> all = new ArrayList<>(List.of(
         OptionSpec.value("host", "ADDRESS", "the address to listen on (default 127.0.0.1)"),
-        OptionSpec.value("port", "PORT", "the HTTP port of the page and the API (default "
+        OptionSpec.value("port", "PORT", "the port of the page, the API and Socket.IO (default "
             + DEFAULT_PORT + ")"),
-        OptionSpec.value("socket-port", "PORT", "the Socket.IO port (default: --port + 1)"),
+        OptionSpec.value("socket-port", "PORT", "also a port of Socket.IO's own (default: "
+            + "none; Socket.IO is on --port)"),
         OptionSpec.flag("metrics", "serve metrics in Prometheus's format on GET /metrics"),
         OptionSpec.value("drone-grace-period", "SECONDS", "how long a drone that disconnected "
             + "mid-turn may take to come back before the turn ends interrupted (default 30)"),
@@ -62,7 +63,7 @@ final class ServerCommand implements Command {
       throw new UsageException("unexpected argument '" + args.positional().get(0) + "'");
     }
     int port = args.port("port", DEFAULT_PORT);
-    int socketPort = args.port("socket-port", port == 0 ? 0 : port + 1);
+    int socketPort = args.get("socket-port").isPresent() ? args.port("socket-port", 0) : -1;
     Duration grace = args.seconds("drone-grace-period", Duration.ofSeconds(30));
     Duration silence = args.seconds("silence-timeout", Duration.ofSeconds(90));
     Duration cancel = args.seconds("cancel-timeout", Duration.ofSeconds(10));
@@ -82,8 +83,8 @@ final class ServerCommand implements Command {
     }
     PrintStream out = console.out();
     out.println("Gadget server " + Main.VERSION);
-    out.println("  Page:      " + app.pageUrl());
-    out.println("  Socket.IO: " + app.socketUri() + " (drones: --server " + app.pageUrl() + ")");
+    out.println("  Page:      " + app.pageUrl() + " (Socket.IO and drones too: --server "
+        + app.pageUrl() + ")");
     out.println("  Store:     " + store.description());
     out.println("  LLM:       " + llm.description());
     if (app.metrics() != null) {
@@ -100,9 +101,9 @@ final class ServerCommand implements Command {
         out.println("  Page token:  " + admin.pageToken());
         out.println("  Drone token: " + admin.droneToken());
         out.println("  Run a drone: GADGET_DRONE_TOKEN=" + admin.droneToken()
-            + " java -jar gadget.jar drone --server " + app.pageUrl());
-      }, () -> out.println("Sign in with your page token ('gadget user token NAME' issues "
-          + "new tokens)."));
+            + " " + Main.command() + " drone --server " + app.pageUrl());
+      }, () -> out.println("Sign in with your page token ('java -jar gadget.jar user token NAME' "
+          + "issues new tokens)."));
     } catch (RuntimeException e) {
       app.close();
       store.close();

@@ -25,8 +25,8 @@ final class UserCommand implements Command {
 
         'add' creates a user; 'token' issues new tokens for an existing user (older tokens
         keep working). Either prints a page token (to sign in to the web page) and a drone
-        token (for 'gadget drone'); they are shown only now, the store keeps their SHA-256
-        hashes. Works on the same store as the server: while a server runs on --data-dir,
+        token (for 'java -jar gadget.jar drone'); they are shown only now, the store keeps their
+        SHA-256 hashes. Works on the same store as the server: while a server runs on --data-dir,
         through that server (it has the directory open); otherwise on the directory itself.
         """;
   }

@@ -73,6 +73,8 @@ final class WebServer implements AutoCloseable {
       "ico", "image/x-icon");
 
   private final HttpServer http;
+  /** The same without the admin API, for clients from other machines; {@code http} if none. */
+  private final HttpServer outside;
   private final ExecutorService executor;
   private final ChatStore store;
   private final Tokens tokens;
@@ -94,8 +96,7 @@ final class WebServer implements AutoCloseable {
     try {
       this.http = HttpServer.create(new InetSocketAddress(host, port), 64);
     } catch (BindException e) {
-      throw new CommandException("cannot listen on " + host + ":" + port + " (" + e.getMessage()
-          + "); is another server running there? Choose another --port", e);
+      throw CommandException.cannotListen(host, port, e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -109,6 +110,17 @@ final class WebServer implements AutoCloseable {
     http.createContext("/", this::handle);
     if (admin != null) {
       http.createContext("/api/admin/", ex -> guarded(ex, admin::handle));
+      try {
+        this.outside = HttpServer.create(new InetSocketAddress(host, 0), 64);
+      } catch (IOException e) {
+        http.stop(0);
+        throw new UncheckedIOException(e);
+      }
+      outside.setExecutor(executor);
+      outside.createContext("/", this::handle);
+      outside.start();
+    } else {
+      this.outside = http;
     }
     http.start();
   }
@@ -116,6 +128,9 @@ final class WebServer implements AutoCloseable {
   /** Serves {@code path} and everything under it with {@code handler}. */
   void route(String path, Handler handler) {
     http.createContext(path, ex -> guarded(ex, handler));
+    if (outside != http) {
+      outside.createContext(path, ex -> guarded(ex, handler));
+    }
   }
 
   /** The bound port. */
@@ -123,8 +138,19 @@ final class WebServer implements AutoCloseable {
     return http.getAddress().getPort();
   }
 
+  /**
+   * The port of the same server without the admin API: where {@link SharedPort} sends clients
+   * from other machines (behind it, every client's address is this machine's).
+   */
+  int outsidePort() {
+    return outside.getAddress().getPort();
+  }
+
   @Override
   public void close() {
+    if (outside != http) {
+      outside.stop(0);
+    }
     http.stop(0);
     executor.shutdownNow();
   }
@@ -238,7 +264,11 @@ final class WebServer implements AutoCloseable {
     Optional<StoredToken> t = tokens.authenticate(token, TokenKind.USER);
     if (t.isEmpty()) {
       ex.getResponseHeaders().set("WWW-Authenticate", "Bearer error=\"invalid_token\"");
-      json(ex, 401, Map.of("error", "invalid token"));
+      boolean drone = tokens.authenticate(token, TokenKind.DRONE).isPresent();
+      json(ex, 401, Map.of("error", drone
+          ? "this is a drone token: it is for 'java -jar gadget.jar drone'; sign in to the page "
+              + "with your page token"
+          : "invalid token"));
     }
     return t;
   }

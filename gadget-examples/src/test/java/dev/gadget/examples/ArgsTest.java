@@ -3,6 +3,7 @@ package dev.gadget.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -83,5 +84,22 @@ class ArgsTest {
         .hasMessage("--port must be a port number from 0 to 65535, not '65536'");
     assertThatThrownBy(() -> parse("--port", "http").port("port", 1))
         .isInstanceOf(UsageException.class);
+  }
+
+  @Test
+  void suggestedCommandsNameTheJarAsSeenFromTheWorkingDirectory() {
+    Path root = Path.of("/home/ann/gadget");
+    Path jar = root.resolve("gadget-examples/target/gadget.jar");
+    assertThat(Main.command(jar, root))
+        .isEqualTo("java -jar gadget-examples/target/gadget.jar");
+    assertThat(Main.command(jar, jar.getParent()))
+        .isEqualTo("java -jar gadget.jar");
+    assertThat(Main.command(jar, Path.of("/tmp")))
+        .isEqualTo("java -jar /home/ann/gadget/gadget-examples/target/gadget.jar");
+    assertThat(
+        Main.command(Path.of("/my jars/gadget.jar"), root))
+        .isEqualTo("java -jar '/my jars/gadget.jar'");
+    assertThat(Main.command(null, root))
+        .isEqualTo("java -jar gadget.jar");
   }
 }

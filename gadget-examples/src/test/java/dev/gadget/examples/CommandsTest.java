@@ -133,7 +133,7 @@ class CommandsTest {
     assertThat(Main.run(List.of("server", "--prot", "1"), option.console(Map.of()), false))
         .isEqualTo(2);
     assertThat(option.err()).contains("gadget server: unknown option --prot",
-        "gadget server --help");
+        "java -jar gadget.jar server --help");
     Out drone = new Out();
     assertThat(Main.run(List.of("drone"), drone.console(Map.of()), false)).isEqualTo(2);
     assertThat(drone.err()).contains("GADGET_DRONE_TOKEN");
@@ -294,6 +294,37 @@ class CommandsTest {
   }
 
   // ------------------------------------------------------------------ demo
+
+  @Test
+  void theDemoOnHostAnyIsReachedOnOneAddressOfThisMachineThatIsNotLoopback() throws Exception {
+    java.net.InetAddress outside = java.util.Collections.list(
+            java.net.NetworkInterface.getNetworkInterfaces()).stream()
+        .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
+        .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress())
+        .findFirst().orElseThrow(() -> new AssertionError("this machine has no IPv4 address "
+            + "but loopback: the test needs one to stand for another machine's view"));
+    Out o = new Out();
+    start(new DemoCommand(), o, Map.of(), "--host", "0.0.0.0", "--port", "0", "--llm",
+        "scripted");
+    String url = find(o.out(), "Open:\\s+(http://127\\.0\\.0\\.1:\\d+/#token=gdt_\\S+)");
+    int port = URI.create(url).getPort();
+    String there = "http://" + outside.getHostAddress() + ":" + port + "/";
+    HttpResponse<String> config = get(there + "api/config", null);
+    assertThat(config.statusCode()).isEqualTo(200);
+    assertThat(GadgetJson.mapper().readTree(config.body()).get("socketPort").asInt())
+        .as("Socket.IO on the same port").isEqualTo(port);
+    assertThat(get(there, null).body()).contains("<title>Gadget</title>");
+    String token = url.substring(url.indexOf("#token=") + 7);
+    try (WebSocketTransportClient client = WebSocketTransportClient.builder()
+        .uri(URI.create("http://" + outside.getHostAddress() + ":" + port)).build()) {
+      Connection c = client.connect(Protocol.PAGE_NAMESPACE,
+          () -> GadgetJson.mapper().createObjectNode().put("token", token),
+          new TransportClient.ClientListener() {});
+      JsonNode sessions = c.emitWithAck(Protocol.LIST_SESSIONS, Protocol.args(Map.of()),
+          Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS).get(0).get("sessions");
+      assertThat(sessions).as("Socket.IO on that address and port").hasSize(1);
+    }
+  }
 
   @Test
   void theDemoRunsAPromptThroughItsDroneIntoStoredBlocks() throws Exception {

@@ -37,6 +37,11 @@ final class PageFixture implements AutoCloseable {
   final ByteArrayOutputStream droneConsole = new ByteArrayOutputStream();
 
   PageFixture(Path root, LlmClient llm, boolean csp) throws Exception {
+    this(root, llm, csp, true);
+  }
+
+  /** With {@code withProject} false the user starts with no project and no session (null). */
+  PageFixture(Path root, LlmClient llm, boolean csp, boolean withProject) throws Exception {
     this.root = root;
     Path sample = SampleProject.create(root.resolve("greeter"));
     this.store = Stores.embedded(root.resolve("data"));
@@ -48,12 +53,14 @@ final class PageFixture implements AutoCloseable {
           .serverTweaks(b -> b.cancelTimeout(Duration.ofSeconds(3))).start();
       this.user = Accounts.create(store.store(), "tester");
       Instant now = Instant.now();
-      this.project = new Project(Ids.next(), user.user().id(), "Greeter", "greeter",
-          sample.toString(), now);
-      store.store().createProject(project);
-      this.session = new ChatSession(Ids.next(), user.user().id(), project.id(), "Browser test",
-          null, now);
-      store.store().createSession(session);
+      this.project = withProject ? new Project(Ids.next(), user.user().id(), "Greeter",
+          "greeter", sample.toString(), now) : null;
+      this.session = withProject ? new ChatSession(Ids.next(), user.user().id(), project.id(),
+          "Browser test", null, now) : null;
+      if (withProject) {
+        store.store().createProject(project);
+        store.store().createSession(session);
+      }
       d = DroneCommand.start(started.socketUri(), user.droneToken(), root.resolve("workspace"),
           "test-drone", new LlmClients(p -> llm), new ConsoleDroneListener(
               new PrintStream(droneConsole, true, StandardCharsets.UTF_8), "test",

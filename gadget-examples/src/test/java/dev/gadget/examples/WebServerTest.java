@@ -114,7 +114,8 @@ class WebServerTest {
     assertThat(health.statusCode()).isEqualTo(200);
     assertThat(json(health).get("status").asText()).isEqualTo("ok");
     JsonNode config = json(get("/api/config", null));
-    assertThat(config.get("socketPort").asInt()).isEqualTo(app.socketPort());
+    assertThat(config.get("socketPort").asInt()).as("one port serves the page and Socket.IO")
+        .isEqualTo(app.httpPort());
     assertThat(config.get("scripted").asBoolean()).isTrue();
     assertThat(config.get("llm").get("sdk").asText()).isEqualTo("scripted");
     assertThat(config.toString()).doesNotContain("sk-test-secret");
@@ -129,7 +130,8 @@ class WebServerTest {
     assertThat(get("/api/sessions", "gdt_nope").statusCode()).isEqualTo(401);
     HttpResponse<String> drone = get("/api/me", ann.droneToken());
     assertThat(drone.statusCode()).as("a drone token cannot read the API").isEqualTo(401);
-    assertThat(json(drone).get("error").asText()).isEqualTo("invalid token");
+    assertThat(json(drone).get("error").asText()).startsWith("this is a drone token")
+        .contains("java -jar gadget.jar drone");
     assertThat(json(get("/api/me", ann.pageToken())).get("user").get("username").asText())
         .isEqualTo("ann");
   }

@@ -47,6 +47,12 @@ public record ChatSession(
         modelId);
   }
 
+  /** This session with another name. */
+  public ChatSession withName(String name) {
+    return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
+        modelId);
+  }
+
   /** This session with another provider and model ({@code null}s: the server's default). */
   public ChatSession withModel(String providerId, String modelId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,

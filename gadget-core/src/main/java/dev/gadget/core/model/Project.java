@@ -32,4 +32,9 @@ public record Project(
       throw new IllegalArgumentException("slug must be a plain directory name: " + slug);
     }
   }
+
+  /** This project with another name (its slug, the directory a workspace clones it to, stays). */
+  public Project withName(String name) {
+    return new Project(id, userId, name, slug, gitUrl, createdAt);
+  }
 }

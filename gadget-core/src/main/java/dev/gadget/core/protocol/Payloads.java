@@ -261,4 +261,12 @@ public final class Payloads {
       Objects.requireNonNull(turnId, "turnId");
     }
   }
+
+  /** {@code renameSession}: the session's new name (trimmed; not blank). */
+  public record RenameSession(@Rule(required = true, maxLength = Limits.ID) String sessionId,
+      @Rule(required = true, maxLength = Limits.NAME) String name) {}
+
+  /** {@code renameProject}: the project's new name (the rules of {@code createProject}). */
+  public record RenameProject(@Rule(required = true, maxLength = Limits.ID) String projectId,
+      @Rule(required = true, maxLength = Limits.NAME) String name) {}
 }

@@ -74,6 +74,10 @@ public final class Protocol {
   public static final String BLOCKS_SUPERSEDED = "blocksSuperseded";
   /** Drone to server, server to page: a tool is about to run (its start is journaled). */
   public static final String TOOL_STARTED = "toolStarted";
+  /** Page to server: renames one of the user's chat sessions. */
+  public static final String RENAME_SESSION = "renameSession";
+  /** Page to server: renames one of the user's projects. */
+  public static final String RENAME_PROJECT = "renameProject";
 
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {

@@ -134,6 +134,20 @@ public interface ChatStore extends AutoCloseable {
    */
   ProviderStore providers();
 
+  /**
+   * Renames a chat session.
+   *
+   * @throws StoreException {@link StoreException.Reason#NOT_FOUND} if there is no such session
+   */
+  void renameSession(String sessionId, String name);
+
+  /**
+   * Renames a project; its slug (the directory workspaces clone it to) stays.
+   *
+   * @throws StoreException {@link StoreException.Reason#NOT_FOUND} if there is no such project
+   */
+  void renameProject(String projectId, String name);
+
   /** Releases the store's resources. The default does nothing. */
   @Override
   default void close() {}

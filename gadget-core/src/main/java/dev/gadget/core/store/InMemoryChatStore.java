@@ -94,6 +94,16 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public synchronized void renameSession(String sessionId, String name) {
+    state.apply(state.checkRenameSession(sessionId, name));
+  }
+
+  @Override
+  public synchronized void renameProject(String projectId, String name) {
+    state.apply(state.checkRenameProject(projectId, name));
+  }
+
+  @Override
   public synchronized void createTurn(ChatTurn turn) {
     state.apply(state.checkCreateTurn(turn));
   }

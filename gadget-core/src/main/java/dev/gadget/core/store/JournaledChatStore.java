@@ -187,6 +187,16 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
     write(s -> s.checkSetSessionWorkspace(sessionId, workspaceId));
   }
 
+  @Override
+  public void renameSession(String sessionId, String name) {
+    write(s -> s.checkRenameSession(sessionId, name));
+  }
+
+  @Override
+  public void renameProject(String projectId, String name) {
+    write(s -> s.checkRenameProject(projectId, name));
+  }
+
   // ------------------------------------------------------------------ turns
 
   @Override

@@ -107,13 +107,23 @@ final class RuntimeFixture implements AutoCloseable {
 
   /** A new session on the sample project, made through {@code page}, which watches it. */
   String watchedSession(Page page) throws Exception {
-    JsonNode project = page.request(Protocol.CREATE_PROJECT,
-        Map.of("name", "Sample", "slug", "sample", "gitUrl", gitUrl)).get("project");
+    JsonNode project = sampleProject(page);
     String session = page.request(Protocol.CREATE_SESSION,
         Map.of("projectId", project.get("_id").asText(), "name", "Chat")).get("session")
         .get("_id").asText();
     page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
     return session;
+  }
+
+  /** The page's user's project "Sample" on the sample repository, made the first time. */
+  JsonNode sampleProject(Page page) throws Exception {
+    for (JsonNode p : page.request(Protocol.LIST_PROJECTS, Map.of()).get("projects")) {
+      if (p.get("name").asText().equals("Sample")) {
+        return p;
+      }
+    }
+    return page.request(Protocol.CREATE_PROJECT,
+        Map.of("name", "Sample", "slug", "sample", "gitUrl", gitUrl)).get("project");
   }
 
   GadgetDrone drone(Person owner, Path workspace, LlmClient llm) {

@@ -66,8 +66,7 @@ class RuntimeTest {
 
   /** A session of {@code p}'s on the sample project; returns its id. */
   private String session(Page page) throws Exception {
-    JsonNode project = page.request(Protocol.CREATE_PROJECT,
-        Map.of("name", "Sample", "slug", "sample", "gitUrl", fx.gitUrl)).get("project");
+    JsonNode project = fx.sampleProject(page);
     return page.request(Protocol.CREATE_SESSION,
         Map.of("projectId", project.get("_id").asText(), "name", "Chat")).get("session")
         .get("_id").asText();

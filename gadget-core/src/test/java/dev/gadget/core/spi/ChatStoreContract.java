@@ -160,6 +160,28 @@ public abstract class ChatStoreContract {
     }
 
     @Test
+    void renamesSessionsAndProjectsKeepingTheRest() {
+      User ada = user("ada");
+      Project p = project(ada, "one");
+      ChatSession s = session(ada, p);
+      store.setSessionWorkspace(s.id(), "ws-1");
+      store.renameSession(s.id(), "Why the build fails");
+      store.renameProject(p.id(), "Greeter (main)");
+      assertThat(store.findSession(s.id())).contains(
+          s.withWorkspaceId("ws-1").withName("Why the build fails"));
+      assertThat(store.listSessions(ada.id(), p.id())).extracting(ChatSession::name)
+          .containsExactly("Why the build fails");
+      assertThat(store.findProject(p.id())).contains(p.withName("Greeter (main)"));
+      assertThat(store.listProjects(ada.id())).containsExactly(p.withName("Greeter (main)"));
+      assertThatThrownBy(() -> store.renameSession("missing", "x"))
+          .isInstanceOf(StoreException.class)
+          .extracting(e -> ((StoreException) e).reason()).isEqualTo(StoreException.Reason.NOT_FOUND);
+      assertThatThrownBy(() -> store.renameProject("missing", "x"))
+          .isInstanceOf(StoreException.class)
+          .extracting(e -> ((StoreException) e).reason()).isEqualTo(StoreException.Reason.NOT_FOUND);
+    }
+
+    @Test
     void refusesADuplicateId() {
       User ada = user("ada");
       Project p = project(ada, "one");

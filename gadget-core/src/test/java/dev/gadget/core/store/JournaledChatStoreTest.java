@@ -61,6 +61,8 @@ class JournaledChatStoreTest extends ChatStoreContract {
     ChatSession session = new ChatSession(Ids.next(), u.id(), p.id(), "s", null, T0);
     s.createSession(session);
     s.setSessionWorkspace(session.id(), "ws-1");
+    s.renameSession(session.id(), "renamed s");
+    s.renameProject(p.id(), "renamed p");
     ChatTurn t = ChatTurn.start(Ids.next(), session.id(), u.id(), 0, "hi", "build", T0);
     s.createTurn(t);
     s.appendBlock(t.id(), new TurnBlock.Thinking(0, T0, "hmm"));
@@ -85,7 +87,8 @@ class JournaledChatStoreTest extends ChatStoreContract {
       assertThat(s.findTurn(turn.id())).contains(turn);
       assertThat(s.listTurns(turn.sessionId())).containsExactly(turn);
       assertThat(s.findSession(turn.sessionId()).orElseThrow().workspaceId()).isEqualTo("ws-1");
-      assertThat(s.listProjects(ada.id())).hasSize(1);
+      assertThat(s.listProjects(ada.id())).extracting(Project::name).containsExactly("renamed p");
+      assertThat(s.findSession(turn.sessionId()).orElseThrow().name()).isEqualTo("renamed s");
       assertThat(s.findDroneByWorkspace(ada.id(), "ws-1").orElseThrow().status())
           .isEqualTo(DroneStatus.BUSY);
       assertThat(s.listUnfinishedTurns()).isEmpty();

@@ -30,8 +30,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A {@link ChatStore} on MongoDB through the official sync driver. Build one with
@@ -71,8 +69,6 @@ import org.slf4j.LoggerFactory;
  * the store created it; methods called after {@code close()} throw {@link IllegalStateException}.
  */
 public final class MongoChatStore implements ChatStore {
-  private static final Logger log = LoggerFactory.getLogger(MongoChatStore.class);
-
   private final Connection connection;
   private final Operations ops;
   private final Users users;
@@ -172,6 +168,16 @@ public final class MongoChatStore implements ChatStore {
   @Override
   public List<ChatSession> listSessions(String userId, String projectId) {
     return sessions.listSessions(userId, projectId);
+  }
+
+  @Override
+  public void renameSession(String sessionId, String name) {
+    sessions.renameSession(sessionId, name);
+  }
+
+  @Override
+  public void renameProject(String projectId, String name) {
+    projects.renameProject(projectId, name);
   }
 
   @Override
@@ -276,18 +282,6 @@ public final class MongoChatStore implements ChatStore {
     return "MongoChatStore[" + connection.where() + "]";
   }
 
-  /** Creates the indexes now; an unreachable database defers them to the first operation. */
-  private void start() {
-    try {
-      ops.call("createIndexes", "index", () -> null);
-    } catch (StoreException e) {
-      if (e.reason() != StoreException.Reason.UNAVAILABLE) {
-        throw e;
-      }
-      log.warn("Indexes for {} not created yet; the first operation that reaches the database "
-          + "will create them", connection.where());
-    }
-  }
 
   /**
    * Configures and builds a {@link MongoChatStore}. Either give a connection string (the store
@@ -431,7 +425,7 @@ public final class MongoChatStore implements ChatStore {
           : Connection.create(connectionString, database, serverSelectionTimeout, connectTimeout,
               readTimeout, writeConcern, settings));
       try {
-        store.start();
+        store.ops.createIndexesOrDefer(store.connection.where());
       } catch (RuntimeException e) {
         store.close();
         throw e;

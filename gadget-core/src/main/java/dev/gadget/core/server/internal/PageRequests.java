@@ -49,7 +49,8 @@ public final class PageRequests {
     handle(c, Protocol.LIST_PROJECTS, JsonNode.class, (req, ack) ->
         reply(ack, Map.of("projects", store.listProjects(userId))));
     handle(c, Protocol.CREATE_PROJECT, Payloads.CreateProject.class, (req, ack) -> {
-      Project project = new Project(Ids.next(), userId, req.name(), req.slug(), req.gitUrl(),
+      String name = ProjectRules.check(req.name(), req.gitUrl(), store.listProjects(userId));
+      Project project = new Project(Ids.next(), userId, name, req.slug(), req.gitUrl().strip(),
           settings.clock().instant());
       store.createProject(project);
       reply(ack, Map.of("project", project));
@@ -82,6 +83,19 @@ public final class PageRequests {
         droneRequests.lockSession(userId, req, ack));
     handle(c, Protocol.REQUEST_WORKSPACE_MODE, Payloads.WorkspaceModeRequest.class,
         (req, ack) -> droneRequests.workspaceMode(userId, req, ack));
+    handle(c, Protocol.RENAME_SESSION, Payloads.RenameSession.class, (req, ack) -> {
+      ChatSession s = owned.session(userId, req.sessionId());
+      String name = req.name().strip().replaceAll("\\s+", " ");
+      store.renameSession(s.id(), name);
+      reply(ack, Map.of("session", s.withName(name)));
+    });
+    handle(c, Protocol.RENAME_PROJECT, Payloads.RenameProject.class, (req, ack) -> {
+      Project p = owned.project(userId, req.projectId());
+      String name = ProjectRules.checkName(req.name(), store.listProjects(userId).stream()
+          .filter(o -> !o.id().equals(p.id())).toList());
+      store.renameProject(p.id(), name);
+      reply(ack, Map.of("project", p.withName(name)));
+    });
     providerRequests.register(c, userId);
   }
 

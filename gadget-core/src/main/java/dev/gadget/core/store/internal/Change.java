@@ -41,7 +41,9 @@ import java.util.Objects;
   @JsonSubTypes.Type(value = Change.SaveProvider.class, name = "saveProvider"),
   @JsonSubTypes.Type(value = Change.DeleteProvider.class, name = "deleteProvider"),
   @JsonSubTypes.Type(value = Change.SetSessionModel.class, name = "setSessionModel"),
-  @JsonSubTypes.Type(value = Change.AddUsage.class, name = "addUsage")
+  @JsonSubTypes.Type(value = Change.AddUsage.class, name = "addUsage"),
+  @JsonSubTypes.Type(value = Change.RenameSession.class, name = "renameSession"),
+  @JsonSubTypes.Type(value = Change.RenameProject.class, name = "renameProject")
 })
 public sealed interface Change {
   /** Applies this change to {@code state}, which must have been checked to accept it. */
@@ -257,6 +259,32 @@ public sealed interface Change {
     @Override
     public void applyTo(IndexedState state) {
       state.providers().addUsage(usage);
+    }
+  }
+
+  /** A chat session's new name. */
+  record RenameSession(String sessionId, String name) implements Change {
+    public RenameSession {
+      Objects.requireNonNull(sessionId, "sessionId");
+      Objects.requireNonNull(name, "name");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putSession(state.session(sessionId).withName(name));
+    }
+  }
+
+  /** A project's new name. */
+  record RenameProject(String projectId, String name) implements Change {
+    public RenameProject {
+      Objects.requireNonNull(projectId, "projectId");
+      Objects.requireNonNull(name, "name");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putProject(state.project(projectId).withName(name));
     }
   }
 }

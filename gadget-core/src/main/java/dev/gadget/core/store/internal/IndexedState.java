@@ -185,6 +185,22 @@ public final class IndexedState {
     return new Change.SetSessionWorkspace(sessionId, workspaceId);
   }
 
+  public Change checkRenameSession(String sessionId, String name) {
+    Objects.requireNonNull(name, "name");
+    if (sessionId == null || !sessions.containsKey(sessionId)) {
+      throw notFound("chat session " + sessionId);
+    }
+    return new Change.RenameSession(sessionId, name);
+  }
+
+  public Change checkRenameProject(String projectId, String name) {
+    Objects.requireNonNull(name, "name");
+    if (projectId == null || !projects.containsKey(projectId)) {
+      throw notFound("project " + projectId);
+    }
+    return new Change.RenameProject(projectId, name);
+  }
+
   /** Users' providers and usage totals. */
   public ProviderState providers() {
     return providers;
@@ -350,6 +366,10 @@ public final class IndexedState {
     }
     index(dronesByUser, d.userId(), d.id());
     index(dronesByWorkspace, key(d.userId(), d.workspaceId()), d.id());
+  }
+
+  Project project(String id) {
+    return existing(projects.get(id), "project", id);
   }
 
   /** The session with {@code id}; a change refers only to sessions that exist. */

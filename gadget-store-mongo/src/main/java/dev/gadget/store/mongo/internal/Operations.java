@@ -13,6 +13,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.Document;
 import org.bson.conversions.Bson;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs every store operation the same way: refuses once the store is closed, makes sure the
@@ -35,6 +36,19 @@ public final class Operations {
     this.db = db;
     this.errors = new Errors(where, serverSelectionTimeout);
     this.indexes = new IndexSetup(db, where, errors);
+  }
+
+  /** Creates the indexes now; an unreachable database defers them to the first operation. */
+  public void createIndexesOrDefer(String where) {
+    try {
+      call("createIndexes", "index", () -> null);
+    } catch (StoreException e) {
+      if (e.reason() != StoreException.Reason.UNAVAILABLE) {
+        throw e;
+      }
+      LoggerFactory.getLogger("dev.gadget.store.mongo.MongoChatStore").warn("Indexes for {} not "
+          + "created yet; the first operation that reaches the database will create them", where);
+    }
   }
 
   /** The collection called {@code name} (one of {@link Schema}'s). */

@@ -4,6 +4,7 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Sorts.ascending;
 
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
 import dev.gadget.core.model.Project;
 import java.util.List;
 import java.util.Objects;
@@ -28,6 +29,12 @@ public final class Projects {
 
   public Optional<Project> findProject(String id) {
     return ops.findOne("findProject", projects, eq("_id", id), Codecs::project);
+  }
+
+  public void renameProject(String projectId, String name) {
+    Objects.requireNonNull(name, "name");
+    ops.updateExisting("renameProject", projects, "project " + projectId, projectId,
+        Updates.set("name", name));
   }
 
   public List<Project> listProjects(String userId) {

@@ -43,6 +43,12 @@ public final class Sessions {
     return ops.findAll("listSessions", sessions, filter, ascending("_id"), Codecs::session);
   }
 
+  public void renameSession(String sessionId, String name) {
+    Objects.requireNonNull(name, "name");
+    ops.updateExisting("renameSession", sessions, "chat session " + sessionId, sessionId,
+        Updates.set("name", name));
+  }
+
   /** Sets the session's {@code workspaceId}, or removes it for {@code null}. */
   public void setSessionWorkspace(String sessionId, String workspaceId) {
     Bson update = workspaceId == null
