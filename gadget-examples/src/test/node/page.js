@@ -339,7 +339,13 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => {
+// process.exit does not wait for a pipe to drain (a 100 KB result line was cut short): exit from
+// the callback of a last write, which runs once everything before it has been flushed
+function exit(code) {
+  process.stdout.write('', () => process.exit(code));
+}
+
+main().then(() => exit(0), (e) => {
   emit({ type: 'error', message: String(e && e.stack || e) });
-  process.exit(1);
+  exit(1);
 });

@@ -26,7 +26,7 @@ function openManager(extra) {
 
 function done() {
   print({ event: 'done' });
-  setImmediate(() => process.exit(0));
+  process.stdout.write('', () => process.exit(0)); // once what was printed has been flushed
 }
 
 const scenarios = {

@@ -26,7 +26,7 @@ function manager(extra) {
 
 function done() {
   print({ event: 'done' });
-  setImmediate(() => process.exit(0));
+  process.stdout.write('', () => process.exit(0)); // once what was printed has been flushed
 }
 
 // Sends one page request with its single JSON object payload and waits for the ack (one JSON

@@ -88,7 +88,9 @@ async function send() {
   try {
     const sessionId = await sessionForPrompt(text);
     await request('submitPrompt', { sessionId, prompt: text });
-    $('prompt').value = '';
+    // the turn may have started (and the person typed on) before the ack came: clear only
+    // what was sent
+    if ($('prompt').value.trim() === text) $('prompt').value = '';
   } catch (e) {
     showError('composer-error', e.message);
   } finally {
