@@ -164,6 +164,40 @@ const scenarios = {
     return { status, atDrop, blocks: await page.evaluate(() => window.gadgetPage.blocks()) };
   },
 
+  /**
+   * Tools as they run: a running tool shows its output as it comes, then its outcome in the
+   * same element; a failed tool shows as failed, live and after a reload (from the store).
+   */
+  async tools(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.evaluate(installRecorder);
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    const toolState = () => Array.from(document.querySelectorAll('#turns .block.tool')).map((b) => ({
+      state: b.dataset.toolState,
+      status: b.querySelector('.tool-status').textContent,
+      result: b.querySelector('.tool-result').textContent,
+      open: b.open,
+      dot: b.querySelector('.dot').className,
+    }));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('#turns .block.tool'))
+      .some((b) => b.dataset.toolState === 'running'
+        && b.querySelector('.tool-result').textContent.includes('first')),
+    null, { timeout: cfg.timeoutMs });
+    const running = await page.evaluate(toolState);
+    const runningIds = await page.evaluate(() => window.__blockIds());
+    step('running', { running });
+    const status = await settled(page, cfg.timeoutMs);
+    const live = await page.evaluate(toolState);
+    const finalIds = await page.evaluate(() => window.__blockIds());
+    await page.reload();
+    await ready(page, cfg.timeoutMs);
+    await page.waitForFunction((n) => document.querySelectorAll('#turns .block.tool').length >= n,
+      live.length, { timeout: cfg.timeoutMs });
+    const stored = await page.evaluate(toolState);
+    return { status, running, runningIds, live, finalIds, stored };
+  },
+
   /** The user cancels a running turn with the Cancel button. */
   async cancel(page, cfg) {
     await ready(page, cfg.timeoutMs);

@@ -9,6 +9,7 @@ import { $, el } from './dom.js';
 import { api } from './server.js';
 import { addBlock, flush, markDirty, renderStatus, supersede } from './render.js';
 import { updateComposer } from './composer.js';
+import { failed, finishTool, runningTool, toolOutput } from './tools.js';
 import { refreshDrones } from './drones.js';
 
 export function clearTurns() {
@@ -81,7 +82,10 @@ function nextBlockSeq(tv) {
   return tv.blocks.length ? tv.blocks[tv.blocks.length - 1].seq + 1 : 0;
 }
 
-/** The server's stream events: thinking, response, toolCall and workOrderComplete. */
+/**
+ * The server's stream events: thinking, response, toolStarted, toolOutput, toolCall and
+ * workOrderComplete.
+ */
 export function onStream(name, p) {
   const tv = state.turns.get(p.turnId);
   if (!tv || typeof p.seq !== 'number' || p.seq <= tv.lastSeq) return;
@@ -96,9 +100,18 @@ export function onStream(name, p) {
       tv.openIdx = tv.blocks.length;
       addBlock(tv, { seq: nextBlockSeq(tv), mode, content: p.data }, true);
     }
+  } else if (name === 'toolStarted') {
+    tv.openIdx = -1;
+    const call = { callId: p.callId, name: p.name, parameters: p.args };
+    addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: call }, true);
+  } else if (name === 'toolOutput') {
+    const v = runningTool(tv, p.callId);
+    if (v) toolOutput(v, p.data);
   } else if (name === 'toolCall') {
     tv.openIdx = -1;
-    addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: p.call }, false);
+    const v = runningTool(tv, p.call.callId);
+    if (v) finishTool(v, p.call); // the same element: it ran, now its outcome
+    else addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: p.call }, false);
   } else if (name === 'workOrderComplete') {
     tv.openIdx = -1;
     tv.status = p.status;
@@ -158,7 +171,10 @@ async function reconcile(tv) {
 function sameBlock(b, v) {
   if (!v || b.mode !== v.mode) return false;
   if (!!b.superseded !== !!v.superseded) return false;
-  if (b.mode === 'tool') return b.content.callId === v.content.callId && b.content.response === v.content.response;
+  if (b.mode === 'tool') {
+    return b.content.callId === v.content.callId && b.content.response === v.content.response
+      && failed(b.content) === failed(v.content);
+  }
   return b.content === v.content;
 }
 

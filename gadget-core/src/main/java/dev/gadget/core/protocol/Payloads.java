@@ -261,4 +261,23 @@ public final class Payloads {
       Objects.requireNonNull(turnId, "turnId");
     }
   }
+
+  /**
+   * {@code toolOutput} (drone to server, server to page): output the running tool printed since
+   * the last one, as it printed it. A stream event with its {@code seq}, applied in order; never
+   * stored (the {@code toolCall} that follows carries the result).
+   *
+   * @param turnId the turn
+   * @param seq the stream event's number
+   * @param callId the running call, as its {@code toolStarted} named it
+   * @param data the output
+   */
+  public record ToolOutput(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      long seq, @Rule(required = true, maxLength = Limits.NAME) String callId,
+      @Rule(required = true, blankAllowed = true) String data) {
+    public ToolOutput {
+      Objects.requireNonNull(turnId, "turnId");
+      Objects.requireNonNull(data, "data");
+    }
+  }
 }

@@ -74,6 +74,11 @@ public final class Protocol {
   public static final String BLOCKS_SUPERSEDED = "blocksSuperseded";
   /** Drone to server, server to page: a tool is about to run (its start is journaled). */
   public static final String TOOL_STARTED = "toolStarted";
+  /**
+   * Drone to server, server to page: output a running tool printed (bounded per second and in
+   * total by the drone; not stored: the {@code toolCall} result keeps the bounded output).
+   */
+  public static final String TOOL_OUTPUT = "toolOutput";
 
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {

@@ -160,6 +160,11 @@ public final class ServerLink {
     return Optional.of(c.emitWithAck(event, Protocol.args(payload), ackTimeout));
   }
 
+  /** The drone's timer, for what a turn's stream schedules. */
+  ScheduledExecutorService timer() {
+    return timer;
+  }
+
   /** Sends {@code job}'s heartbeat every interval while connected, until cancelled. */
   ScheduledFuture<?> startHeartbeats(Job job) {
     long every = heartbeatInterval.toMillis();

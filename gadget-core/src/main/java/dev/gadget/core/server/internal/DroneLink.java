@@ -102,6 +102,8 @@ public final class DroneLink {
         e.turnId(), e.seq(), new StreamChunk.ToolCallChunk(e.call()), Protocol.TOOL_CALL, e));
     handle(c, Protocol.TOOL_STARTED, Payloads.ToolStarted.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), null, Protocol.TOOL_STARTED, e));
+    handle(c, Protocol.TOOL_OUTPUT, Payloads.ToolOutput.class, (e, ack) -> turns.stream(me.id,
+        e.turnId(), e.seq(), null, Protocol.TOOL_OUTPUT, e));
     handle(c, Protocol.HEARTBEAT, Payloads.Heartbeat.class, (e, ack) ->
         turns.heard(me.id, String.valueOf(e.turnId())));
     handle(c, Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class, (e, ack) -> {

@@ -101,7 +101,8 @@ public final class LiveTurns {
 
   /**
    * Applies one stream event from {@code droneId}: once, in order, then forwards it. A
-   * {@code null} chunk ({@code toolStarted}) checkpoints the open block instead.
+   * {@code null} chunk is not aggregated: {@code toolStarted} checkpoints the open block,
+   * {@code toolOutput} is only forwarded.
    */
   void stream(String droneId, String turnId, long seq, StreamChunk chunk, String event,
       Object payload) {
@@ -118,7 +119,7 @@ public final class LiveTurns {
       t.lastEventAt = settings.clock().instant();
       if (chunk != null) {
         t.aggregator.accept(chunk);
-      } else {
+      } else if (Protocol.TOOL_STARTED.equals(event)) {
         t.checkpoint();
       }
       // Forwarded under the turn's lock, so a page joining now gets either the snapshot with
