@@ -1,5 +1,6 @@
 package dev.gadget.core.protocol;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.ToolCall;
@@ -157,13 +158,30 @@ public final class Payloads {
     }
   }
 
-  /** {@code workOrderComplete}: the turn ended. */
+  /**
+   * {@code workOrderComplete}: the turn ended.
+   *
+   * @param turnId the turn
+   * @param seq the stream event's number
+   * @param status how it ended
+   * @param stats tokens, tool calls, round trips and duration
+   * @param error for anything but finished, a sentence for people
+   * @param text the text of the model's last reply ({@code null} when there was none, or when
+   *     the turn ended without its drone saying so: a timeout, a crash)
+   */
   public record WorkOrderComplete(
       @Rule(required = true, maxLength = Limits.ID) String turnId, long seq,
-      @Rule(required = true) TurnStatus status, TurnStats stats, String error) {
+      @Rule(required = true) TurnStatus status, TurnStats stats, String error,
+      @Rule(blankAllowed = true) String text) {
     public WorkOrderComplete {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(status, "status");
+    }
+
+    /** The end of a turn without its final text. */
+    public WorkOrderComplete(String turnId, long seq, TurnStatus status, TurnStats stats,
+        String error) {
+      this(turnId, seq, status, stats, error, null);
     }
   }
 
@@ -280,4 +298,26 @@ public final class Payloads {
       Objects.requireNonNull(data, "data");
     }
   }
+
+  /**
+   * {@code droneTools} (drone to server, on every connect): the tools the drone offers every
+   * turn.
+   *
+   * @param tools their definitions, as the model is offered them
+   */
+  public record DroneTools(@Rule(required = true) List<ToolInfo> tools) {
+    public DroneTools {
+      tools = tools == null ? List.of() : List.copyOf(tools);
+    }
+  }
+
+  /**
+   * One tool of {@link DroneTools}.
+   *
+   * @param name the name the model calls it by
+   * @param description what it does, for the model
+   * @param parameters the JSON schema of its arguments
+   */
+  public record ToolInfo(@Rule(required = true, maxLength = Limits.NAME) String name,
+      @Rule(blankAllowed = true) String description, JsonNode parameters) {}
 }

@@ -80,6 +80,12 @@ public final class Protocol {
    */
   public static final String TOOL_OUTPUT = "toolOutput";
 
+  /**
+   * Drone to server, on every connect: the tools it offers every turn (a turn may add its
+   * project's own, such as MCP servers named in {@code .mcp.json}).
+   */
+  public static final String DRONE_TOOLS = "droneTools";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));

@@ -144,4 +144,29 @@ class ToolProgressTest {
     String result = fx.store.findTurn(turn).orElseThrow().toolCalls().get(0).response();
     assertThat(result.length()).isLessThan(31_000);
   }
+
+  @Test
+  void workOrderCompleteCarriesTheFinalReplyAndTheServerKnowsTheDronesTools() throws Exception {
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    Page page = chat(ada, ScriptedLlmClient.of(
+        ScriptedLlmClient.reply().text("Let me look.").toolCall("list_dir", "{}").build(),
+        ScriptedLlmClient.reply().thinking("Done looking.").text("It holds a README.").build()));
+    String session = fx.watchedSession(page);
+    String turn = submit(page, session, "what is there?");
+    JsonNode done = page.completion(turn);
+    assertThat(done.get("status").asText()).isEqualTo("finished");
+    assertThat(done.get("text").asText()).isEqualTo("It holds a README.");
+
+    await("the drone's tools", () -> {
+      try {
+        JsonNode drones = page.request(Protocol.LIST_DRONES, Map.of()).get("drones");
+        return drones.size() == 1 && drones.get(0).path("toolCount").asInt()
+            == dev.gadget.core.agent.tools.CodingTools.all().size();
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+  }
 }

@@ -209,6 +209,7 @@ final class Streamer implements AgentListener {
 
   @Override
   public void onComplete(AgentOutcome outcome) {
-    completion.complete(job, outcome.status().toTurnStatus(), outcome.stats(), outcome.message());
+    completion.complete(job, outcome.status().toTurnStatus(), outcome.stats(), outcome.message(),
+        outcome.text().isEmpty() ? null : outcome.text());
   }
 }

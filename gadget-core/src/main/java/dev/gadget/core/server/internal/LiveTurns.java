@@ -144,6 +144,11 @@ public final class LiveTurns {
    * ended in the store or is in the room when the end is announced.
    */
   void end(LiveTurn t, TurnStatus status, TurnStats stats, String error) {
+    end(t, status, stats, error, null);
+  }
+
+  /** As {@link #end(LiveTurn, TurnStatus, TurnStats, String)}, with the model's last reply. */
+  void end(LiveTurn t, TurnStatus status, TurnStats stats, String error, String text) {
     TurnStats finalStats = stats == null ? TurnStats.EMPTY : stats;
     synchronized (t.lock) {
       if (t.ended) {
@@ -170,7 +175,7 @@ public final class LiveTurns {
       settings.listener().onTurnEnded(t.turn, status, finalStats,
           Duration.between(t.turn.createdAt(), settings.clock().instant()));
       rooms.toWatchers(t.turn.sessionId(), Protocol.WORK_ORDER_COMPLETE,
-          new Payloads.WorkOrderComplete(t.turn.id(), seq, status, finalStats, error));
+          new Payloads.WorkOrderComplete(t.turn.id(), seq, status, finalStats, error, text));
     }
   }
 
