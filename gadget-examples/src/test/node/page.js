@@ -198,6 +198,37 @@ const scenarios = {
     return { status, running, runningIds, live, finalIds, stored };
   },
 
+  /**
+   * The agent's plan: every state its checklist showed, with the checklist element's identity,
+   * then the checklists after a reload.
+   */
+  async plan(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.evaluate(() => {
+      window.__plans = [];
+      const ids = new WeakMap();
+      let next = 0;
+      const snap = () => Array.from(document.querySelectorAll('#turns .block.plan')).map((p) => {
+        if (!ids.has(p)) ids.set(p, ++next);
+        return { id: ids.get(p), steps: Array.from(p.querySelectorAll('li')).map((li) => li.dataset.status + ':' + li.textContent) };
+      });
+      new MutationObserver(() => {
+        const s = JSON.stringify(snap());
+        if (window.__plans[window.__plans.length - 1] !== s) window.__plans.push(s);
+      }).observe(document.getElementById('turns'), { subtree: true, childList: true, characterData: true, attributes: true });
+    });
+    const status = await submit(page, cfg.prompt, cfg.timeoutMs);
+    const seen = (await page.evaluate(() => window.__plans)).map((s) => JSON.parse(s));
+    const updates = await page.locator('#turns .block.plan-update').count();
+    await page.reload();
+    await ready(page, cfg.timeoutMs);
+    await page.waitForFunction(() => document.querySelectorAll('#turns .block.plan').length > 0,
+      null, { timeout: cfg.timeoutMs });
+    const reloaded = await page.evaluate(() => Array.from(document.querySelectorAll('#turns .block.plan'))
+      .map((p) => Array.from(p.querySelectorAll('li')).map((li) => li.dataset.status + ':' + li.textContent)));
+    return { status, seen, updates, reloaded };
+  },
+
   /** The user cancels a running turn with the Cancel button. */
   async cancel(page, cfg) {
     await ready(page, cfg.timeoutMs);

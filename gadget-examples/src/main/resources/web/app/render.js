@@ -6,6 +6,7 @@
 import { state } from './state.js';
 import { el } from './dom.js';
 import { toolElement } from './tools.js';
+import { isPlan, planElement } from './plan.js';
 
 let sanitizerReady = false;
 
@@ -46,7 +47,7 @@ export function addBlock(tv, b, streaming) {
     view.el = el('div', 'block responding markdown');
     view.body = view.el;
   } else {
-    view.el = toolElement(b.content);
+    view.el = isPlan(b.content) ? planElement(tv, b.content) : toolElement(b.content);
   }
   view.el.dataset.seq = String(b.seq);
   view.el.dataset.mode = b.mode;

@@ -10,6 +10,7 @@ import { api } from './server.js';
 import { addBlock, flush, markDirty, renderStatus, supersede } from './render.js';
 import { updateComposer } from './composer.js';
 import { failed, finishTool, runningTool, toolOutput } from './tools.js';
+import { PLAN_TOOL } from './plan.js';
 import { refreshDrones } from './drones.js';
 
 export function clearTurns() {
@@ -102,6 +103,7 @@ export function onStream(name, p) {
     }
   } else if (name === 'toolStarted') {
     tv.openIdx = -1;
+    if (p.name === PLAN_TOOL) return; // drawn once it has run: the checklist, in place
     const call = { callId: p.callId, name: p.name, parameters: p.args };
     addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: call }, true);
   } else if (name === 'toolOutput') {
@@ -154,6 +156,7 @@ async function reconcile(tv) {
     if (!same) {
       tv.blocksEl.textContent = '';
       tv.blocks = [];
+      tv.planEl = null;
       for (const b of stored.blocks) addBlock(tv, b, false);
       flush();
     }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ToolCall;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,5 +76,54 @@ class BrowserToolsTest {
     List<ToolCall> stored = fx.store.store().listTurns(fx.session.id()).get(0).toolCalls();
     assertThat(stored).allSatisfy(call -> assertThat(call.failed()).isTrue());
     assertThat(stored.get(1).durationMs()).isGreaterThanOrEqualTo(2_000);
+  }
+
+  private static String plan(String... steps) {
+    StringBuilder sb = new StringBuilder("{\"plan\":[");
+    for (int i = 0; i < steps.length; i += 2) {
+      sb.append(i == 0 ? "" : ",").append("{\"step\":\"").append(steps[i])
+          .append("\",\"status\":\"").append(steps[i + 1]).append("\"}");
+    }
+    return sb.append("]}").toString();
+  }
+
+  @Test
+  void thePlanChecklistUpdatesInPlace() throws Exception {
+    fx = new PageFixture(tmp, ScriptedLlmClient.builder().tokenDelay(Duration.ofMillis(20))
+        .reply(ScriptedLlmClient.reply().text("A plan first.").toolCall("update_plan",
+            plan("Read it", "in_progress", "Say it", "pending")).build())
+        .reply(ScriptedLlmClient.reply().text("Read.").toolCall("update_plan",
+            plan("Read it", "completed", "Say it", "in_progress")).build())
+        .reply(ScriptedLlmClient.reply().text("Said.").toolCall("update_plan",
+            plan("Read it", "completed", "Say it", "completed")).build())
+        .reply(ScriptedLlmClient.reply().text("All done.").build()).build(), true);
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.signInUrl());
+    c.put("scenario", "plan");
+    c.put("prompt", "Plan it");
+    c.put("timeoutMs", 30000);
+    JsonNode r = BrowserHarness.run(c);
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    List<String> states = new java.util.ArrayList<>();
+    java.util.Set<Integer> ids = new java.util.HashSet<>();
+    for (JsonNode sample : r.get("seen")) {
+      assertThat(sample.size()).as("one checklist per turn").isLessThanOrEqualTo(1);
+      for (JsonNode p : sample) {
+        ids.add(p.get("id").asInt());
+        states.add(p.get("steps").toString());
+      }
+    }
+    assertThat(ids).as("one element, updated in place").hasSize(1);
+    assertThat(states).containsSubsequence(
+        "[\"in_progress:◐Read it\",\"pending:☐Say it\"]",
+        "[\"completed:☑Read it\",\"in_progress:◐Say it\"]",
+        "[\"completed:☑Read it\",\"completed:☑Say it\"]");
+    assertThat(r.get("updates").asInt()).isEqualTo(2);
+    assertThat(r.get("reloaded").toString())
+        .isEqualTo("[[\"completed:☑Read it\",\"completed:☑Say it\"]]");
+    // stored as the turn's tool blocks, the plan in their parameters
+    assertThat(fx.store.store().listTurns(fx.session.id()).get(0).toolCalls())
+        .extracting(ToolCall::name).containsExactly("update_plan", "update_plan", "update_plan");
   }
 }
