@@ -320,4 +320,17 @@ public final class Payloads {
    */
   public record ToolInfo(@Rule(required = true, maxLength = Limits.NAME) String name,
       @Rule(blankAllowed = true) String description, JsonNode parameters) {}
+
+  /**
+   * Seed 004's {@code query} (client to server on {@link Protocol#AGENT_NAMESPACE}), with its
+   * field names as seed 004 spells them.
+   *
+   * @param prompt the user's query; missing or blank is answered {@code error {message: "No
+   *     prompt provided"}}
+   * @param session_id a chat session of the user's, or any other id: an id the server does not
+   *     know gets a new session in the user's default project, kept for that id; {@code null}:
+   *     a new session
+   */
+  public record AgentQuery(@Rule(maxLength = Limits.PROMPT) String prompt,
+      @Rule(maxLength = Limits.ID) String session_id) {}
 }

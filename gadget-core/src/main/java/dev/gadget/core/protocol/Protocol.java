@@ -86,6 +86,27 @@ public final class Protocol {
    */
   public static final String DRONE_TOOLS = "droneTools";
 
+  /**
+   * The namespace of seed 004's agent event schema, a second face of the server for clients
+   * written against it: a user token, as on {@link #PAGE_NAMESPACE}. See
+   * {@code docs/PROTOCOL-AGENT.md}.
+   */
+  public static final String AGENT_NAMESPACE = "/agent";
+  /** Seed 004, client to server: {@code {prompt, session_id}}. */
+  public static final String QUERY = "query";
+  /** Seed 004: {@code {data: "Connected to agent"}} once connected. */
+  public static final String CONNECTED = "connected";
+  /** Seed 004: {@code {event_type, data}}, one of the lifecycle events. */
+  public static final String AGENT_EVENT = "agent_event";
+  /** Seed 004: {@code {success, response, metadata, session_id}} once a query's turn ended. */
+  public static final String QUERY_COMPLETE = "query_complete";
+  /** Seed 004: {@code {session_id, messages: [...]}}, the session's recent messages. */
+  public static final String SESSION_MEMORY = "session_memory";
+  /** Seed 004: {@code {count}}, the tools the user's drones offer. */
+  public static final String TOOL_COUNT = "tool_count";
+  /** Seed 004: {@code {message}}, a query that could not be processed. */
+  public static final String ERROR = "error";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));
