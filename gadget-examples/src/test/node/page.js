@@ -198,6 +198,27 @@ const scenarios = {
     return { status, running, runningIds, live, finalIds, stored };
   },
 
+  /** A reload while a command runs: the running tool comes back with its output so far. */
+  async reloadRunning(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    const running = () => Array.from(document.querySelectorAll('#turns .block.tool'))
+      .some((b) => b.dataset.toolState === 'running'
+        && b.querySelector('.tool-result').textContent.includes('first'));
+    await page.waitForFunction(running, null, { timeout: cfg.timeoutMs });
+    await page.reload();
+    // (not ready(): Send stays disabled while the turn runs)
+    await page.waitForSelector('#conn[data-state="connected"]', { timeout: cfg.timeoutMs });
+    await page.waitForFunction(running, null, { timeout: cfg.timeoutMs });
+    const afterReload = await page.evaluate(() => Array.from(document.querySelectorAll('#turns .block.tool'))
+      .map((b) => ({ state: b.dataset.toolState, result: b.querySelector('.tool-result').textContent })));
+    const status = await settled(page, cfg.timeoutMs);
+    const final = await page.evaluate(() => Array.from(document.querySelectorAll('#turns .block.tool'))
+      .map((b) => ({ state: b.dataset.toolState, result: b.querySelector('.tool-result').textContent })));
+    return { status, afterReload, final };
+  },
+
   /**
    * The agent's plan: every state its checklist showed, with the checklist element's identity,
    * then the checklists after a reload.

@@ -42,6 +42,7 @@ export function applySnapshot(snap) {
       tv.openIdx = tv.blocks.length;
       addBlock(tv, l.openBlock, true);
     }
+    if (l && l.runningTool) showRunning(tv, l.runningTool, l.toolOutput);
     renderStatus(tv);
   }
   flush();
@@ -79,6 +80,14 @@ export function onTurnStarted(turn) {
   refreshDrones();
 }
 
+/** A running tool (its toolStarted) with what it printed so far. */
+function showRunning(tv, p, output) {
+  if (p.name === PLAN_TOOL) return; // drawn once it has run: the checklist, in place
+  const call = { callId: p.callId, name: p.name, parameters: p.args };
+  addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: call }, true);
+  if (output) toolOutput(tv.blocks[tv.blocks.length - 1], output);
+}
+
 function nextBlockSeq(tv) {
   return tv.blocks.length ? tv.blocks[tv.blocks.length - 1].seq + 1 : 0;
 }
@@ -103,9 +112,7 @@ export function onStream(name, p) {
     }
   } else if (name === 'toolStarted') {
     tv.openIdx = -1;
-    if (p.name === PLAN_TOOL) return; // drawn once it has run: the checklist, in place
-    const call = { callId: p.callId, name: p.name, parameters: p.args };
-    addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: call }, true);
+    showRunning(tv, p, '');
   } else if (name === 'toolOutput') {
     const v = runningTool(tv, p.callId);
     if (v) toolOutput(v, p.data);

@@ -126,4 +126,27 @@ class BrowserToolsTest {
     assertThat(fx.store.store().listTurns(fx.session.id()).get(0).toolCalls())
         .extracting(ToolCall::name).containsExactly("update_plan", "update_plan", "update_plan");
   }
+
+  @Test
+  void aReloadWhileACommandRunsShowsItRunningWithItsOutputSoFar() throws Exception {
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(
+        ScriptedLlmClient.reply().toolCall("run_command",
+            "{\"command\":\"echo first; sleep 6; echo second\"}").build(),
+        ScriptedLlmClient.reply().text("Ran.").build()), true);
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.signInUrl());
+    c.put("scenario", "reloadRunning");
+    c.put("prompt", "Run it");
+    c.put("timeoutMs", 30000);
+    JsonNode r = BrowserHarness.run(c);
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    assertThat(r.get("afterReload")).hasSize(1);
+    assertThat(r.get("afterReload").get(0).get("state").asText()).isEqualTo("running");
+    assertThat(r.get("afterReload").get(0).get("result").asText()).isEqualTo("first\n");
+    assertThat(r.get("final")).hasSize(1);
+    assertThat(r.get("final").get(0).get("state").asText()).isEqualTo("done");
+    assertThat(r.get("final").get(0).get("result").asText())
+        .isEqualTo("exit code: 0\nfirst\nsecond\n");
+  }
 }

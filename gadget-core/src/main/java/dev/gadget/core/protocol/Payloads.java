@@ -78,8 +78,17 @@ public final class Payloads {
    * @param turnId the turn
    * @param lastSeq the last stream event already reflected in the snapshot (-1: none)
    * @param openBlock the block being written, not yet stored, or {@code null}
+   * @param runningTool the tool running now (its {@code toolStarted}), or {@code null}
+   * @param toolOutput what it printed so far (the last {@code 64,000} characters of the
+   *     {@code toolOutput} events), or {@code null}
    */
-  public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {}
+  public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock,
+      ToolStarted runningTool, String toolOutput) {
+    /** A running turn with no tool running. */
+    public LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {
+      this(turnId, lastSeq, openBlock, null, null);
+    }
+  }
 
   /** {@code submitPrompt}. */
   public record SubmitPrompt(@Rule(required = true, maxLength = Limits.ID) String sessionId,

@@ -71,6 +71,14 @@ class ToolProgressTest {
     await("line1 as printed", () -> output(page, turn).contains("line1"));
     assertThat(output(page, turn)).doesNotContain("line2");
     assertThat(named(page, turn, Protocol.TOOL_CALL)).as("ended already").isEmpty();
+    // a page that starts watching now sees the running tool and what it printed so far
+    Page late = fx.page(ada.pageToken()).connected();
+    JsonNode snapshot = late.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    JsonNode live = snapshot.get("live").get(0);
+    assertThat(live.get("runningTool").get("name").asText()).isEqualTo("run_command");
+    assertThat(live.get("runningTool").get("callId").asText()).isEqualTo(
+        named(page, turn, Protocol.TOOL_STARTED).get(0).payload().get("callId").asText());
+    assertThat(live.get("toolOutput").asText()).startsWith("line1\n");
     await("line2 as printed", () -> output(page, turn).contains("line2"));
     assertThat(output(page, turn)).doesNotContain("line3");
     assertThat(named(page, turn, Protocol.TOOL_CALL)).as("ended already").isEmpty();
@@ -98,6 +106,8 @@ class ToolProgressTest {
     assertThat(storedCall.durationMs()).isGreaterThanOrEqualTo(2_000);
     assertThat(storedCall.response()).isEqualTo("exit code: 0\nline1\nline2\nline3\n");
     assertThat(stored.blocks()).hasSize(3);
+    JsonNode after = late.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    assertThat(after.get("live")).isEmpty();
   }
 
   @Test

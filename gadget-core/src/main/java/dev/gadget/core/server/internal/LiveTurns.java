@@ -91,7 +91,8 @@ public final class LiveTurns {
       for (LiveTurn t : live.values()) {
         if (t.turn.sessionId().equals(session.id())) {
           liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
-              t.aggregator.openBlock().orElse(null)));
+              t.aggregator.openBlock().orElse(null), t.runningTool,
+              t.runningTool == null ? null : t.toolOutput.toString()));
         }
       }
       rooms.join(session.id(), page);
@@ -122,6 +123,7 @@ public final class LiveTurns {
       } else if (Protocol.TOOL_STARTED.equals(event)) {
         t.checkpoint();
       }
+      t.followTool(payload);
       // Forwarded under the turn's lock, so a page joining now gets either the snapshot with
       // this event or the event itself, never both and never neither.
       rooms.toWatchers(t.turn.sessionId(), event, payload);
