@@ -47,12 +47,7 @@ class AgentFaceTest {
   }
 
   private static String plan(String... steps) {
-    StringBuilder sb = new StringBuilder("{\"plan\":[");
-    for (int i = 0; i < steps.length; i += 2) {
-      sb.append(i == 0 ? "" : ",").append("{\"step\":\"").append(steps[i])
-          .append("\",\"status\":\"").append(steps[i + 1]).append("\"}");
-    }
-    return sb.append("],\"explanation\":\"read first, then answer\"}").toString();
+    return BrowserToolsTest.plan("read first, then answer", steps);
   }
 
   private JsonNode client(String token, List<Map<String, Object>> queries, int lingerMs)

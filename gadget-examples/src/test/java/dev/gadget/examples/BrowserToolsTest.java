@@ -32,6 +32,15 @@ class BrowserToolsTest {
     }
   }
 
+  private Map<String, Object> config(String scenario, String prompt) {
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.signInUrl());
+    c.put("scenario", scenario);
+    c.put("prompt", prompt);
+    c.put("timeoutMs", 30000);
+    return c;
+  }
+
   @Test
   void aRunningCommandShowsItsOutputAndFailedToolsShowAsFailed() throws Exception {
     fx = new PageFixture(tmp, ScriptedLlmClient.of(
@@ -40,12 +49,7 @@ class BrowserToolsTest {
             .toolCall("run_command", "{\"command\":\"echo first; sleep 2; echo second; exit 3\"}")
             .build(),
         ScriptedLlmClient.reply().text("Both failed.").build()), true);
-    Map<String, Object> c = new LinkedHashMap<>();
-    c.put("url", fx.signInUrl());
-    c.put("scenario", "tools");
-    c.put("prompt", "Try things");
-    c.put("timeoutMs", 30000);
-    JsonNode r = BrowserHarness.run(c);
+    JsonNode r = BrowserHarness.run(config("tools", "Try things"));
 
     assertThat(r.get("status").asText()).isEqualTo("finished");
     // while the command ran: its first line shown, not yet its second, the tool open and amber
@@ -78,31 +82,27 @@ class BrowserToolsTest {
     assertThat(stored.get(1).durationMs()).isGreaterThanOrEqualTo(2_000);
   }
 
-  private static String plan(String... steps) {
+  /** {@code update_plan}'s arguments: step, status, step, status, …, and an explanation. */
+  static String plan(String explanation, String... steps) {
     StringBuilder sb = new StringBuilder("{\"plan\":[");
     for (int i = 0; i < steps.length; i += 2) {
       sb.append(i == 0 ? "" : ",").append("{\"step\":\"").append(steps[i])
           .append("\",\"status\":\"").append(steps[i + 1]).append("\"}");
     }
-    return sb.append("]}").toString();
+    return sb.append("],\"explanation\":\"").append(explanation).append("\"}").toString();
   }
 
   @Test
   void thePlanChecklistUpdatesInPlace() throws Exception {
     fx = new PageFixture(tmp, ScriptedLlmClient.builder().tokenDelay(Duration.ofMillis(20))
         .reply(ScriptedLlmClient.reply().text("A plan first.").toolCall("update_plan",
-            plan("Read it", "in_progress", "Say it", "pending")).build())
+            plan("", "Read it", "in_progress", "Say it", "pending")).build())
         .reply(ScriptedLlmClient.reply().text("Read.").toolCall("update_plan",
-            plan("Read it", "completed", "Say it", "in_progress")).build())
+            plan("", "Read it", "completed", "Say it", "in_progress")).build())
         .reply(ScriptedLlmClient.reply().text("Said.").toolCall("update_plan",
-            plan("Read it", "completed", "Say it", "completed")).build())
+            plan("", "Read it", "completed", "Say it", "completed")).build())
         .reply(ScriptedLlmClient.reply().text("All done.").build()).build(), true);
-    Map<String, Object> c = new LinkedHashMap<>();
-    c.put("url", fx.signInUrl());
-    c.put("scenario", "plan");
-    c.put("prompt", "Plan it");
-    c.put("timeoutMs", 30000);
-    JsonNode r = BrowserHarness.run(c);
+    JsonNode r = BrowserHarness.run(config("plan", "Plan it"));
 
     assertThat(r.get("status").asText()).isEqualTo("finished");
     List<String> states = new java.util.ArrayList<>();
@@ -133,12 +133,7 @@ class BrowserToolsTest {
         ScriptedLlmClient.reply().toolCall("run_command",
             "{\"command\":\"echo first; sleep 6; echo second\"}").build(),
         ScriptedLlmClient.reply().text("Ran.").build()), true);
-    Map<String, Object> c = new LinkedHashMap<>();
-    c.put("url", fx.signInUrl());
-    c.put("scenario", "reloadRunning");
-    c.put("prompt", "Run it");
-    c.put("timeoutMs", 30000);
-    JsonNode r = BrowserHarness.run(c);
+    JsonNode r = BrowserHarness.run(config("reloadRunning", "Run it"));
 
     assertThat(r.get("status").asText()).isEqualTo("finished");
     assertThat(r.get("afterReload")).hasSize(1);

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ToolProgressTest {
   @TempDir Path tmp;
   RuntimeFixture fx;
+  Person ada;
 
   @AfterEach
   void tearDown() {
@@ -29,10 +30,14 @@ class ToolProgressTest {
     }
   }
 
-  private Page chat(Person who, ScriptedLlmClient llm) throws Exception {
-    fx.drone(who, tmp.resolve("ws"), llm);
-    Page page = fx.page(who.pageToken()).connected();
-    await("drone registered", () -> !fx.store.listDrones(who.user().id()).isEmpty());
+  /** A server, ada, her drone with {@code llm}, and a page of hers. */
+  private Page chat(ScriptedLlmClient llm) throws Exception {
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b);
+    ada = fx.person("ada");
+    fx.drone(ada, tmp.resolve("ws"), llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
     return page;
   }
 
@@ -56,10 +61,7 @@ class ToolProgressTest {
 
   @Test
   void aThreeSecondCommandsStartAndLinesArriveBeforeItEnds() throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    Page page = chat(ada, ScriptedLlmClient.of(
+    Page page = chat(ScriptedLlmClient.of(
         ScriptedLlmClient.reply().text("Counting.").toolCall("run_command",
             "{\"command\":\"for i in 1 2 3; do echo line$i; sleep 1; done\"}").build(),
         ScriptedLlmClient.reply().text("Counted.").build()));
@@ -112,10 +114,7 @@ class ToolProgressTest {
 
   @Test
   void aFailedToolIsSentAndStoredAsFailed() throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    Page page = chat(ada, ScriptedLlmClient.of(
+    Page page = chat(ScriptedLlmClient.of(
         ScriptedLlmClient.reply().toolCall("read_file", "{\"path\":\".\"}")
             .toolCall("run_command", "{\"command\":\"echo oops; exit 3\"}").build(),
         ScriptedLlmClient.reply().text("Both failed.").build()));
@@ -136,10 +135,7 @@ class ToolProgressTest {
 
   @Test
   void aFloodOfOutputIsStreamedWithinItsBounds() throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    Page page = chat(ada, ScriptedLlmClient.of(
+    Page page = chat(ScriptedLlmClient.of(
         ScriptedLlmClient.reply().toolCall("run_command",
             "{\"command\":\"yes z | head -c 3000000\"}").build(),
         ScriptedLlmClient.reply().text("Flooded.").build()));
@@ -157,10 +153,7 @@ class ToolProgressTest {
 
   @Test
   void workOrderCompleteCarriesTheFinalReplyAndTheServerKnowsTheDronesTools() throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    Page page = chat(ada, ScriptedLlmClient.of(
+    Page page = chat(ScriptedLlmClient.of(
         ScriptedLlmClient.reply().text("Let me look.").toolCall("list_dir", "{}").build(),
         ScriptedLlmClient.reply().thinking("Done looking.").text("It holds a README.").build()));
     String session = fx.watchedSession(page);
