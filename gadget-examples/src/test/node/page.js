@@ -164,6 +164,92 @@ const scenarios = {
     return { status, atDrop, blocks: await page.evaluate(() => window.gadgetPage.blocks()) };
   },
 
+  /**
+   * Tools as they run: a running tool shows its output as it comes, then its outcome in the
+   * same element; a failed tool shows as failed, live and after a reload (from the store).
+   */
+  async tools(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.evaluate(installRecorder);
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    const toolState = () => Array.from(document.querySelectorAll('#turns .block.tool')).map((b) => ({
+      state: b.dataset.toolState,
+      status: b.querySelector('.tool-status').textContent,
+      result: b.querySelector('.tool-result').textContent,
+      open: b.open,
+      dot: b.querySelector('.dot').className,
+    }));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('#turns .block.tool'))
+      .some((b) => b.dataset.toolState === 'running'
+        && b.querySelector('.tool-result').textContent.includes('first')),
+    null, { timeout: cfg.timeoutMs });
+    const running = await page.evaluate(toolState);
+    const runningIds = await page.evaluate(() => window.__blockIds());
+    step('running', { running });
+    const status = await settled(page, cfg.timeoutMs);
+    const live = await page.evaluate(toolState);
+    const finalIds = await page.evaluate(() => window.__blockIds());
+    await page.reload();
+    await ready(page, cfg.timeoutMs);
+    await page.waitForFunction((n) => document.querySelectorAll('#turns .block.tool').length >= n,
+      live.length, { timeout: cfg.timeoutMs });
+    const stored = await page.evaluate(toolState);
+    return { status, running, runningIds, live, finalIds, stored };
+  },
+
+  /** A reload while a command runs: the running tool comes back with its output so far. */
+  async reloadRunning(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    const running = () => Array.from(document.querySelectorAll('#turns .block.tool'))
+      .some((b) => b.dataset.toolState === 'running'
+        && b.querySelector('.tool-result').textContent.includes('first'));
+    await page.waitForFunction(running, null, { timeout: cfg.timeoutMs });
+    await page.reload();
+    // (not ready(): Send stays disabled while the turn runs)
+    await page.waitForSelector('#conn[data-state="connected"]', { timeout: cfg.timeoutMs });
+    await page.waitForFunction(running, null, { timeout: cfg.timeoutMs });
+    const afterReload = await page.evaluate(() => Array.from(document.querySelectorAll('#turns .block.tool'))
+      .map((b) => ({ state: b.dataset.toolState, result: b.querySelector('.tool-result').textContent })));
+    const status = await settled(page, cfg.timeoutMs);
+    const final = await page.evaluate(() => Array.from(document.querySelectorAll('#turns .block.tool'))
+      .map((b) => ({ state: b.dataset.toolState, result: b.querySelector('.tool-result').textContent })));
+    return { status, afterReload, final };
+  },
+
+  /**
+   * The agent's plan: every state its checklist showed, with the checklist element's identity,
+   * then the checklists after a reload.
+   */
+  async plan(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.evaluate(() => {
+      window.__plans = [];
+      const ids = new WeakMap();
+      let next = 0;
+      const snap = () => Array.from(document.querySelectorAll('#turns .block.plan')).map((p) => {
+        if (!ids.has(p)) ids.set(p, ++next);
+        return { id: ids.get(p), steps: Array.from(p.querySelectorAll('li')).map((li) => li.dataset.status + ':' + li.textContent) };
+      });
+      new MutationObserver(() => {
+        const s = JSON.stringify(snap());
+        if (window.__plans[window.__plans.length - 1] !== s) window.__plans.push(s);
+      }).observe(document.getElementById('turns'), { subtree: true, childList: true, characterData: true, attributes: true });
+    });
+    const status = await submit(page, cfg.prompt, cfg.timeoutMs);
+    const seen = (await page.evaluate(() => window.__plans)).map((s) => JSON.parse(s));
+    const updates = await page.locator('#turns .block.plan-update').count();
+    await page.reload();
+    await ready(page, cfg.timeoutMs);
+    await page.waitForFunction(() => document.querySelectorAll('#turns .block.plan').length > 0,
+      null, { timeout: cfg.timeoutMs });
+    const reloaded = await page.evaluate(() => Array.from(document.querySelectorAll('#turns .block.plan'))
+      .map((p) => Array.from(p.querySelectorAll('li')).map((li) => li.dataset.status + ':' + li.textContent)));
+    return { status, seen, updates, reloaded };
+  },
+
   /** The user cancels a running turn with the Cancel button. */
   async cancel(page, cfg) {
     await ready(page, cfg.timeoutMs);

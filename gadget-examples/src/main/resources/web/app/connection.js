@@ -45,7 +45,8 @@ export function connect() {
   socket.on('turnStarted', (p) => onTurnStarted(p.turn));
   socket.on('droneStatus', () => refreshDrones());
   socket.on('blocksSuperseded', (p) => onSuperseded(p));
-  for (const name of ['thinking', 'response', 'toolCall', 'workOrderComplete']) {
+  for (const name of ['thinking', 'response', 'toolStarted', 'toolOutput', 'toolCall',
+    'workOrderComplete']) {
     socket.on(name, (p) => onStream(name, p));
   }
 }

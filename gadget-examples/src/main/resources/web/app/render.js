@@ -1,10 +1,13 @@
 // How a turn's blocks look: thinking (folded text), responding (Markdown through marked, then
-// DOMPurify: LLM output is untrusted), tool (a one-line summary over its parameters and result),
+// DOMPurify: LLM output is untrusted), tool (app/tools.js: a one-line summary over its parameters
+// and result, its live output while it runs),
 // and the turn's status footer. Text changes are batched per animation frame and rendered in
 // place, into the block's existing element.
 import { state } from './state.js';
 import { el } from './dom.js';
 import { decorateReply, wireThinking } from './reading.js';
+import { toolElement } from './tools.js';
+import { isPlan, planElement } from './plan.js';
 
 let sanitizerReady = false;
 
@@ -57,7 +60,7 @@ export function addBlock(tv, b, streaming) {
     view.el = el('div', 'block responding markdown');
     view.body = view.el;
   } else {
-    view.el = toolElement(b.content);
+    view.el = isPlan(b.content) ? planElement(tv, b.content) : toolElement(b.content);
   }
   view.el.dataset.seq = String(b.seq);
   view.el.dataset.mode = b.mode;
@@ -77,44 +80,6 @@ export function supersede(view) {
   view.el.classList.add('superseded');
   view.el.title = 'Interrupted by a drone crash; the model answered again below.';
   if (view.mode === 'thinking') view.el.open = false;
-}
-
-function toolElement(call) {
-  const d = el('details', 'block tool');
-  const s = el('summary');
-  const ok = call.response !== undefined && call.response !== null;
-  s.appendChild(el('span', 'dot ' + (ok ? 'done' : 'running')));
-  s.appendChild(el('span', 'tool-name', call.name));
-  s.appendChild(el('span', 'tool-hint', hintOf(call.parameters)));
-  s.appendChild(el('span', 'tool-status', ok ? 'done' : 'running…'));
-  d.appendChild(s);
-  const body = el('div', 'tool-body');
-  body.appendChild(el('div', 'label', 'Parameters'));
-  body.appendChild(el('pre', 'tool-params', pretty(call.parameters)));
-  body.appendChild(el('div', 'label', 'Result'));
-  body.appendChild(el('pre', 'tool-result', ok ? call.response : '(not run yet)'));
-  d.appendChild(body);
-  return d;
-}
-
-function hintOf(parameters) {
-  try {
-    const args = JSON.parse(parameters || '{}');
-    for (const v of Object.values(args)) {
-      if (typeof v === 'string') return v.length > 60 ? v.slice(0, 59) + '…' : v;
-    }
-  } catch (e) {
-    // not JSON: no hint
-  }
-  return '';
-}
-
-function pretty(parameters) {
-  try {
-    return JSON.stringify(JSON.parse(parameters || '{}'), null, 2);
-  } catch (e) {
-    return String(parameters);
-  }
 }
 
 /** Schedules a block's text to be rendered with the next frame. */

@@ -9,6 +9,8 @@ import { $, el } from './dom.js';
 import { api } from './server.js';
 import { addBlock, flush, markDirty, renderStatus, supersede } from './render.js';
 import { updateComposer } from './composer.js';
+import { failed, finishTool, runningTool, toolOutput } from './tools.js';
+import { PLAN_TOOL } from './plan.js';
 import { refreshDrones } from './drones.js';
 import { foldPrompt, settleThinking } from './reading.js';
 
@@ -41,6 +43,7 @@ export function applySnapshot(snap) {
       tv.openIdx = tv.blocks.length;
       addBlock(tv, l.openBlock, true);
     }
+    if (l && l.runningTool) showRunning(tv, l.runningTool, l.toolOutput);
     renderStatus(tv);
   }
   flush();
@@ -80,11 +83,22 @@ export function onTurnStarted(turn) {
   refreshDrones();
 }
 
+/** A running tool (its toolStarted) with what it printed so far. */
+function showRunning(tv, p, output) {
+  if (p.name === PLAN_TOOL) return; // drawn once it has run: the checklist, in place
+  const call = { callId: p.callId, name: p.name, parameters: p.args };
+  addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: call }, true);
+  if (output) toolOutput(tv.blocks[tv.blocks.length - 1], output);
+}
+
 function nextBlockSeq(tv) {
   return tv.blocks.length ? tv.blocks[tv.blocks.length - 1].seq + 1 : 0;
 }
 
-/** The server's stream events: thinking, response, toolCall and workOrderComplete. */
+/**
+ * The server's stream events: thinking, response, toolStarted, toolOutput, toolCall and
+ * workOrderComplete.
+ */
 export function onStream(name, p) {
   const tv = state.turns.get(p.turnId);
   if (!tv || typeof p.seq !== 'number' || p.seq <= tv.lastSeq) return;
@@ -99,9 +113,17 @@ export function onStream(name, p) {
       tv.openIdx = tv.blocks.length;
       addBlock(tv, { seq: nextBlockSeq(tv), mode, content: p.data }, true);
     }
+  } else if (name === 'toolStarted') {
+    tv.openIdx = -1;
+    showRunning(tv, p, '');
+  } else if (name === 'toolOutput') {
+    const v = runningTool(tv, p.callId);
+    if (v) toolOutput(v, p.data);
   } else if (name === 'toolCall') {
     tv.openIdx = -1;
-    addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: p.call }, false);
+    const v = runningTool(tv, p.call.callId);
+    if (v) finishTool(v, p.call); // the same element: it ran, now its outcome
+    else addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: p.call }, false);
   } else if (name === 'workOrderComplete') {
     tv.openIdx = -1;
     tv.status = p.status;
@@ -145,6 +167,7 @@ async function reconcile(tv) {
     if (!same) {
       tv.blocksEl.textContent = '';
       tv.blocks = [];
+      tv.planEl = null;
       for (const b of stored.blocks) addBlock(tv, b, false);
       flush();
     }
@@ -162,7 +185,10 @@ async function reconcile(tv) {
 function sameBlock(b, v) {
   if (!v || b.mode !== v.mode) return false;
   if (!!b.superseded !== !!v.superseded) return false;
-  if (b.mode === 'tool') return b.content.callId === v.content.callId && b.content.response === v.content.response;
+  if (b.mode === 'tool') {
+    return b.content.callId === v.content.callId && b.content.response === v.content.response
+      && failed(b.content) === failed(v.content);
+  }
   return b.content === v.content;
 }
 

@@ -73,12 +73,21 @@ final class BrowserHarness {
     Path chromium = chromium();
     assertThat(DIR.resolve("node_modules/playwright-core")).as(
         "playwright-core is installed by the build (npm ci in %s)", DIR).exists();
-    Path err = Files.createTempFile("gadget-page-", ".stderr");
-    ProcessBuilder pb = new ProcessBuilder("node", "page.js",
+    return run("page.js", config, Map.of("GADGET_CHROMIUM", chromium.toString()));
+  }
+
+  /**
+   * Runs the node script {@code script} of {@link #DIR} with {@code config} and returns its
+   * {@code result} object, as {@link #run(Map)} does for page.js.
+   */
+  static JsonNode run(String script, Map<String, Object> config, Map<String, String> env)
+      throws Exception {
+    Path err = Files.createTempFile("gadget-node-", ".stderr");
+    ProcessBuilder pb = new ProcessBuilder("node", script,
         GadgetJson.mapper().writeValueAsString(config))
         .directory(DIR.toFile())
         .redirectError(err.toFile());
-    pb.environment().put("GADGET_CHROMIUM", chromium.toString());
+    pb.environment().putAll(env);
     Process p = pb.start();
     List<String> lines = new ArrayList<>();
     try {
@@ -93,14 +102,14 @@ final class BrowserHarness {
         } catch (IOException e) {
           // the process was killed
         }
-      }, "page-js-stdout");
+      }, "node-stdout");
       reader.setDaemon(true);
       reader.start();
       boolean exited = p.waitFor(LIMIT.toMillis(), TimeUnit.MILLISECONDS);
       reader.join(5_000);
-      String diagnostics = "node page.js printed " + snapshot(lines) + "; stderr: "
+      String diagnostics = "node " + script + " printed " + snapshot(lines) + "; stderr: "
           + tail(Files.readString(err));
-      assertThat(exited).as("page.js finished within %s; %s", LIMIT, diagnostics).isTrue();
+      assertThat(exited).as("%s finished within %s; %s", script, LIMIT, diagnostics).isTrue();
       JsonNode last = null;
       for (String line : snapshot(lines)) {
         JsonNode n = GadgetJson.mapper().readTree(line);
@@ -109,7 +118,7 @@ final class BrowserHarness {
         }
       }
       assertThat(last).as("a result line; %s", diagnostics).isNotNull();
-      assertThat(last.path("type").asText()).as("page.js: %s", last.path("message").asText())
+      assertThat(last.path("type").asText()).as("%s: %s", script, last.path("message").asText())
           .isEqualTo("result");
       assertThat(last.path("problems")).as("errors in the page's console").isEmpty();
       return last.get("result");

@@ -42,6 +42,11 @@ final class MeteredAgentListener implements AgentListener {
   }
 
   @Override
+  public void onToolOutput(ToolCall call, String output) {
+    delegate.onToolOutput(call, output);
+  }
+
+  @Override
   public void onToolEnd(ToolCall call, boolean success, Duration duration) {
     MeteredTool.record(registry, toolTag.apply(call.name()), success, duration.toNanos());
     delegate.onToolEnd(call, success, duration);

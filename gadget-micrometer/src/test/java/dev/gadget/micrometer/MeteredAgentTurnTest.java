@@ -130,4 +130,26 @@ class MeteredAgentTurnTest {
     assertThat(registry.get(GadgetMetrics.AGENT_TURN_DURATION)
         .tag(GadgetMetrics.TURN_STATUS, "error").timer().count()).isEqualTo(2);
   }
+
+  @Test
+  void theMeteredListenerPassesARunningCommandsOutputOn() throws Exception {
+    StringBuilder output = new StringBuilder();
+    AgentListener mine = new AgentListener() {
+      @Override
+      public void onToolOutput(dev.gadget.core.model.ToolCall call, String text) {
+        synchronized (output) {
+          output.append(text);
+        }
+      }
+    };
+    AgentLoop loop = AgentLoop.builder().llmClient(ScriptedLlmClient.of(
+        reply().toolCall("run_command", "{\"command\":\"echo printed\"}").build(),
+        reply().text("Done.").build())).build();
+    AgentOutcome outcome = loop.start(AgentRequest.builder(repo.dir(), "m", "run").build(),
+        metrics.agentListener(mine)).outcome().get(20, TimeUnit.SECONDS);
+    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
+    synchronized (output) {
+      assertThat(output.toString()).isEqualTo("printed\n");
+    }
+  }
 }

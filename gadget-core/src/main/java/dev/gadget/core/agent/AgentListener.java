@@ -9,8 +9,8 @@ import java.time.Duration;
  *
  * <p><b>Order.</b> For each round trip: {@link #onIteration}, then the model's
  * {@link #onChunk thinking and response chunks} as they stream, then for each tool call
- * {@link #onToolStart}, {@link #onToolEnd} and a {@link StreamChunk.ToolCallChunk} carrying the
- * call <em>with its result</em>. Last, exactly once, {@link #onComplete}; nothing follows it. The
+ * {@link #onToolStart}, any {@link #onToolOutput} while it runs, {@link #onToolEnd} and a
+ * {@link StreamChunk.ToolCallChunk} carrying the call <em>with its result</em>. Last, exactly once, {@link #onComplete}; nothing follows it. The
  * chunks can be fed straight into a {@link dev.gadget.core.stream.BlockAggregator}.
  *
  * <p><b>Threading.</b> Callbacks of one run never overlap, but may come from different threads
@@ -30,6 +30,17 @@ public interface AgentListener {
 
   /** A tool is about to run; {@code call.response()} is {@code null}. */
   default void onToolStart(ToolCall call) {}
+
+  /**
+   * Output a running tool produced, as it produced it (such as a command's lines as it prints
+   * them): between {@link #onToolStart} and {@link #onToolEnd} of that call, possibly from the
+   * tool's own thread (never overlapping another callback). For watchers only: the model reads
+   * the result. Unbounded here: a listener that forwards it bounds it.
+   *
+   * @param call the running call ({@code call.response()} is {@code null})
+   * @param output the next piece of output
+   */
+  default void onToolOutput(ToolCall call, String output) {}
 
   /**
    * A tool has run.

@@ -46,6 +46,14 @@ public interface ToolContext {
    */
   <T> T state(Class<T> type, Supplier<? extends T> factory);
 
+  /**
+   * Reports output the tool produces while it runs, such as a command's lines as it prints them,
+   * to whoever watches the run ({@link AgentListener#onToolOutput}); the model reads only the
+   * result. Callable from any thread while {@link Tool#execute} runs; ignored after it returned.
+   * Does nothing by default.
+   */
+  default void output(String text) {}
+
   /** A registered cancellation action. */
   interface Registration extends AutoCloseable {
     /** Unregisters the action. Idempotent. */

@@ -132,6 +132,7 @@ public final class GadgetDrone implements AutoCloseable {
     jobs.restoreMode();
     CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
     recovery.load();
+    link.tools(tools);
     link.connect(new ServerEvents(jobs, recovery, files), recovery::ask);
   }
 

@@ -130,7 +130,7 @@ public record WorkOrderCache(
     public Round interrupted() {
       List<ToolCall> done = new java.util.ArrayList<>();
       for (ToolCall c : calls) {
-        done.add(c.response() == null ? c.withResponse(INTERRUPTED) : c);
+        done.add(c.response() == null ? c.withFailure(INTERRUPTED) : c);
       }
       return new Round(thinking, text, done);
     }

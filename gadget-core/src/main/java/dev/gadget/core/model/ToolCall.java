@@ -1,5 +1,7 @@
 package dev.gadget.core.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Objects;
 
 /**
@@ -9,16 +11,44 @@ import java.util.Objects;
  * @param name the tool's name
  * @param parameters the arguments as a JSON text
  * @param response the tool's result as text, or {@code null} while it has not run
+ * @param error {@code true} when the tool failed (it reported an error, threw, timed out or was
+ *     cancelled; its {@code response} then says why); {@code null} otherwise, and not written
+ * @param durationMs how long it ran, in milliseconds, once it has run; {@code null} while it has
+ *     not (and for calls stored before Gadget recorded it)
  */
-public record ToolCall(String callId, String name, String parameters, String response) {
+public record ToolCall(String callId, String name, String parameters, String response,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Boolean error,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long durationMs) {
   public ToolCall {
     Objects.requireNonNull(callId, "callId");
     Objects.requireNonNull(name, "name");
     parameters = parameters == null ? "{}" : parameters;
+    error = Boolean.TRUE.equals(error) ? Boolean.TRUE : null; // false: not written
+  }
+
+  /** A call without an outcome recorded (not run yet, or run and not failed). */
+  public ToolCall(String callId, String name, String parameters, String response) {
+    this(callId, name, parameters, response, null, null);
   }
 
   /** This call with its result. */
   public ToolCall withResponse(String response) {
-    return new ToolCall(callId, name, parameters, response);
+    return new ToolCall(callId, name, parameters, response, error, durationMs);
+  }
+
+  /** This call with its result, whether it failed, and how long it ran. */
+  public ToolCall withOutcome(String response, boolean failed, long durationMs) {
+    return new ToolCall(callId, name, parameters, response, failed, durationMs);
+  }
+
+  /** This call failed with {@code response}, how long it ran unknown (it was interrupted). */
+  public ToolCall withFailure(String response) {
+    return new ToolCall(callId, name, parameters, response, true, null);
+  }
+
+  /** Whether the tool failed. */
+  @JsonIgnore
+  public boolean failed() {
+    return error != null;
   }
 }

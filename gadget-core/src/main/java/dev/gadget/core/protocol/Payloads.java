@@ -1,5 +1,6 @@
 package dev.gadget.core.protocol;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.ToolCall;
@@ -77,8 +78,17 @@ public final class Payloads {
    * @param turnId the turn
    * @param lastSeq the last stream event already reflected in the snapshot (-1: none)
    * @param openBlock the block being written, not yet stored, or {@code null}
+   * @param runningTool the tool running now (its {@code toolStarted}), or {@code null}
+   * @param toolOutput what it printed so far (the last {@code 64,000} characters of the
+   *     {@code toolOutput} events), or {@code null}
    */
-  public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {}
+  public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock,
+      ToolStarted runningTool, String toolOutput) {
+    /** A running turn with no tool running. */
+    public LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {
+      this(turnId, lastSeq, openBlock, null, null);
+    }
+  }
 
   /** {@code submitPrompt}. */
   public record SubmitPrompt(@Rule(required = true, maxLength = Limits.ID) String sessionId,
@@ -157,13 +167,30 @@ public final class Payloads {
     }
   }
 
-  /** {@code workOrderComplete}: the turn ended. */
+  /**
+   * {@code workOrderComplete}: the turn ended.
+   *
+   * @param turnId the turn
+   * @param seq the stream event's number
+   * @param status how it ended
+   * @param stats tokens, tool calls, round trips and duration
+   * @param error for anything but finished, a sentence for people
+   * @param text the text of the model's last reply ({@code null} when there was none, or when
+   *     the turn ended without its drone saying so: a timeout, a crash)
+   */
   public record WorkOrderComplete(
       @Rule(required = true, maxLength = Limits.ID) String turnId, long seq,
-      @Rule(required = true) TurnStatus status, TurnStats stats, String error) {
+      @Rule(required = true) TurnStatus status, TurnStats stats, String error,
+      @Rule(blankAllowed = true) String text) {
     public WorkOrderComplete {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(status, "status");
+    }
+
+    /** The end of a turn without its final text. */
+    public WorkOrderComplete(String turnId, long seq, TurnStatus status, TurnStats stats,
+        String error) {
+      this(turnId, seq, status, stats, error, null);
     }
   }
 
@@ -269,4 +296,58 @@ public final class Payloads {
   /** {@code renameProject}: the project's new name (the rules of {@code createProject}). */
   public record RenameProject(@Rule(required = true, maxLength = Limits.ID) String projectId,
       @Rule(required = true, maxLength = Limits.NAME) String name) {}
+
+  /**
+   * {@code toolOutput} (drone to server, server to page): output the running tool printed since
+   * the last one, as it printed it. A stream event with its {@code seq}, applied in order; never
+   * stored (the {@code toolCall} that follows carries the result).
+   *
+   * @param turnId the turn
+   * @param seq the stream event's number
+   * @param callId the running call, as its {@code toolStarted} named it
+   * @param data the output
+   */
+  public record ToolOutput(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      long seq, @Rule(required = true, maxLength = Limits.NAME) String callId,
+      @Rule(required = true, blankAllowed = true) String data) {
+    public ToolOutput {
+      Objects.requireNonNull(turnId, "turnId");
+      Objects.requireNonNull(data, "data");
+    }
+  }
+
+  /**
+   * {@code droneTools} (drone to server, on every connect): the tools the drone offers every
+   * turn.
+   *
+   * @param tools their definitions, as the model is offered them
+   */
+  public record DroneTools(@Rule(required = true) List<ToolInfo> tools) {
+    public DroneTools {
+      tools = tools == null ? List.of() : List.copyOf(tools);
+    }
+  }
+
+  /**
+   * One tool of {@link DroneTools}.
+   *
+   * @param name the name the model calls it by
+   * @param description what it does, for the model
+   * @param parameters the JSON schema of its arguments
+   */
+  public record ToolInfo(@Rule(required = true, maxLength = Limits.NAME) String name,
+      @Rule(blankAllowed = true) String description, JsonNode parameters) {}
+
+  /**
+   * Seed 004's {@code query} (client to server on {@link Protocol#AGENT_NAMESPACE}), with its
+   * field names as seed 004 spells them.
+   *
+   * @param prompt the user's query; missing or blank is answered {@code error {message: "No
+   *     prompt provided"}}
+   * @param session_id a chat session of the user's, or any other id: an id the server does not
+   *     know gets a new session in the user's default project, kept for that id; {@code null}:
+   *     a new session
+   */
+  public record AgentQuery(@Rule(maxLength = Limits.PROMPT) String prompt,
+      @Rule(maxLength = Limits.ID) String session_id) {}
 }

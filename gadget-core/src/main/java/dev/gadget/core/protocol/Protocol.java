@@ -79,6 +79,39 @@ public final class Protocol {
   /** Page to server: renames one of the user's projects. */
   public static final String RENAME_PROJECT = "renameProject";
 
+  /**
+   * Drone to server, server to page: output a running tool printed (bounded per second and in
+   * total by the drone; not stored: the {@code toolCall} result keeps the bounded output).
+   */
+  public static final String TOOL_OUTPUT = "toolOutput";
+
+  /**
+   * Drone to server, on every connect: the tools it offers every turn (a turn may add its
+   * project's own, such as MCP servers named in {@code .mcp.json}).
+   */
+  public static final String DRONE_TOOLS = "droneTools";
+
+  /**
+   * The namespace of seed 004's agent event schema, a second face of the server for clients
+   * written against it: a user token, as on {@link #PAGE_NAMESPACE}. See
+   * {@code docs/PROTOCOL-AGENT.md}.
+   */
+  public static final String AGENT_NAMESPACE = "/agent";
+  /** Seed 004, client to server: {@code {prompt, session_id}}. */
+  public static final String QUERY = "query";
+  /** Seed 004: {@code {data: "Connected to agent"}} once connected. */
+  public static final String CONNECTED = "connected";
+  /** Seed 004: {@code {event_type, data}}, one of the lifecycle events. */
+  public static final String AGENT_EVENT = "agent_event";
+  /** Seed 004: {@code {success, response, metadata, session_id}} once a query's turn ended. */
+  public static final String QUERY_COMPLETE = "query_complete";
+  /** Seed 004: {@code {session_id, messages: [...]}}, the session's recent messages. */
+  public static final String SESSION_MEMORY = "session_memory";
+  /** Seed 004: {@code {count}}, the tools the user's drones offer. */
+  public static final String TOOL_COUNT = "tool_count";
+  /** Seed 004: {@code {message}}, a query that could not be processed. */
+  public static final String ERROR = "error";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));

@@ -6,6 +6,7 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.server.internal.Authenticator;
+import dev.gadget.core.server.internal.AgentFace;
 import dev.gadget.core.server.internal.DroneLink;
 import dev.gadget.core.server.internal.DroneRouter;
 import dev.gadget.core.server.internal.LiveTurns;
@@ -55,6 +56,7 @@ public final class GadgetServer implements AutoCloseable {
   private final LiveTurns turns;
   private final PageRequests pages;
   private final DroneLink drones;
+  private final AgentFace agents;
   private volatile boolean started;
   private ScheduledFuture<?> silenceCheck;
   private ScheduledFuture<?> checkpoints;
@@ -72,6 +74,7 @@ public final class GadgetServer implements AutoCloseable {
     this.turns = new LiveTurns(settings, timer, rooms, router);
     this.pages = new PageRequests(settings, rooms, turns, router);
     this.drones = new DroneLink(settings, rooms, router, turns);
+    this.agents = new AgentFace(settings, rooms, turns, router);
   }
 
   /** A new builder. */
@@ -120,7 +123,10 @@ public final class GadgetServer implements AutoCloseable {
     return settings.store();
   }
 
-  /** Who connects (pages on {@code /}, drones on {@code /drone}) and where each one goes. */
+  /**
+   * Who connects (pages on {@code /}, seed-004 clients on {@code /agent}, drones on
+   * {@code /drone}) and where each one goes.
+   */
   private final class Acceptor implements ConnectionAcceptor {
     @Override
     public Object authenticate(String namespace, JsonNode auth) {
@@ -132,6 +138,10 @@ public final class GadgetServer implements AutoCloseable {
       if (principal instanceof Authenticator.PagePrincipal p) {
         settings.listener().onConnectionOpened(ServerListener.ConnectionKind.PAGE);
         pages.connected(connection, p.userId());
+      } else if (principal instanceof Authenticator.AgentPrincipal a) {
+        // a seed-004 client counts as a page: it signs in and sees what a page does
+        settings.listener().onConnectionOpened(ServerListener.ConnectionKind.PAGE);
+        agents.connected(connection, a.userId());
       } else if (principal instanceof Authenticator.DronePrincipal d) {
         settings.listener().onConnectionOpened(ServerListener.ConnectionKind.DRONE);
         drones.connected(connection, d);
@@ -142,6 +152,9 @@ public final class GadgetServer implements AutoCloseable {
     public void onDisconnect(Connection connection, Object principal, String reason) {
       if (principal instanceof Authenticator.PagePrincipal) {
         pages.disconnected(connection);
+        settings.listener().onConnectionClosed(ServerListener.ConnectionKind.PAGE);
+      } else if (principal instanceof Authenticator.AgentPrincipal) {
+        agents.disconnected(connection);
         settings.listener().onConnectionClosed(ServerListener.ConnectionKind.PAGE);
       } else if (principal instanceof Authenticator.DronePrincipal) {
         drones.disconnected(connection, reason);

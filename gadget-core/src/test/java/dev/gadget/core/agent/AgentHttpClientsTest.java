@@ -181,7 +181,7 @@ class AgentHttpClientsTest {
     assertThat(last.get(3).get("content").asText()).isEqualTo(GREETING);
     assertThat(last.get(5).get("content").asText())
         .isEqualTo("Edited src/Greeting.java: replaced 1 line at line 3 with 1 line.");
-    assertThat(server.requests.get(0).get("tools")).hasSize(7);
+    assertThat(server.requests.get(0).get("tools")).hasSize(8);
   }
 
   @Test

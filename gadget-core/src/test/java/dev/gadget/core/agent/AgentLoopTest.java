@@ -136,7 +136,8 @@ class AgentLoopTest {
     assertThat(first.model()).isEqualTo("m1");
     assertThat(first.think()).isTrue();
     assertThat(first.tools()).extracting(ToolDefinition::name).containsExactly(
-        "read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "run_command");
+        "read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "run_command",
+        "update_plan");
     assertThat(first.messages()).extracting(LlmMessage::role)
         .containsExactly(Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER, Role.USER);
     String system = first.messages().get(0).content();
@@ -387,9 +388,9 @@ class AgentLoopTest {
     assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
     assertThat(listener.completions).hasValue(1);
     assertThat(llm.requests().get(0).messages().get(0).content())
-        .isEqualTo("custom for Demo with 4 tools");
+        .isEqualTo("custom for Demo with 5 tools");
     assertThat(llm.requests().get(0).tools()).extracting(ToolDefinition::name)
-        .containsExactly("read_file", "list_dir", "glob", "grep");
+        .containsExactly("read_file", "list_dir", "glob", "grep", "update_plan");
   }
 
   @Test

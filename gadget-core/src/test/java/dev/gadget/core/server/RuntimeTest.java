@@ -144,7 +144,7 @@ class RuntimeTest {
       if (e.name().equals(Protocol.TURN_STARTED) || seq <= lastSeq) {
         continue;
       }
-      if (e.name().equals(Protocol.TOOL_STARTED)) {
+      if (e.name().equals(Protocol.TOOL_STARTED) || e.name().equals(Protocol.TOOL_OUTPUT)) {
         continue;
       }
       String mode = e.name().equals(Protocol.THINKING) ? "thinking"

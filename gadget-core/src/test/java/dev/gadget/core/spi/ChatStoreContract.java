@@ -211,6 +211,23 @@ public abstract class ChatStoreContract {
     }
 
     @Test
+    void keepsAFailedToolCallsErrorFlagAndEveryCallsDuration() {
+      User ada = user("ada");
+      ChatTurn t = turn(session(ada, project(ada, "one")), 0);
+      ToolCall failed = new ToolCall("c1", "read_file", "{\"path\":\".\"}", "Error: . is a "
+          + "directory", true, 12L);
+      ToolCall ok = new ToolCall("c2", "run_command", "{}", "exit code: 0", false, 3_001L);
+      store.appendBlock(t.id(), new TurnBlock.Tool(0, T0, failed));
+      store.appendBlock(t.id(), new TurnBlock.Tool(1, T0, ok));
+
+      ChatTurn back = store.findTurn(t.id()).orElseThrow();
+      assertThat(back.toolCalls()).containsExactly(failed, ok);
+      assertThat(back.toolCalls().get(0).failed()).isTrue();
+      assertThat(back.toolCalls().get(1).failed()).isFalse();
+      assertThat(back.toolCalls().get(1).durationMs()).isEqualTo(3_001L);
+    }
+
+    @Test
     void ignoresABlockWhoseSeqIsAlreadyStored() {
       User ada = user("ada");
       ChatTurn t = turn(session(ada, project(ada, "one")), 0);

@@ -458,8 +458,13 @@ class StockPageRoundTripTest {
   }
 
   /** A stored turn's blocks as the server sends them (with their {@code mode}). */
+  /** The turn's blocks as JSON text carries them (a number read back is an int, not a long). */
   private static JsonNode blocks(ChatTurn turn) {
-    return JSON.valueToTree(turn).get("blocks");
+    try {
+      return JSON.readTree(JSON.writeValueAsString(turn)).get("blocks");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private static List<String> describe(JsonNode blocks) {

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,8 @@ public final class RunToolContext implements ToolContext {
   private final Map<Class<?>, Object> state = new ConcurrentHashMap<>();
   private final Set<Runnable> onCancel = ConcurrentHashMap.newKeySet();
   private volatile boolean cancelled;
+  /** Where the running tool's output goes; null while no tool runs. Guarded by this. */
+  private Consumer<String> output;
 
   /** A context confined to {@code paths}. */
   public RunToolContext(ProjectPaths paths) {
@@ -59,6 +62,23 @@ public final class RunToolContext implements ToolContext {
   @Override
   public <T> T state(Class<T> type, Supplier<? extends T> factory) {
     return type.cast(state.computeIfAbsent(type, t -> Objects.requireNonNull(factory.get())));
+  }
+
+  @Override
+  public void output(String text) {
+    if (text == null || text.isEmpty()) {
+      return;
+    }
+    synchronized (this) {
+      if (output != null) {
+        output.accept(text);
+      }
+    }
+  }
+
+  /** The running tool's output goes to {@code sink} from now on; {@code null}: nowhere. */
+  synchronized void outputTo(Consumer<String> sink) {
+    output = sink;
   }
 
   /** Marks the run cancelled and runs the registered actions once. */

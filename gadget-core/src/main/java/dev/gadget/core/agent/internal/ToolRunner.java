@@ -47,14 +47,21 @@ public final class ToolRunner {
         null);
     events.emit(l -> l.onToolStart(started));
     Instant t0 = clock.instant();
-    ToolResult result = execute(ctx, call);
+    ctx.outputTo(text -> events.emit(l -> l.onToolOutput(started, text)));
+    ToolResult result;
+    try {
+      result = execute(ctx, call);
+    } finally {
+      ctx.outputTo(null);
+    }
     boolean wasCancelled = state.isCancelled();
     if (wasCancelled && !result.error()) {
       result = ToolResult.error(result.output() + "\n(the turn was cancelled while "
           + call.name() + " ran)");
     }
     Duration duration = Duration.between(t0, clock.instant());
-    ToolCall finished = started.withResponse(result.forModel());
+    ToolCall finished = started.withOutcome(result.forModel(), result.error(),
+        duration.toMillis());
     journal.toolRan(finished);
     boolean success = !result.error();
     events.emit(l -> l.onToolEnd(finished, success, duration));

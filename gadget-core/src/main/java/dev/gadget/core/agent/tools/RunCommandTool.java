@@ -9,6 +9,10 @@ import dev.gadget.core.agent.internal.ProcessTrees;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * {@code run_command}: runs a shell command ({@code /bin/sh -c}) in the project directory, with no
  * input, stdout and stderr merged, and a timeout. The result starts with the exit code (or says
  * the command timed out or was cancelled), then the output; output over the cap keeps its head and
- * tail and says how much was left out. A non-zero exit is reported as an unsuccessful call.
+ * tail and says how much was left out. A non-zero exit is reported as an unsuccessful call. The
+ * output also goes to {@link ToolContext#output} as the command prints it, for watchers.
  *
  * <p><b>No process is left behind.</b> The command runs in its own process group where the
  * platform allows ({@code setsid}), and once it exits, times out or the turn is cancelled, its
@@ -116,7 +121,7 @@ public final class RunCommandTool implements Tool {
       ProcessTrees.killTree(handle);
       throw new ToolException("could not start the command: " + e.getMessage());
     }
-    Capture capture = new Capture(process.getInputStream(), maxOutputChars / 2);
+    Capture capture = new Capture(process.getInputStream(), maxOutputChars / 2, context);
     Thread reader = new Thread(capture, "gadget-command-output-" + handle.pid());
     reader.setDaemon(true);
     reader.start();
@@ -189,19 +194,29 @@ public final class RunCommandTool implements Tool {
     }
   }
 
-  /** Reads a stream to its end, keeping the first and the last {@code half} bytes. */
+  /**
+   * Reads a stream to its end, keeping the first and the last {@code half} bytes, and hands each
+   * piece to {@code live} as text as it arrives.
+   */
   private static final class Capture implements Runnable {
     private final InputStream in;
     private final int half;
+    private final ToolContext live;
+    private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPLACE)
+        .onUnmappableCharacter(CodingErrorAction.REPLACE);
+    /** Bytes of a character split across two reads. */
+    private final ByteBuffer pending = ByteBuffer.allocate(8192 + 8);
     private final ByteArrayOutputStream head = new ByteArrayOutputStream();
     private final byte[] tail;
     private int tailStart;
     private int tailLength;
     private long total;
 
-    Capture(InputStream in, int half) {
+    Capture(InputStream in, int half, ToolContext live) {
       this.in = in;
       this.half = half;
+      this.live = live;
       this.tail = new byte[half];
     }
 
@@ -211,9 +226,21 @@ public final class RunCommandTool implements Tool {
       try (InputStream stream = in) {
         for (int n; (n = stream.read(buf)) >= 0; ) {
           append(buf, n);
+          stream(buf, n);
         }
       } catch (IOException e) {
         // the stream was closed under us: keep what arrived
+      }
+    }
+
+    /** Hands the complete characters of what was read to the watchers; keeps a split one. */
+    private void stream(byte[] buf, int n) {
+      pending.put(buf, 0, n).flip();
+      CharBuffer chars = CharBuffer.allocate(n + 8);
+      decoder.decode(pending, chars, false);
+      pending.compact();
+      if (chars.position() > 0) {
+        live.output(chars.flip().toString());
       }
     }
 

@@ -152,7 +152,7 @@ public final class CrashRecovery {
         for (ToolCall c : cache.pending().unfinished()) {
           log.warn("tool {} of turn {} was running when the drone stopped; it is not run again",
               c.name(), r.turnId());
-          interrupted.add(c.withResponse(WorkOrderCache.Round.INTERRUPTED));
+          interrupted.add(c.withFailure(WorkOrderCache.Round.INTERRUPTED));
         }
       }
       jobs.begin(r.retry().workOrder(), r.retry().firstSeq(),

@@ -42,6 +42,8 @@ public final class ServerLink {
   private final Duration ackTimeout;
 
   private volatile Connection connection;
+  /** The tools the drone reports on each connection. */
+  private volatile Payloads.DroneTools tools = new Payloads.DroneTools(List.of());
   /** What to do on each connection; set once the handlers are registered. */
   private volatile Consumer<Connection> whenReady;
 
@@ -96,9 +98,19 @@ public final class ServerLink {
     return auth;
   }
 
+  /** The tools to report on each connection ({@code droneTools}). */
+  public void tools(List<dev.gadget.core.agent.Tool> offered) {
+    List<Payloads.ToolInfo> infos = new java.util.ArrayList<>();
+    for (dev.gadget.core.agent.Tool t : offered) {
+      infos.add(new Payloads.ToolInfo(t.name(), t.description(), t.parameters()));
+    }
+    tools = new Payloads.DroneTools(infos);
+  }
+
   private final class Lifecycle implements TransportClient.ClientListener {
     @Override
     public void onConnect(Connection c) {
+      c.emit(Protocol.DRONE_TOOLS, Protocol.args(tools));
       listener.onConnected();
       workspace.registered(state.status());
       Consumer<Connection> ready = whenReady;
@@ -158,6 +170,11 @@ public final class ServerLink {
       return Optional.empty();
     }
     return Optional.of(c.emitWithAck(event, Protocol.args(payload), ackTimeout));
+  }
+
+  /** The drone's timer, for what a turn's stream schedules. */
+  ScheduledExecutorService timer() {
+    return timer;
   }
 
   /** Sends {@code job}'s heartbeat every interval while connected, until cancelled. */

@@ -7,8 +7,12 @@ import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.stream.StreamChunk;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Turns one agent run's events into protocol events with sequence numbers, journals each tool
@@ -24,6 +28,11 @@ final class Streamer implements AgentListener {
   private final StringBuilder thinking = new StringBuilder();
   private final StringBuilder text = new StringBuilder();
   private final List<ToolCall> calls = new ArrayList<>();
+  /** Guards the running tool's live output: the limiter, its call and its timer. */
+  private final Object outputLock = new Object();
+  private ToolOutputLimiter output;
+  private String outputCallId;
+  private ScheduledFuture<?> outputFlush;
 
   Streamer(Job job, DroneState state, DroneWorkspace workspace, ServerLink link,
       TurnCompletion completion) {
@@ -76,6 +85,69 @@ final class Streamer implements AgentListener {
           call.parameters());
     }
     link.emit(Protocol.TOOL_STARTED, payload);
+    synchronized (outputLock) {
+      output = new ToolOutputLimiter();
+      outputCallId = call.callId();
+    }
+  }
+
+  /** A running tool's output: sent at once, or within {@link ToolOutputLimiter}'s bounds. */
+  @Override
+  public void onToolOutput(ToolCall call, String text) {
+    synchronized (outputLock) {
+      if (output == null || !call.callId().equals(outputCallId)) {
+        return;
+      }
+      output.add(text);
+      flushOutput(false);
+    }
+  }
+
+  /** The tool ended: what waits of its output goes before its result. */
+  @Override
+  public void onToolEnd(ToolCall call, boolean success, Duration duration) {
+    synchronized (outputLock) {
+      if (output != null) {
+        flushOutput(true);
+      }
+      output = null;
+      outputCallId = null;
+      if (outputFlush != null) {
+        outputFlush.cancel(false);
+        outputFlush = null;
+      }
+    }
+  }
+
+  /** Sends the waiting output if it may go now, else makes sure a flush is scheduled. */
+  private void flushOutput(boolean last) {
+    long now = System.nanoTime();
+    String text = output.take(now, last);
+    if (text != null) {
+      Payloads.ToolOutput payload;
+      synchronized (state) {
+        if (job.abandoned) {
+          return;
+        }
+        payload = new Payloads.ToolOutput(job.turnId, job.nextSeq++, outputCallId, text);
+      }
+      // sent under outputLock: events leave in the order of their seq
+      link.emit(Protocol.TOOL_OUTPUT, payload);
+    } else if (output.pending() && outputFlush == null) {
+      ToolOutputLimiter limiter = output;
+      try {
+        outputFlush = link.timer().schedule(() -> {
+          synchronized (outputLock) {
+            if (output == limiter) {
+              outputFlush = null;
+              flushOutput(false);
+            }
+          }
+        }, output.delay(now), TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        // the drone is stopping: the rest goes with the tool's end, if at all
+      }
+    }
   }
 
   private void journalPending(List<ToolCall> roundCalls) {
@@ -137,6 +209,7 @@ final class Streamer implements AgentListener {
 
   @Override
   public void onComplete(AgentOutcome outcome) {
-    completion.complete(job, outcome.status().toTurnStatus(), outcome.stats(), outcome.message());
+    completion.complete(job, outcome.status().toTurnStatus(), outcome.stats(), outcome.message(),
+        outcome.text().isEmpty() ? null : outcome.text());
   }
 }

@@ -39,6 +39,11 @@ public final class TurnCompletion {
 
   /** Reports the end of a turn until the server acknowledges it, then clears the cache. */
   void complete(Job j, TurnStatus status, TurnStats stats, String message) {
+    complete(j, status, stats, message, null);
+  }
+
+  /** As {@link #complete(Job, TurnStatus, TurnStats, String)}, with the model's last reply. */
+  void complete(Job j, TurnStatus status, TurnStats stats, String message, String text) {
     long seq;
     synchronized (state) {
       if (j.abandoned) {
@@ -66,7 +71,7 @@ public final class TurnCompletion {
         message == null ? "" : " (" + message + ")");
     listener.onTurnEnded(j.turnId, status.name().toLowerCase(), message);
     Payloads.WorkOrderComplete done =
-        new Payloads.WorkOrderComplete(j.turnId, seq, status, stats, message);
+        new Payloads.WorkOrderComplete(j.turnId, seq, status, stats, message, text);
     send(j, done, 0);
   }
 

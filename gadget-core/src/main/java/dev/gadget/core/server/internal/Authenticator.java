@@ -16,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides who a new connection is: a page signs in with a user token on {@code /}, a drone with
- * a drone token and its workspace on {@code /drone}. Anything else is refused with a reason a
+ * Decides who a new connection is: a page signs in with a user token on {@code /} (a client of
+ * seed 004's schema with one on {@code /agent}), a drone with a drone token and its workspace on
+ * {@code /drone}. Anything else is refused with a reason a
  * person can act on.
  */
 public final class Authenticator {
@@ -25,6 +26,9 @@ public final class Authenticator {
 
   /** A signed-in page. */
   public record PagePrincipal(String userId, String tokenId) {}
+
+  /** A client of seed 004's agent event schema, signed in as a page is. */
+  public record AgentPrincipal(String userId, String tokenId) {}
 
   /** A signed-in drone, with what it said about its workspace. */
   public record DronePrincipal(String userId, String tokenId, String workspaceId,
@@ -37,12 +41,16 @@ public final class Authenticator {
     this.tokens = tokens;
   }
 
-  /** A {@link PagePrincipal} or a {@link DronePrincipal}, or a refusal. */
+  /** A {@link PagePrincipal}, an {@link AgentPrincipal} or a {@link DronePrincipal}, or a refusal. */
   public Object authenticate(String namespace, JsonNode auth) {
     String token = auth.path("token").asText(null);
     if (Protocol.PAGE_NAMESPACE.equals(namespace)) {
       StoredToken t = check(token, TokenKind.USER);
       return new PagePrincipal(t.userId(), t.id());
+    }
+    if (Protocol.AGENT_NAMESPACE.equals(namespace)) {
+      StoredToken t = check(token, TokenKind.USER);
+      return new AgentPrincipal(t.userId(), t.id());
     }
     if (Protocol.DRONE_NAMESPACE.equals(namespace)) {
       StoredToken t = check(token, TokenKind.DRONE);

@@ -16,6 +16,8 @@ public final class ConnectedDrone {
   volatile DroneStatus status = DroneStatus.AVAILABLE;
   volatile WorkspaceMode mode = WorkspaceMode.IDLE;
   volatile String activeTurnId;
+  /** The names of the tools it offers every turn ({@code droneTools}); empty until it says. */
+  volatile java.util.List<String> toolNames = java.util.List.of();
 
   ConnectedDrone(String id, String userId, String workspaceId) {
     this.id = id;
@@ -36,6 +38,11 @@ public final class ConnectedDrone {
   boolean isFree() {
     return status == DroneStatus.AVAILABLE && activeTurnId == null
         && mode != WorkspaceMode.USER;
+  }
+
+  /** How many tools it offers every turn, as it said when it connected. */
+  public int toolCount() {
+    return toolNames.size();
   }
 
   boolean isConnected() {

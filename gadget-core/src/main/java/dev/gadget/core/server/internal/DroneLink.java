@@ -102,6 +102,12 @@ public final class DroneLink {
         e.turnId(), e.seq(), new StreamChunk.ToolCallChunk(e.call()), Protocol.TOOL_CALL, e));
     handle(c, Protocol.TOOL_STARTED, Payloads.ToolStarted.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), null, Protocol.TOOL_STARTED, e));
+    handle(c, Protocol.TOOL_OUTPUT, Payloads.ToolOutput.class, (e, ack) -> turns.stream(me.id,
+        e.turnId(), e.seq(), null, Protocol.TOOL_OUTPUT, e));
+    handle(c, Protocol.DRONE_TOOLS, Payloads.DroneTools.class, (e, ack) -> {
+      me.toolNames = e.tools().stream().map(Payloads.ToolInfo::name).distinct().toList();
+      log.debug("drone {} offers {} tools", me.id, me.toolNames.size());
+    });
     handle(c, Protocol.HEARTBEAT, Payloads.Heartbeat.class, (e, ack) ->
         turns.heard(me.id, String.valueOf(e.turnId())));
     handle(c, Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class, (e, ack) -> {
@@ -111,7 +117,7 @@ public final class DroneLink {
           t.lastSeq = Math.max(t.lastSeq, e.seq() - 1);
         }
         turns.end(t, e.status().isTerminal() ? e.status() : TurnStatus.ERROR, e.stats(),
-            e.error());
+            e.error(), e.text());
       }
       reply(ack, Payloads.OkReply.success());
     });

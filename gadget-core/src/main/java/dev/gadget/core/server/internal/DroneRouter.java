@@ -44,6 +44,20 @@ public final class DroneRouter {
     return found;
   }
 
+  /**
+   * How many distinct tools the connected drones of {@code userId} offer every turn (what
+   * they said when they connected).
+   */
+  int toolCount(String userId) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (ConnectedDrone d : drones.values()) {
+      if (d.userId.equals(userId) && d.isConnected()) {
+        names.addAll(d.toolNames);
+      }
+    }
+    return names.size();
+  }
+
   /** Frees drone {@code droneId} if it was running {@code turnId}. */
   void release(String droneId, String turnId) {
     ConnectedDrone d = drones.get(droneId);

@@ -3,6 +3,7 @@ package dev.gadget.core.server.internal;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.stream.BlockAggregator;
@@ -34,6 +35,13 @@ final class LiveTurn {
   /** The seq and length of the open block as last checkpointed; -1: none. */
   private int checkpointSeq = -1;
   private int checkpointLength = -1;
+  /** The most of a running tool's output kept for a page's snapshot (its tail). */
+  static final int MAX_TOOL_OUTPUT = 64_000;
+
+  /** The tool running now, for a page's snapshot; null: none. */
+  Payloads.ToolStarted runningTool;
+  /** What it printed so far (its tail, at most {@link #MAX_TOOL_OUTPUT}). */
+  final StringBuilder toolOutput = new StringBuilder();
   long lastSeq = -1;
   Instant lastEventAt;
   boolean ended;
@@ -49,6 +57,23 @@ final class LiveTurn {
     this.store = store;
     this.aggregator = new BlockAggregator(this::store, clock, 0);
     this.lastEventAt = clock.instant();
+  }
+
+  /** Follows which tool runs and what it printed, from a stream event's payload. */
+  void followTool(Object payload) {
+    if (payload instanceof Payloads.ToolStarted s) {
+      runningTool = s;
+      toolOutput.setLength(0);
+    } else if (payload instanceof Payloads.ToolOutput o && runningTool != null
+        && runningTool.callId().equals(o.callId())) {
+      toolOutput.append(o.data());
+      if (toolOutput.length() > MAX_TOOL_OUTPUT) {
+        toolOutput.delete(0, toolOutput.length() - MAX_TOOL_OUTPUT);
+      }
+    } else if (payload instanceof Payloads.ToolCallEvent) {
+      runningTool = null;
+      toolOutput.setLength(0);
+    }
   }
 
   /** Stops waiting for the drone to come back (under {@link #lock}). */

@@ -91,7 +91,8 @@ public final class LiveTurns {
       for (LiveTurn t : live.values()) {
         if (t.turn.sessionId().equals(session.id())) {
           liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
-              t.aggregator.openBlock().orElse(null)));
+              t.aggregator.openBlock().orElse(null), t.runningTool,
+              t.runningTool == null ? null : t.toolOutput.toString()));
         }
       }
       rooms.join(session.id(), page);
@@ -101,7 +102,8 @@ public final class LiveTurns {
 
   /**
    * Applies one stream event from {@code droneId}: once, in order, then forwards it. A
-   * {@code null} chunk ({@code toolStarted}) checkpoints the open block instead.
+   * {@code null} chunk is not aggregated: {@code toolStarted} checkpoints the open block,
+   * {@code toolOutput} is only forwarded.
    */
   void stream(String droneId, String turnId, long seq, StreamChunk chunk, String event,
       Object payload) {
@@ -118,9 +120,10 @@ public final class LiveTurns {
       t.lastEventAt = settings.clock().instant();
       if (chunk != null) {
         t.aggregator.accept(chunk);
-      } else {
+      } else if (Protocol.TOOL_STARTED.equals(event)) {
         t.checkpoint();
       }
+      t.followTool(payload);
       // Forwarded under the turn's lock, so a page joining now gets either the snapshot with
       // this event or the event itself, never both and never neither.
       rooms.toWatchers(t.turn.sessionId(), event, payload);
@@ -143,6 +146,11 @@ public final class LiveTurns {
    * ended in the store or is in the room when the end is announced.
    */
   void end(LiveTurn t, TurnStatus status, TurnStats stats, String error) {
+    end(t, status, stats, error, null);
+  }
+
+  /** As {@link #end(LiveTurn, TurnStatus, TurnStats, String)}, with the model's last reply. */
+  void end(LiveTurn t, TurnStatus status, TurnStats stats, String error, String text) {
     TurnStats finalStats = stats == null ? TurnStats.EMPTY : stats;
     synchronized (t.lock) {
       if (t.ended) {
@@ -169,7 +177,7 @@ public final class LiveTurns {
       settings.listener().onTurnEnded(t.turn, status, finalStats,
           Duration.between(t.turn.createdAt(), settings.clock().instant()));
       rooms.toWatchers(t.turn.sessionId(), Protocol.WORK_ORDER_COMPLETE,
-          new Payloads.WorkOrderComplete(t.turn.id(), seq, status, finalStats, error));
+          new Payloads.WorkOrderComplete(t.turn.id(), seq, status, finalStats, error, text));
     }
   }
 

@@ -11,6 +11,11 @@ import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.transport.Connection;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.DroneRegistration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,6 +34,7 @@ public final class PageRequests {
   private final TurnDispatcher dispatcher;
   private final DroneRequests droneRequests;
   private final ProviderRequests providerRequests;
+  private final DroneRouter router;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
       DroneRouter router) {
@@ -37,6 +43,7 @@ public final class PageRequests {
     this.rooms = rooms;
     this.turns = turns;
     this.owned = new Ownership(store);
+    this.router = router;
     ProviderResolver resolver = new ProviderResolver(settings);
     this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver);
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
@@ -66,7 +73,7 @@ public final class PageRequests {
       reply(ack, Map.of("session", s));
     });
     handle(c, Protocol.LIST_DRONES, JsonNode.class, (req, ack) ->
-        reply(ack, Map.of("drones", store.listDrones(userId))));
+        reply(ack, Map.of("drones", droneList(userId))));
     handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) ->
         reply(ack, turns.snapshot(c, owned.session(userId, req.sessionId()))));
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
@@ -97,6 +104,20 @@ public final class PageRequests {
       reply(ack, Map.of("project", p.withName(name)));
     });
     providerRequests.register(c, userId);
+  }
+
+  /** The user's drones as stored, each connected one with its {@code toolCount}. */
+  private List<JsonNode> droneList(String userId) {
+    List<JsonNode> out = new ArrayList<>();
+    for (DroneRegistration d : store.listDrones(userId)) {
+      ObjectNode n = GadgetJson.mapper().valueToTree(d);
+      ConnectedDrone live = router.find(d.id());
+      if (live != null && live.isConnected()) {
+        n.put("toolCount", live.toolCount());
+      }
+      out.add(n);
+    }
+    return out;
   }
 
   /** A page disconnected: it leaves every room. */

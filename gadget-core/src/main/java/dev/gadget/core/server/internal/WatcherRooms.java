@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 /**
  * The connected pages and the rooms they watch: one room per chat session, holding the pages
@@ -17,6 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class WatcherRooms {
   private final Map<Connection, String> pageUsers = new ConcurrentHashMap<>();
   private final Map<String, Set<Connection>> rooms = new ConcurrentHashMap<>();
+  /** Who follows a session's events in-process (seed 004's face), with the typed payloads. */
+  private final Map<String, Set<BiConsumer<String, Object>>> observers =
+      new ConcurrentHashMap<>();
 
   /** A page of {@code userId} connected. */
   public void pageConnected(Connection page, String userId) {
@@ -44,8 +48,30 @@ public final class WatcherRooms {
     }
   }
 
+  /**
+   * {@code observer} receives every event sent to {@code sessionId}'s watchers, with its typed
+   * payload, from now on (called where the pages' events are sent: keep it short).
+   */
+  void observe(String sessionId, BiConsumer<String, Object> observer) {
+    observers.computeIfAbsent(sessionId, k -> ConcurrentHashMap.newKeySet()).add(observer);
+  }
+
+  /** {@code observer} receives no more of {@code sessionId}'s events. */
+  void unobserve(String sessionId, BiConsumer<String, Object> observer) {
+    observers.computeIfPresent(sessionId, (k, set) -> {
+      set.remove(observer);
+      return set.isEmpty() ? null : set;
+    });
+  }
+
   /** Sends {@code event} to every page watching {@code sessionId}. */
   void toWatchers(String sessionId, String event, Object payload) {
+    Set<BiConsumer<String, Object>> following = observers.get(sessionId);
+    if (following != null) {
+      for (BiConsumer<String, Object> o : following) {
+        o.accept(event, payload);
+      }
+    }
     Set<Connection> room = rooms.get(sessionId);
     if (room == null || room.isEmpty()) {
       return;

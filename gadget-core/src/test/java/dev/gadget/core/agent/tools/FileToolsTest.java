@@ -238,7 +238,7 @@ class FileToolsTest {
   @Test
   void everyBuiltInToolHasAnObjectSchemaAndADescription() {
     assertThat(CodingTools.all()).extracting(Tool::name).containsExactly("read_file",
-        "write_file", "edit_file", "list_dir", "glob", "grep", "run_command");
+        "write_file", "edit_file", "list_dir", "glob", "grep", "run_command", "update_plan");
     for (Tool tool : CodingTools.all()) {
       assertThat(tool.parameters().get("type").asText()).isEqualTo("object");
       assertThat(tool.description()).isNotBlank();

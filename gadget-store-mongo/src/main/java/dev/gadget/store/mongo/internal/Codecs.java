@@ -218,12 +218,20 @@ public final class Codecs {
         .append("name", c.name())
         .append("parameters", c.parameters());
     putIfPresent(d, "response", c.response());
+    if (c.failed()) {
+      d.append("error", true);
+    }
+    if (c.durationMs() != null) {
+      d.append("durationMs", c.durationMs());
+    }
     return d;
   }
 
   static ToolCall toolCall(Document d) {
+    Object duration = d.get("durationMs");
     return new ToolCall(string(d, "callId"), string(d, "name"), optString(d, "parameters"),
-        optString(d, "response"));
+        optString(d, "response"), Boolean.TRUE.equals(d.get("error")),
+        duration instanceof Number n ? n.longValue() : null);
   }
 
   public static Document stats(TurnStats s) {

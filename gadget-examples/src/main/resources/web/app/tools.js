@@ -1,0 +1,92 @@
+// Tool blocks (seed 003's tool mode): a one-line summary over the parameters and the result.
+// A tool shows while it runs (toolStarted), with its output as the drone streams it
+// (toolOutput), and turns into its outcome in place, in the same element, when its toolCall
+// comes: done or failed (the call's error flag), and how long it ran.
+import { el } from './dom.js';
+
+/** The most live output a running tool keeps on the page (its tail); the drone bounds it too. */
+const MAX_LIVE = 100000;
+
+/** A tool block's element for `call` (running when it has no response yet). */
+export function toolElement(call) {
+  const d = el('details', 'block tool');
+  const s = el('summary');
+  s.appendChild(el('span', 'dot'));
+  s.appendChild(el('span', 'tool-name', call.name));
+  s.appendChild(el('span', 'tool-hint', hintOf(call.parameters)));
+  s.appendChild(el('span', 'tool-status'));
+  d.appendChild(s);
+  const body = el('div', 'tool-body');
+  body.appendChild(el('div', 'label', 'Parameters'));
+  body.appendChild(el('pre', 'tool-params', pretty(call.parameters)));
+  body.appendChild(el('div', 'label tool-result-label'));
+  body.appendChild(el('pre', 'tool-result'));
+  d.appendChild(body);
+  show(d, call, '');
+  return d;
+}
+
+/** Whether a call failed: its error flag; a call stored before the flag, by its "Error: ". */
+export function failed(call) {
+  if (call.error !== undefined && call.error !== null) return !!call.error;
+  return call.durationMs === undefined && typeof call.response === 'string'
+    && call.response.startsWith('Error: ');
+}
+
+/** The running tool block of `callId` in a turn's view, or null. */
+export function runningTool(tv, callId) {
+  return tv.blocks.find((v) => v.mode === 'tool' && v.content.callId === callId
+    && (v.content.response === undefined || v.content.response === null)) || null;
+}
+
+/** Appends output the running tool printed, in place. */
+export function toolOutput(view, data) {
+  view.live = ((view.live || '') + data);
+  if (view.live.length > MAX_LIVE) view.live = view.live.slice(view.live.length - MAX_LIVE);
+  view.el.querySelector('.tool-result').textContent = view.live;
+}
+
+/** The running tool ended: the same element shows its outcome. */
+export function finishTool(view, call) {
+  view.content = call;
+  view.live = '';
+  view.el.open = false;
+  show(view.el, call, '');
+}
+
+function show(d, call, live) {
+  const ran = call.response !== undefined && call.response !== null;
+  const state = !ran ? 'running' : failed(call) ? 'failed' : 'done';
+  d.dataset.toolState = state;
+  d.classList.toggle('failed', state === 'failed');
+  if (state === 'running') d.open = true; // its output shows as it comes
+  d.querySelector('.dot').className = 'dot ' + state;
+  const took = typeof call.durationMs === 'number' ? ' · ' + seconds(call.durationMs) : '';
+  d.querySelector('.tool-status').textContent = state === 'running' ? 'running…' : state + took;
+  d.querySelector('.tool-result-label').textContent = ran ? 'Result' : 'Output so far';
+  d.querySelector('.tool-result').textContent = ran ? call.response : live;
+}
+
+function seconds(ms) {
+  return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(1) + ' s';
+}
+
+function hintOf(parameters) {
+  try {
+    const args = JSON.parse(parameters || '{}');
+    for (const v of Object.values(args)) {
+      if (typeof v === 'string') return v.length > 60 ? v.slice(0, 59) + '…' : v;
+    }
+  } catch (e) {
+    // not JSON: no hint
+  }
+  return '';
+}
+
+function pretty(parameters) {
+  try {
+    return JSON.stringify(JSON.parse(parameters || '{}'), null, 2);
+  } catch (e) {
+    return String(parameters);
+  }
+}
