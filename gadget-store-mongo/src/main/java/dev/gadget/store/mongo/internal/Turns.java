@@ -85,8 +85,9 @@ public final class Turns {
    */
   public void saveBlock(String turnId, TurnBlock block) {
     Objects.requireNonNull(block, "block");
-    if (block instanceof TurnBlock.Tool) {
-      throw new IllegalArgumentException("a tool block is appended once, never saved over");
+    if (block instanceof TurnBlock.Tool || block instanceof TurnBlock.Diff) {
+      throw new IllegalArgumentException("a " + block.mode()
+          + " block is appended once, never saved over");
     }
     Document doc = Codecs.block(block);
     boolean[] toolThere = {false};
