@@ -17,6 +17,9 @@ final class DiffReader {
   private static final String[] DIFF = {"--no-renames", "--no-ext-diff", "--no-textconv",
       "--no-color"};
 
+  /** The most files a diff lists. */
+  static final int MAX_FILES = 1_000;
+
   private final GitRunner git;
   private final int maxPatchBytes;
 
@@ -61,27 +64,56 @@ final class DiffReader {
         bytes = in.readNBytes(maxPatchBytes);
       }
       String patch = new String(bytes, StandardCharsets.UTF_8);
-      if (size <= maxPatchBytes) {
+      int fit = jsonFit(patch, maxPatchBytes);
+      if (size <= maxPatchBytes && fit == patch.length() && files.size() <= MAX_FILES) {
         return new TurnDiff(files, patch, false, null, null);
       }
-      int cut = patch.lastIndexOf("\ndiff --git ");
-      cut = cut > patch.length() / 2 ? cut + 1 : patch.lastIndexOf('\n') + 1;
-      patch = patch.substring(0, cut);
+      boolean cut = fit < patch.length() || size > maxPatchBytes;
+      if (cut) {
+        patch = patch.substring(0, fit);
+        int end = patch.lastIndexOf("\ndiff --git ");
+        end = end > patch.length() / 2 ? end + 1 : patch.lastIndexOf('\n') + 1;
+        patch = patch.substring(0, end);
+      }
       int shown = patch.startsWith("diff --git ") ? 1 : 0;
       for (int i = patch.indexOf("\ndiff --git "); i >= 0;
           i = patch.indexOf("\ndiff --git ", i + 1)) {
         shown++;
       }
-      String note = String.format(Locale.ROOT, "The diff is %,d KB; only its first %,d KB are "
-              + "shown (%d of %d files in full or in part). `%s` in the drone's workspace "
-              + "shows all of it.", (size + 1023) / 1024, maxPatchBytes / 1024, shown,
-          files.size(), fullDiffCommand);
+      int all = files.size();
+      String note = cut ? String.format(Locale.ROOT, "The diff is %,d KB; only its first %,d KB "
+          + "are shown (%d of %d files in full or in part).", (size + 1023) / 1024,
+          maxPatchBytes / 1024, shown, all) : "";
+      if (all > MAX_FILES) {
+        files = files.subList(0, MAX_FILES);
+        note += String.format(Locale.ROOT, " Only the first %,d of %,d files are listed.",
+            MAX_FILES, all);
+      }
+      note = note.strip() + " `" + fullDiffCommand + "` in the drone's workspace shows all of it.";
       return new TurnDiff(files, patch, true, note, null);
     } catch (IOException e) {
       throw new WorkspaceException("cannot read the diff: " + e.getMessage(), e);
     } finally {
       GitRunner.delete(out);
     }
+  }
+
+  /**
+   * How many of {@code s}'s characters fit in {@code max} bytes once written in JSON (escapes
+   * counted), so that an event carrying the patch stays well within the transport's message
+   * limit whatever the patch holds.
+   */
+  static int jsonFit(String s, int max) {
+    long cost = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      cost += c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r' ? 2
+          : c < 0x20 ? 6 : c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+      if (cost > max) {
+        return i;
+      }
+    }
+    return s.length();
   }
 
   private static String change(String status) {

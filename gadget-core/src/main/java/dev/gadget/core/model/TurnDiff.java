@@ -8,8 +8,9 @@ import java.util.Objects;
  * What a turn did to the project's files, as a {@link TurnBlock.Diff diff block} holds it: the
  * files it added, modified and deleted, and their unified diff ({@code git diff --binary}
  * between the tree before the turn and after it). The patch is bounded: when it would be longer
- * than the drone's limit it is cut at a file's boundary where possible, {@code truncated} is set
- * and {@code note} says what was left out; {@code files} always lists every file. A binary
+ * than the drone's limit (256 KB written as JSON) it is cut at a file's boundary where possible,
+ * {@code truncated} is set and {@code note} says what was left out; {@code files} lists every
+ * file (up to 1,000; the note says when there were more). A binary
  * file is named in {@code files} ({@code binary}); its content is never in {@code patch}.
  *
  * @param files every changed file, in path order

@@ -102,6 +102,12 @@ public final class DroneLink {
         e.turnId(), e.seq(), new StreamChunk.ToolCallChunk(e.call()), Protocol.TOOL_CALL, e));
     handle(c, Protocol.TOOL_STARTED, Payloads.ToolStarted.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), null, Protocol.TOOL_STARTED, e));
+    handle(c, Protocol.TURN_CHANGES, Payloads.TurnChanges.class, (e, ack) -> {
+      if (e.diff() != null) {
+        turns.stream(me.id, e.turnId(), e.seq(), new StreamChunk.Changes(e.diff()),
+            Protocol.TURN_CHANGES, e);
+      }
+    });
     handle(c, Protocol.HEARTBEAT, Payloads.Heartbeat.class, (e, ack) ->
         turns.heard(me.id, String.valueOf(e.turnId())));
     handle(c, Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class, (e, ack) -> {

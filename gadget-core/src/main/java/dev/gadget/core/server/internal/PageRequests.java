@@ -29,6 +29,7 @@ public final class PageRequests {
   private final TurnDispatcher dispatcher;
   private final DroneRequests droneRequests;
   private final ProviderRequests providerRequests;
+  private final ChangeRequests changeRequests;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
       DroneRouter router) {
@@ -41,6 +42,7 @@ public final class PageRequests {
     this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver);
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
+    this.changeRequests = new ChangeRequests(settings, owned, router, turns, rooms);
   }
 
   /** A page of {@code userId} connected: registers its handlers. */
@@ -83,6 +85,7 @@ public final class PageRequests {
     handle(c, Protocol.REQUEST_WORKSPACE_MODE, Payloads.WorkspaceModeRequest.class,
         (req, ack) -> droneRequests.workspaceMode(userId, req, ack));
     providerRequests.register(c, userId);
+    changeRequests.register(c, userId);
   }
 
   /** A page disconnected: it leaves every room. */
