@@ -4,6 +4,7 @@
 // place, into the block's existing element.
 import { state } from './state.js';
 import { el } from './dom.js';
+import { diffElement, markUndone } from './diff.js';
 
 let sanitizerReady = false;
 
@@ -43,6 +44,9 @@ export function addBlock(tv, b, streaming) {
   } else if (b.mode === 'responding') {
     view.el = el('div', 'block responding markdown');
     view.body = view.el;
+  } else if (b.mode === 'diff') {
+    view.el = diffElement(tv, b.content);
+    if (b.content.revertOf) markUndone(tv);
   } else {
     view.el = toolElement(b.content);
   }
