@@ -128,7 +128,8 @@ class TurnChangesRuntimeTest {
         ScriptedLlmClient.reply().toolCall("read_file", "{\"path\": \"README.md\"}")
             .toolCall("write_file", write("README.md", "rewritten\n"))
             .toolCall("write_file", write("NEW.md", "new\n")).build(),
-        ScriptedLlmClient.reply().text("Done.").build());
+        ScriptedLlmClient.reply().text("Done.").build(),
+        ScriptedLlmClient.reply().text("Understood.").build());
     GadgetDrone drone = GadgetDrone.builder().transport(fx.transport.client())
         .token(ada.droneToken()).workspaceDir(tmp.resolve("ws"))
         .llmClients(p -> llm).tools(CodingTools.all())
@@ -161,6 +162,13 @@ class TurnChangesRuntimeTest {
         .isEqualTo("this turn's changes were undone already");
     assertThat(page.request(Protocol.COMMIT_CHANGES, Map.of("sessionId", session))
         .path("error").asText()).startsWith("nothing to commit");
+
+    // the model's context for the next turn says the changes were undone
+    String t2 = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
+        "prompt", "And now?")).get("turnId").asText();
+    page.completion(t2);
+    assertThat(llm.requests().get(2).messages().toString())
+        .contains("(the user undid this turn's changes to the files)");
   }
 
   static String git(Path dir, String... args) throws Exception {

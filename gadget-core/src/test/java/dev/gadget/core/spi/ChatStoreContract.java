@@ -206,6 +206,10 @@ public abstract class ChatStoreContract {
           new TurnBlock.Diff(2, T0, diff.asRevertOf(t.id())));
       assertThatThrownBy(() -> store.saveBlock(t.id(), new TurnBlock.Diff(1, T0, diff)))
           .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> store.saveBlock(t.id(), new TurnBlock.Responding(1, T0, "x")))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThat(store.findTurn(t.id()).orElseThrow().blocks().get(1))
+          .isEqualTo(new TurnBlock.Diff(1, T0, diff));
     }
 
     @Test

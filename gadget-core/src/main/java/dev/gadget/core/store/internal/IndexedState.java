@@ -233,9 +233,10 @@ public final class IndexedState {
       throw new IllegalArgumentException("a " + block.mode()
           + " block is appended once, never saved over");
     }
-    if (Turns.block(existingTurn(turnId), block.seq()) instanceof TurnBlock.Tool) {
+    TurnBlock there = Turns.block(existingTurn(turnId), block.seq());
+    if (there instanceof TurnBlock.Tool || there instanceof TurnBlock.Diff) {
       throw new IllegalArgumentException("block " + block.seq() + " of turn " + turnId
-          + " is a tool block");
+          + " is a " + there.mode() + " block");
     }
     return new Change.SaveBlock(turnId, block);
   }

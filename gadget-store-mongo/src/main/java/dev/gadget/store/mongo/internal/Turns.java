@@ -93,7 +93,8 @@ public final class Turns {
     boolean[] toolThere = {false};
     ops.run("saveBlock", "chat turn " + turnId, () -> {
       UpdateResult r = turns.updateOne(and(eq("_id", turnId), Filters.elemMatch("blocks",
-          and(eq("seq", block.seq()), ne("mode", "tool")))), Updates.set("blocks.$", doc));
+          and(eq("seq", block.seq()), Filters.nin("mode", "tool", "diff")))),
+          Updates.set("blocks.$", doc));
       if (r.getMatchedCount() > 0) {
         return;
       }
@@ -108,7 +109,7 @@ public final class Turns {
     });
     if (toolThere[0]) {
       throw new IllegalArgumentException("block " + block.seq() + " of turn " + turnId
-          + " is a tool block");
+          + " is a tool or diff block");
     }
   }
 
