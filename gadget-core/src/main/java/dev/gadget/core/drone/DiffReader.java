@@ -19,6 +19,8 @@ final class DiffReader {
 
   /** The most files a diff lists. */
   static final int MAX_FILES = 1_000;
+  /** The most characters of paths a diff lists. */
+  static final int MAX_PATH_CHARS = 200_000;
 
   private final GitRunner git;
   private final int maxPatchBytes;
@@ -41,8 +43,14 @@ final class DiffReader {
     }
     List<TurnDiff.FileChange> files = new ArrayList<>();
     String[] status = git.ok(dir, Map.of(), args("--name-status", "-z", from, to)).split("\0");
+    int all = status.length / 2;
+    long listed = 0;
     for (int i = 0; i + 1 < status.length; i += 2) {
       String path = status[i + 1];
+      listed += path.length();
+      if (files.size() == MAX_FILES || listed > MAX_PATH_CHARS) {
+        break; // the list stays within the message limit too
+      }
       int[] c = counts.getOrDefault(path, new int[] {0, 0});
       boolean binary = c[0] < 0;
       files.add(new TurnDiff.FileChange(path, change(status[i]), binary,
@@ -65,7 +73,7 @@ final class DiffReader {
       }
       String patch = new String(bytes, StandardCharsets.UTF_8);
       int fit = jsonFit(patch, maxPatchBytes);
-      if (size <= maxPatchBytes && fit == patch.length() && files.size() <= MAX_FILES) {
+      if (size <= maxPatchBytes && fit == patch.length() && files.size() == all) {
         return new TurnDiff(files, patch, false, null, null);
       }
       boolean cut = fit < patch.length() || size > maxPatchBytes;
@@ -80,14 +88,12 @@ final class DiffReader {
           i = patch.indexOf("\ndiff --git ", i + 1)) {
         shown++;
       }
-      int all = files.size();
       String note = cut ? String.format(Locale.ROOT, "The diff is %,d KB; only its first %,d KB "
           + "are shown (%d of %d files in full or in part).", (size + 1023) / 1024,
           maxPatchBytes / 1024, shown, all) : "";
-      if (all > MAX_FILES) {
-        files = files.subList(0, MAX_FILES);
+      if (files.size() < all) {
         note += String.format(Locale.ROOT, " Only the first %,d of %,d files are listed.",
-            MAX_FILES, all);
+            files.size(), all);
       }
       note = note.strip() + " `" + fullDiffCommand + "` in the drone's workspace shows all of it.";
       return new TurnDiff(files, patch, true, note, null);

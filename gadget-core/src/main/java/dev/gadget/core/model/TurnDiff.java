@@ -15,7 +15,7 @@ import java.util.Objects;
  *
  * @param files every changed file, in path order
  * @param patch the unified diff, possibly cut (see {@code truncated})
- * @param truncated whether {@code patch} was cut
+ * @param truncated whether {@code patch} (or the list of files) was cut
  * @param note what was cut, for people; null when nothing was
  * @param revertOf for the record of an undo: the turn whose changes were reverted; else null
  */

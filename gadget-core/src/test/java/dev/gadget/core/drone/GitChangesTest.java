@@ -268,6 +268,21 @@ class GitChangesTest {
         "git diff refs/gadget/checkpoints/t1/before refs/gadget/checkpoints/t1/after");
   }
 
+  @Test
+  void aTurnThatAddsMoreThanAThousandFilesListsAThousandAndSaysSo() throws Exception {
+    changes.checkpoint(dir, "t1");
+    Files.createDirectories(dir.resolve("gen"));
+    for (int i = 0; i < 1_005; i++) {
+      Files.writeString(dir.resolve(String.format("gen/f%04d.txt", i)), "x\n");
+    }
+    TurnDiff diff = changes.finish(dir, "t1");
+
+    assertThat(diff.files()).hasSize(1_000);
+    assertThat(diff.files().get(999).path()).isEqualTo("gen/f0999.txt");
+    assertThat(diff.truncated()).isTrue();
+    assertThat(diff.note()).contains("Only the first 1,000 of 1,005 files are listed.");
+  }
+
   private static Map<String, String> files(Path root) throws IOException {
     Map<String, String> out = new TreeMap<>();
     try (var walk = Files.walk(root)) {
