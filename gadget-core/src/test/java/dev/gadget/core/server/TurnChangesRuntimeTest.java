@@ -114,6 +114,21 @@ class TurnChangesRuntimeTest {
         .isEqualTo("ada <ada@gadget.invalid>|Edit the README\n");
     assertThat(git(remote, "show", branch + ":src/Hello.java")).isEqualTo("class Hello {}\n");
 
+    // bad requests are told in people's words, and another user reaches nothing
+    assertThat(page.request(Protocol.UNDO_TURN, Map.of("turnId", 7)).path("error").asText())
+        .isEqualTo("bad undoTurn payload: \"turnId\" must be a string; got 7");
+    assertThat(page.request(Protocol.COMMIT_CHANGES, Map.of("sessionId", session,
+        "branch", "b".repeat(201))).path("error").asText()).isEqualTo(
+        "bad commitChanges payload: \"branch\" must be at most 200 characters; got 201");
+    assertThat(page.request(Protocol.COMMIT_CHANGES, Map.of("sessionId", session,
+        "branch", "no..dots")).path("error").asText())
+        .isEqualTo("\"no..dots\" is not a valid branch name");
+    Page bob = fx.page(fx.person("bob").pageToken()).connected();
+    assertThat(bob.request(Protocol.UNDO_TURN, Map.of("turnId", t1)).path("error").asText())
+        .isEqualTo("turn not found");
+    assertThat(bob.request(Protocol.PUSH_CHANGES, Map.of("sessionId", session)).path("error")
+        .asText()).isEqualTo("chat session not found");
+
     // undo is refused once committed
     assertThat(page.request(Protocol.UNDO_TURN, Map.of("turnId", t1)).path("error").asText())
         .startsWith("this turn's changes are committed already");
