@@ -237,7 +237,10 @@ public final class GitChanges {
       Map<String, String> env = Map.of("GIT_INDEX_FILE", index.toString());
       if (head != null && Files.isRegularFile(userIndex)) {
         // the user's index, copied: its file stats spare git hashing unchanged files again
-        Files.copy(userIndex, index, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        // with its time: git trusts the stat of a file changed in the same second as the index
+        // only when the index is older (racy git); a copy made now would hide such a change
+        Files.copy(userIndex, index, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
       } else if (head != null) {
         git.ok(dir, env, "read-tree", head);
       }

@@ -28,7 +28,7 @@ final class TurnCheckpoint {
     this.turnId = turnId;
   }
 
-  /** The checkpoint of {@code dir} before {@code turnId} (kept if a crashed run took it), or null. */
+  /** The checkpoint of {@code dir} before {@code turnId} (a crashed run's is kept), or null. */
   static TurnCheckpoint take(Path dir, String turnId) {
     try {
       GIT.checkpoint(dir, turnId);
