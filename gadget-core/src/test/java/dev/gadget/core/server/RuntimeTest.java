@@ -748,6 +748,9 @@ class RuntimeTest {
     assertThat(fx.store.findTurn(turn).orElseThrow().status()).isEqualTo(TurnStatus.INTERRUPTED);
     // the drone reconnects, is told to stop the orphaned turn, and frees itself
     await("drone free", () -> drone.activeTurnId().isEmpty());
+    // the server takes it as busy until the drone says it is available again
+    await("drone available", () -> fx.store.listDrones(ada.user().id()).get(0).status()
+        == DroneStatus.AVAILABLE);
     await("page back", () -> page.connection.isConnected());
     page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
     String next = submit(page, session, "again");

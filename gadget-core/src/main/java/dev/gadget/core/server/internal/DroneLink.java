@@ -78,6 +78,8 @@ public final class DroneLink {
         drone.status = p.recoveringTurnId() != null ? DroneStatus.BUSY : DroneStatus.AVAILABLE;
         if (p.activeTurnId() != null && running == null) {
           staleTurn = p.activeTurnId();
+          // busy until it says it is available: ending that turn takes it a while
+          drone.status = DroneStatus.BUSY;
         }
       }
       reg = reg.withStatus(drone.status, now);
@@ -125,6 +127,13 @@ public final class DroneLink {
         (e, ack) -> recover(c, me, e, ack));
     handle(c, Protocol.DRONE_STATUS, Payloads.DroneStatusEvent.class, (e, ack) -> {
       if (e.status() == DroneStatus.AVAILABLE || e.status() == DroneStatus.BUSY) {
+        if (e.status() == DroneStatus.AVAILABLE) {
+          synchronized (router.lock()) {
+            if (me.connection == c && me.activeTurnId == null && me.status == DroneStatus.BUSY) {
+              me.status = DroneStatus.AVAILABLE; // it has ended a turn the server did not follow
+            }
+          }
+        }
         saveStatus(me, e.status());
         rooms.toUserPages(me.userId, new Payloads.DroneStatusEvent(me.id, e.status(), e.turnId()));
       }
