@@ -73,7 +73,8 @@ final class RuntimeFixture implements AutoCloseable {
     return bare.toUri().toString();
   }
 
-  static void git(Path dir, String... args) throws Exception {
+  /** Runs git in {@code dir}; its output. */
+  static String git(Path dir, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("git"));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
@@ -81,6 +82,7 @@ final class RuntimeFixture implements AutoCloseable {
     if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
       throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + out);
     }
+    return out;
   }
 
   GadgetServer server(Function<GadgetServer.Builder, GadgetServer.Builder> tweak) {

@@ -13,14 +13,11 @@ import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,27 +42,37 @@ class TurnChangesRuntimeTest {
         .toString();
   }
 
-  @Test
-  void aTurnsChangesAreADiffBlockThatAPageCanUndoCommitAndPush() throws Exception {
+  Page page;
+  String session;
+  Path project;
+
+  /** A server, a drone with the coding tools and {@code llm}, and a page watching a new chat. */
+  private GadgetDrone start(ScriptedLlmClient llm) throws Exception {
     fx = new RuntimeFixture(tmp);
     fx.server(b -> b);
     Person ada = fx.person("ada");
-    ScriptedLlmClient llm = ScriptedLlmClient.of(
-        ScriptedLlmClient.reply().toolCall("read_file", "{\"path\": \"README.md\"}")
-            .toolCall("write_file", write("README.md", "hello, edited\n"))
-            .toolCall("write_file", write("src/Hello.java", "class Hello {}\n")).build(),
-        ScriptedLlmClient.reply().text("Done.").build(),
-        ScriptedLlmClient.reply().text("Nothing to change.").build());
     GadgetDrone drone = GadgetDrone.builder().transport(fx.transport.client())
         .token(ada.droneToken()).workspaceDir(tmp.resolve("ws"))
         .llmClients(p -> llm).tools(CodingTools.all())
         .heartbeatInterval(Duration.ofMillis(100)).build();
     drone.start();
     fx.closeables.add(drone);
-    Path project = tmp.resolve("ws/sample");
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = fx.watchedSession(page);
+    project = tmp.resolve("ws/sample");
+    page = fx.page(ada.pageToken()).connected();
+    session = fx.watchedSession(page);
     await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    return drone;
+  }
+
+  @Test
+  void aTurnsChangesAreADiffBlockThatAPageCanUndoCommitAndPush() throws Exception {
+    ScriptedLlmClient llm = ScriptedLlmClient.of(
+        ScriptedLlmClient.reply().toolCall("read_file", "{\"path\": \"README.md\"}")
+            .toolCall("write_file", write("README.md", "hello, edited\n"))
+            .toolCall("write_file", write("src/Hello.java", "class Hello {}\n")).build(),
+        ScriptedLlmClient.reply().text("Done.").build(),
+        ScriptedLlmClient.reply().text("Nothing to change.").build());
+    GadgetDrone drone = start(llm);
 
     String t1 = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
         "prompt", "Edit the README\nand add a class")).get("turnId").asText();
@@ -136,25 +143,13 @@ class TurnChangesRuntimeTest {
 
   @Test
   void undoFromAPageRestoresTheFilesAndIsRecordedInTheSession() throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
     ScriptedLlmClient llm = ScriptedLlmClient.of(
         ScriptedLlmClient.reply().toolCall("read_file", "{\"path\": \"README.md\"}")
             .toolCall("write_file", write("README.md", "rewritten\n"))
             .toolCall("write_file", write("NEW.md", "new\n")).build(),
         ScriptedLlmClient.reply().text("Done.").build(),
         ScriptedLlmClient.reply().text("Understood.").build());
-    GadgetDrone drone = GadgetDrone.builder().transport(fx.transport.client())
-        .token(ada.droneToken()).workspaceDir(tmp.resolve("ws"))
-        .llmClients(p -> llm).tools(CodingTools.all())
-        .heartbeatInterval(Duration.ofMillis(100)).build();
-    drone.start();
-    fx.closeables.add(drone);
-    Path project = tmp.resolve("ws/sample");
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = fx.watchedSession(page);
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    GadgetDrone drone = start(llm);
     String t1 = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
         "prompt", "Rewrite the README")).get("turnId").asText();
     page.completion(t1);
@@ -186,15 +181,7 @@ class TurnChangesRuntimeTest {
         .contains("(the user undid this turn's changes to the files)");
   }
 
-  static String git(Path dir, String... args) throws Exception {
-    List<String> cmd = new java.util.ArrayList<>(List.of("git"));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    p.getInputStream().transferTo(out);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + out);
-    }
-    return out.toString(StandardCharsets.UTF_8);
+  private static String git(Path dir, String... args) throws Exception {
+    return RuntimeFixture.git(dir, args);
   }
 }
