@@ -4,17 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.agent.TestRepo;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -114,13 +112,6 @@ class BrowserChangesTest {
   }
 
   static String git(Path dir, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("git"));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + out);
-    }
-    return out;
+    return TestRepo.gitIn(dir, args);
   }
 }

@@ -3,6 +3,7 @@ package dev.gadget.core.drone;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gadget.core.agent.TestRepo;
 import dev.gadget.core.model.TurnDiff;
 import dev.gadget.core.model.TurnDiff.FileChange;
 import java.io.IOException;
@@ -10,11 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -309,13 +308,6 @@ class GitChangesTest {
   }
 
   static String gitOut(Path dir, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("git"));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + out);
-    }
-    return out;
+    return TestRepo.gitIn(dir, args);
   }
 }
