@@ -68,6 +68,60 @@ async function submit(page, prompt, timeout) {
 }
 
 const scenarios = {
+  /**
+   * A turn's changes: the diff block (coloured, per file, collapsible), Undo of a later turn,
+   * then Commit and Push of the chat's changes.
+   */
+  async changes(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    const t = cfg.timeoutMs;
+    const first = await submit(page, cfg.prompt, t);
+    await page.waitForSelector('#turns .turn:nth-of-type(1) .block.diff', { timeout: t });
+    const diff = await page.evaluate(() => {
+      const d = document.querySelector('#turns .turn .block.diff');
+      const color = (sel) => { const e = d.querySelector(sel); return e ? getComputedStyle(e).color : null; };
+      return {
+        files: Array.from(d.querySelectorAll('.diff-file')).map((f) => f.dataset.change + ' ' + f.dataset.path),
+        added: Array.from(d.querySelectorAll('.line.add')).map((e) => e.textContent),
+        removed: Array.from(d.querySelectorAll('.line.del')).map((e) => e.textContent),
+        addColor: color('.line.add'), delColor: color('.line.del'), ctxColor: color('.line.ctx'),
+        title: d.querySelector('.diff-title').textContent,
+      };
+    });
+    step('diff', diff);
+    const summary = page.locator('#turns .turn >> nth=0').locator('.diff-file summary').first();
+    await summary.click();
+    const collapsed = await page.evaluate(() => !document.querySelector('#turns .diff-file').open);
+    await summary.click();
+    const second = await submit(page, cfg.prompt2, t);
+    const turn2 = page.locator('#turns .turn >> nth=1');
+    await turn2.locator('.diff-undo').click();
+    await page.waitForFunction(() => {
+      const t2 = document.querySelectorAll('#turns .turn')[1];
+      return t2.querySelectorAll('.block.diff').length === 2
+        && t2.querySelector('.diff-undo').textContent === 'Undone';
+    }, null, { timeout: t });
+    const undone = await turn2.locator('.block.diff >> nth=1').textContent();
+    step('undone');
+    const turn1 = page.locator('#turns .turn >> nth=0');
+    await turn1.locator('.diff-message').fill(cfg.message);
+    await turn1.locator('.diff-commit').click();
+    await page.waitForFunction(() => /^Committed /.test(
+      document.querySelector('#turns .turn .diff-result').textContent), null, { timeout: t });
+    const committed = await turn1.locator('.diff-result').textContent();
+    await turn1.locator('.diff-push').click();
+    await page.waitForFunction(() => /^Pushed /.test(
+      document.querySelector('#turns .turn .diff-result').textContent), null, { timeout: t });
+    const pushed = await turn1.locator('.diff-result').textContent();
+    await page.reload();
+    await ready(page, t);
+    await page.waitForFunction(() => document.querySelectorAll('#turns .block.diff').length === 3,
+      null, { timeout: t });
+    const afterReload = await page.evaluate(() => Array.from(document.querySelectorAll('#turns .block.diff'))
+      .map((d) => d.querySelector('.diff-title').textContent));
+    return { first, second, diff, collapsed, undone, committed, pushed, afterReload };
+  },
+
   /** A prompt streams into blocks: samples of every DOM change, then the final blocks. */
   async stream(page, cfg) {
     await ready(page, cfg.timeoutMs);

@@ -8,6 +8,8 @@ import { refreshAll } from './sidebar.js';
 import { onStream, onSuperseded, onTurnStarted } from './turns.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
+import { onTurnChanges } from './diff.js';
+import { addBlock } from './render.js';
 
 const TOKEN_ERRORS = ['missing token', 'invalid token', 'this is a drone token'];
 
@@ -45,6 +47,7 @@ export function connect() {
   socket.on('turnStarted', (p) => onTurnStarted(p.turn));
   socket.on('droneStatus', () => refreshDrones());
   socket.on('blocksSuperseded', (p) => onSuperseded(p));
+  socket.on('turnChanges', (p) => onTurnChanges(p, onStream, addBlock));
   for (const name of ['thinking', 'response', 'toolStarted', 'toolOutput', 'toolCall',
     'workOrderComplete']) {
     socket.on(name, (p) => onStream(name, p));

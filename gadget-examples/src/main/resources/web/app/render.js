@@ -8,6 +8,7 @@ import { el } from './dom.js';
 import { decorateReply, wireThinking } from './reading.js';
 import { toolElement } from './tools.js';
 import { isPlan, planElement } from './plan.js';
+import { diffElement, markUndone } from './diff.js';
 
 let sanitizerReady = false;
 
@@ -59,6 +60,9 @@ export function addBlock(tv, b, streaming) {
   } else if (b.mode === 'responding') {
     view.el = el('div', 'block responding markdown');
     view.body = view.el;
+  } else if (b.mode === 'diff') {
+    view.el = diffElement(tv, b.content);
+    if (b.content.revertOf) markUndone(tv);
   } else {
     view.el = isPlan(b.content) ? planElement(tv, b.content) : toolElement(b.content);
   }

@@ -124,6 +124,9 @@ export function onStream(name, p) {
     const v = runningTool(tv, p.call.callId);
     if (v) finishTool(v, p.call); // the same element: it ran, now its outcome
     else addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: p.call }, false);
+  } else if (name === 'turnChanges') {
+    tv.openIdx = -1;
+    addBlock(tv, { seq: nextBlockSeq(tv), mode: 'diff', content: p.diff }, false);
   } else if (name === 'workOrderComplete') {
     tv.openIdx = -1;
     tv.status = p.status;
@@ -185,6 +188,7 @@ async function reconcile(tv) {
 function sameBlock(b, v) {
   if (!v || b.mode !== v.mode) return false;
   if (!!b.superseded !== !!v.superseded) return false;
+  if (b.mode === 'diff') return JSON.stringify(b.content) === JSON.stringify(v.content);
   if (b.mode === 'tool') {
     return b.content.callId === v.content.callId && b.content.response === v.content.response
       && failed(b.content) === failed(v.content);

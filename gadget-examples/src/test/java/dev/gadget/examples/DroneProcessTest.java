@@ -11,6 +11,7 @@ import dev.gadget.core.llm.LlmTestServer;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
@@ -285,7 +286,11 @@ class DroneProcessTest {
           "interrupted: the drone stopped while this tool ran, so it may have partly run");
       var stored = store.store().findTurn(turnId).orElseThrow();
       assertThat(stored.status()).isEqualTo(TurnStatus.FINISHED);
-      assertThat(stored.blocks()).hasSize(3);
+      assertThat(stored.blocks()).hasSize(4);
+      // what the interrupted command wrote is the turn's diff (the checkpoint survived the kill)
+      assertThat(stored.blocks().get(3)).isInstanceOfSatisfying(TurnBlock.Diff.class, d ->
+          assertThat(d.content().files()).extracting(f -> f.path())
+              .containsExactly("child.pid", "runs.txt", "shell.pid"));
       assertThat(stored.toolCalls()).singleElement().satisfies(c ->
           assertThat(c.response()).startsWith("interrupted: the drone stopped"));
       again.destroy();

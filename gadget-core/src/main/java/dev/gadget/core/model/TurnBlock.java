@@ -9,7 +9,8 @@ import java.util.Objects;
 
 /**
  * One ordered block of a chat turn (seed 003, {@code IChatTurnBlock}): a closed union of
- * {@link Thinking}, {@link Responding} and {@link Tool}.
+ * {@link Thinking}, {@link Responding}, {@link Tool} and {@link Diff} (what the turn did to the
+ * project's files, at its end).
  *
  * <p>On the wire and in stores a block is {@code {"seq": 0, "mode": "thinking"|"responding"|"tool",
  * "createdAt": "...", "content": ...}}, where {@code content} is a string for text blocks and a
@@ -24,7 +25,8 @@ import java.util.Objects;
 @JsonSubTypes({
   @JsonSubTypes.Type(value = TurnBlock.Thinking.class, name = "thinking"),
   @JsonSubTypes.Type(value = TurnBlock.Responding.class, name = "responding"),
-  @JsonSubTypes.Type(value = TurnBlock.Tool.class, name = "tool")
+  @JsonSubTypes.Type(value = TurnBlock.Tool.class, name = "tool"),
+  @JsonSubTypes.Type(value = TurnBlock.Diff.class, name = "diff")
 })
 public sealed interface TurnBlock {
   /** The block's position in its turn, from 0. */
@@ -57,6 +59,9 @@ public sealed interface TurnBlock {
   default String mode() {
     if (this instanceof Thinking) {
       return "thinking";
+    }
+    if (this instanceof Diff) {
+      return "diff";
     }
     return this instanceof Responding ? "responding" : "tool";
   }
@@ -126,6 +131,23 @@ public sealed interface TurnBlock {
    */
   record Tool(int seq, Instant createdAt, ToolCall content) implements TurnBlock {
     public Tool {
+      checkSeq(seq);
+      Objects.requireNonNull(createdAt, "createdAt");
+      Objects.requireNonNull(content, "content");
+    }
+  }
+
+  /**
+   * What the turn did to the project's files: added by the drone at the end of a turn that
+   * changed any, after its other blocks (and, with {@link TurnDiff#revertOf()} set, the record
+   * of an undo). Appended once, like a tool block, never saved over.
+   *
+   * @param seq position in the turn
+   * @param createdAt when the block was added
+   * @param content the changed files and their patch
+   */
+  record Diff(int seq, Instant createdAt, TurnDiff content) implements TurnBlock {
+    public Diff {
       checkSeq(seq);
       Objects.requireNonNull(createdAt, "createdAt");
       Objects.requireNonNull(content, "content");

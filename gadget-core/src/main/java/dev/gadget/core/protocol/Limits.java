@@ -38,4 +38,10 @@ public final class Limits {
    * below the WebSocket transport's 1,000,000-byte frame limit, whatever it holds.
    */
   public static final int PROMPT = 100_000;
+
+  /** A git branch's name, as a page names it for a commit. */
+  public static final int BRANCH = 200;
+
+  /** A commit message. */
+  public static final int COMMIT_MESSAGE = 10_000;
 }

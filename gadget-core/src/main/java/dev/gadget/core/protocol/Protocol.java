@@ -112,6 +112,19 @@ public final class Protocol {
   /** Seed 004: {@code {message}}, a query that could not be processed. */
   public static final String ERROR = "error";
 
+  /**
+   * Drone to server, server to page: what a turn did to the project's files, at its end (a
+   * stream event with a {@code seq}; it becomes a diff block). Server to page also, without a
+   * {@code seq}, for the record of an undo: {@code {turnId, block}}.
+   */
+  public static final String TURN_CHANGES = "turnChanges";
+  /** Page to server to drone: revert one turn's changes. Ack: {@code {ok, block}} or {@code {error}}. */
+  public static final String UNDO_TURN = "undoTurn";
+  /** Page to server to drone: commit a session's changes on a branch. Ack: {@code {ok, branch, commit, message}}. */
+  public static final String COMMIT_CHANGES = "commitChanges";
+  /** Page to server to drone: push a session's branch. Ack: {@code {ok, branch, remote}}. */
+  public static final String PUSH_CHANGES = "pushChanges";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));

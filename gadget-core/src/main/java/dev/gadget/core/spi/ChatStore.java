@@ -96,8 +96,8 @@ public interface ChatStore extends AutoCloseable {
    * most the text since the last checkpoint) and marks a block {@link TurnBlock#isSuperseded()}.
    * {@link StoreException.Reason#NOT_FOUND} if the turn does not exist.
    *
-   * @throws IllegalArgumentException for a tool block, or when the turn's block with this
-   *     {@code seq} is a tool block (tool blocks are appended once, with their call)
+   * @throws IllegalArgumentException for a tool or diff block, or when the turn's block with this
+   *     {@code seq} is a tool or diff block (those are appended once, never saved over)
    */
   void saveBlock(String turnId, TurnBlock block);
 

@@ -3,11 +3,13 @@ package dev.gadget.core.stream;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.TurnDiff;
 import java.util.Objects;
 
 /**
  * One piece of a streaming turn (seed 003, {@code IAiStreamChunk}): a closed union of
- * {@link Thinking} and {@link Response} tokens and finished {@link ToolCallChunk tool calls}.
+ * {@link Thinking} and {@link Response} tokens, finished {@link ToolCallChunk tool calls}, and
+ * the {@link Changes} a turn made to the project's files (sent by the drone, not the agent).
  *
  * <p>JSON: {@code {"type":"thinking","data":"..."}}, {@code {"type":"response","data":"..."}},
  * {@code {"type":"toolCall","call":{"callId":...,"name":...,"parameters":...,"response":...}}}.
@@ -16,7 +18,8 @@ import java.util.Objects;
 @JsonSubTypes({
   @JsonSubTypes.Type(value = StreamChunk.Thinking.class, name = "thinking"),
   @JsonSubTypes.Type(value = StreamChunk.Response.class, name = "response"),
-  @JsonSubTypes.Type(value = StreamChunk.ToolCallChunk.class, name = "toolCall")
+  @JsonSubTypes.Type(value = StreamChunk.ToolCallChunk.class, name = "toolCall"),
+  @JsonSubTypes.Type(value = StreamChunk.Changes.class, name = "changes")
 })
 public sealed interface StreamChunk {
 
@@ -50,6 +53,18 @@ public sealed interface StreamChunk {
   record ToolCallChunk(ToolCall call) implements StreamChunk {
     public ToolCallChunk {
       Objects.requireNonNull(call, "call");
+    }
+  }
+
+  /**
+   * What the turn did to the project's files, at its end; it becomes a
+   * {@link dev.gadget.core.model.TurnBlock.Diff diff block}.
+   *
+   * @param diff the changed files and their patch
+   */
+  record Changes(TurnDiff diff) implements StreamChunk {
+    public Changes {
+      Objects.requireNonNull(diff, "diff");
     }
   }
 }

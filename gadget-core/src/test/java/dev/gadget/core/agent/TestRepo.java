@@ -54,6 +54,11 @@ public final class TestRepo {
 
   /** Runs git in the repository and returns its output; fails on a non-zero exit. */
   public String git(String... args) throws Exception {
+    return gitIn(dir, args);
+  }
+
+  /** Runs git in {@code dir} and returns its output; fails on a non-zero exit. */
+  public static String gitIn(Path dir, String... args) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add("git");
     cmd.addAll(List.of(args));

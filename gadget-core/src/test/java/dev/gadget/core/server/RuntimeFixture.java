@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.Ids;
+import dev.gadget.core.agent.TestRepo;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.model.ProviderConfig;
@@ -20,7 +21,6 @@ import dev.gadget.core.transport.InMemoryTransport;
 import dev.gadget.core.transport.TransportClient;
 import dev.gadget.core.transport.TransportException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,14 +73,9 @@ final class RuntimeFixture implements AutoCloseable {
     return bare.toUri().toString();
   }
 
-  static void git(Path dir, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("git"));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + out);
-    }
+  /** Runs git in {@code dir}; its output. */
+  static String git(Path dir, String... args) throws Exception {
+    return TestRepo.gitIn(dir, args);
   }
 
   GadgetServer server(Function<GadgetServer.Builder, GadgetServer.Builder> tweak) {
@@ -215,7 +210,7 @@ final class RuntimeFixture implements AutoCloseable {
           Protocol.THINKING, Protocol.RESPONSE,
           Protocol.TOOL_CALL, Protocol.TOOL_STARTED, Protocol.TOOL_OUTPUT,
           Protocol.WORK_ORDER_COMPLETE,
-          Protocol.DRONE_STATUS)) {
+          Protocol.DRONE_STATUS, Protocol.TURN_CHANGES)) {
         connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
       }
     }

@@ -163,6 +163,9 @@ class RuntimeTest {
         text.append(e.payload().get("data").asText());
       } else if (e.name().equals(Protocol.TOOL_CALL)) {
         blocks.add("tool:" + e.payload().get("call").get("name").asText());
+      } else if (e.name().equals(Protocol.TURN_CHANGES)) {
+        blocks.add(describe(GadgetJson.mapper().createObjectNode().put("mode", "diff")
+            .set("content", e.payload().get("diff"))));
       }
     }
     if (open != null) {
@@ -173,6 +176,13 @@ class RuntimeTest {
 
   private static String describe(JsonNode b) {
     String mode = b.get("mode").asText();
+    if (mode.equals("diff")) {
+      StringBuilder files = new StringBuilder("diff:");
+      for (JsonNode f : b.get("content").get("files")) {
+        files.append(f.get("change").asText()).append(' ').append(f.get("path").asText());
+      }
+      return files.toString();
+    }
     return mode.equals("tool") ? "tool:" + b.get("content").get("name").asText()
         : (b.path("superseded").asBoolean() ? "superseded " : "") + mode + ":"
             + b.get("content").asText();
@@ -498,7 +508,10 @@ class RuntimeTest {
     ChatTurn stored = fx.store.findTurn(turn).orElseThrow();
     assertThat(stored.status()).isEqualTo(TurnStatus.FINISHED);
     assertThat(describe(stored)).first().isEqualTo("responding:Appending.");
-    assertThat(describe(stored)).last().asString().endsWith("Resumed and done.");
+    List<String> blocks = describe(stored);
+    assertThat(blocks.get(blocks.size() - 2)).endsWith("Resumed and done.");
+    // the checkpoint taken before the crash is kept: the turn's diff has the journaled round's file
+    assertThat(blocks).last().isEqualTo("diff:added log.txt");
     await("cache removed", () -> !Files.exists(ws.resolve(".gadget/work-order.json")));
     assertThat(restarted.activeTurnId()).isEmpty();
     // the page's view, assembled from the live events, matches what was stored
@@ -653,12 +666,12 @@ class RuntimeTest {
     assertThat(chat.page().completion(turn).get("status").asText()).isEqualTo("finished");
     ChatTurn stored = fx.store.findTurn(turn).orElseThrow();
     assertThat(describe(stored)).containsExactly("responding:Waiting for the go.",
-        "tool:run_command", "responding:" + words);
+        "tool:run_command", "responding:" + words, "diff:added go");
     // bounded by blocks + tool calls + the turn's seconds + a constant, never one per token
     long seconds = Duration.between(stored.createdAt(), stored.finishedAt()).toSeconds() + 1;
-    System.out.printf("open-block checkpoints: %d block writes for 3 blocks, 1 tool call, "
-        + "%d s and 1,000 tokens%n", writes.get(), seconds);
-    assertThat(writes.get()).isLessThanOrEqualTo(3 + 1 + (int) seconds + 2);
+    System.out.printf("open-block checkpoints: %d block writes for 4 blocks (one a diff), 1 "
+        + "tool call, %d s and 1,000 tokens%n", writes.get(), seconds);
+    assertThat(writes.get()).isLessThanOrEqualTo(4 + 1 + (int) seconds + 2);
   }
 
   @Test
@@ -734,6 +747,9 @@ class RuntimeTest {
     assertThat(fx.store.findTurn(turn).orElseThrow().status()).isEqualTo(TurnStatus.INTERRUPTED);
     // the drone reconnects, is told to stop the orphaned turn, and frees itself
     await("drone free", () -> drone.activeTurnId().isEmpty());
+    // the server takes it as busy until the drone says it is available again
+    await("drone available", () -> fx.store.listDrones(ada.user().id()).get(0).status()
+        == DroneStatus.AVAILABLE);
     await("page back", () -> page.connection.isConnected());
     page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
     String next = submit(page, session, "again");

@@ -13,6 +13,7 @@ import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnDiff;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.User;
@@ -225,6 +226,29 @@ public abstract class ChatStoreContract {
       assertThat(back.toolCalls().get(0).failed()).isTrue();
       assertThat(back.toolCalls().get(1).failed()).isFalse();
       assertThat(back.toolCalls().get(1).durationMs()).isEqualTo(3_001L);
+    }
+
+    @Test
+    void keepsADiffBlockWholeAndNeverSavesOverIt() {
+      User ada = user("ada");
+      ChatTurn t = turn(session(ada, project(ada, "one")), 0);
+      TurnDiff diff = new TurnDiff(List.of(
+          new TurnDiff.FileChange("a.txt", TurnDiff.FileChange.MODIFIED, false, 1, 1),
+          new TurnDiff.FileChange("logo.png", TurnDiff.FileChange.ADDED, true, 0, 0)),
+          "diff --git a/a.txt b/a.txt\n-one\n+\"two\"\n", true, "cut at 256 KB", null);
+      store.appendBlock(t.id(), new TurnBlock.Responding(0, T0, "Done."));
+      store.appendBlock(t.id(), new TurnBlock.Diff(1, T0, diff));
+      store.appendBlock(t.id(), new TurnBlock.Diff(2, T0, diff.asRevertOf(t.id())));
+
+      assertThat(store.findTurn(t.id()).orElseThrow().blocks()).containsExactly(
+          new TurnBlock.Responding(0, T0, "Done."), new TurnBlock.Diff(1, T0, diff),
+          new TurnBlock.Diff(2, T0, diff.asRevertOf(t.id())));
+      assertThatThrownBy(() -> store.saveBlock(t.id(), new TurnBlock.Diff(1, T0, diff)))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> store.saveBlock(t.id(), new TurnBlock.Responding(1, T0, "x")))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThat(store.findTurn(t.id()).orElseThrow().blocks().get(1))
+          .isEqualTo(new TurnBlock.Diff(1, T0, diff));
     }
 
     @Test

@@ -21,6 +21,8 @@ final class Job {
   /** Cancelled before the loop started (during the checkout). */
   boolean cancelRequested;
   ScheduledFuture<?> heartbeat;
+  /** The project's state before the turn, to report what it changed; null: none. */
+  TurnCheckpoint checkpoint;
   /** The worker thread while it checks out and starts; a cancel interrupts it. */
   Thread starting;
 

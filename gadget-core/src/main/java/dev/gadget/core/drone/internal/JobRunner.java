@@ -152,6 +152,7 @@ public final class JobRunner {
         return;
       }
       Path projectDir = workspace.checkout(order.project());
+      TurnCheckpoint checkpoint = TurnCheckpoint.take(projectDir, j.turnId);
       extra = turnTools == null ? null : turnTools.apply(projectDir);
       AgentLoop loop = loops.apply(order.provider(), extra == null ? List.of() : extra.tools());
       AgentRequest request = AgentRequest.builder(projectDir, order.provider().modelId(),
@@ -171,6 +172,7 @@ public final class JobRunner {
         if (!j.cancelRequested) {
           Streamer streamer = new Streamer(j, state, workspace, link, completion);
           interrupted.forEach(streamer::replay);
+          j.checkpoint = checkpoint;
           j.run = loop.start(request, streamer);
           started = j.run;
         }
@@ -289,6 +291,14 @@ public final class JobRunner {
     log.warn("the server did not acknowledge the end of turn {} within {} ms; the next start "
         + "reports it again (.gadget/work-order.json)", job.turnId, timeout.toMillis());
     return false;
+  }
+
+  /** The turn this drone runs now, or null. */
+  String runningTurn() {
+    synchronized (state) {
+      Job j = state.job;
+      return j == null || j.finished ? null : j.turnId;
+    }
   }
 
   /** Takes the mode {@code workspace.json} kept: user mode, if the user had taken over. */

@@ -22,12 +22,14 @@ public final class ServerEvents {
   private final JobRunner jobs;
   private final CrashRecovery recovery;
   private final DroneWorkspace workspace;
+  private final GitRequests git;
 
   /** The handlers of a drone's parts. */
   public ServerEvents(JobRunner jobs, CrashRecovery recovery, DroneWorkspace workspace) {
     this.jobs = Objects.requireNonNull(jobs, "jobs");
     this.recovery = Objects.requireNonNull(recovery, "recovery");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
+    this.git = new GitRequests(jobs, workspace);
   }
 
   /** Registers every handler on the drone's connection. */
@@ -37,6 +39,9 @@ public final class ServerEvents {
     on(c, Protocol.CRASH_RECOVERY_RESPONSE, recovery::onResponse);
     on(c, Protocol.REQUEST_SESSION_LOCK, withProject(workspace::onSessionLock));
     on(c, Protocol.REQUEST_WORKSPACE_MODE, jobs::onWorkspaceMode);
+    on(c, Protocol.UNDO_TURN, git::onUndo);
+    on(c, Protocol.COMMIT_CHANGES, git::onCommit);
+    on(c, Protocol.PUSH_CHANGES, git::onPush);
   }
 
   /**

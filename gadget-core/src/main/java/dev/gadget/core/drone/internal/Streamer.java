@@ -209,6 +209,13 @@ final class Streamer implements AgentListener {
 
   @Override
   public void onComplete(AgentOutcome outcome) {
+    TurnCheckpoint checkpoint;
+    synchronized (state) {
+      checkpoint = job.checkpoint;
+    }
+    if (checkpoint != null) {
+      checkpoint.report(job, state, link);
+    }
     completion.complete(job, outcome.status().toTurnStatus(), outcome.stats(), outcome.message(),
         outcome.text().isEmpty() ? null : outcome.text());
   }

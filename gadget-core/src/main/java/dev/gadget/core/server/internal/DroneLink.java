@@ -78,6 +78,8 @@ public final class DroneLink {
         drone.status = p.recoveringTurnId() != null ? DroneStatus.BUSY : DroneStatus.AVAILABLE;
         if (p.activeTurnId() != null && running == null) {
           staleTurn = p.activeTurnId();
+          // busy until it says it is available: ending that turn takes it a while
+          drone.status = DroneStatus.BUSY;
         }
       }
       reg = reg.withStatus(drone.status, now);
@@ -108,6 +110,12 @@ public final class DroneLink {
       me.toolNames = e.tools().stream().map(Payloads.ToolInfo::name).distinct().toList();
       log.debug("drone {} offers {} tools", me.id, me.toolNames.size());
     });
+    handle(c, Protocol.TURN_CHANGES, Payloads.TurnChanges.class, (e, ack) -> {
+      if (e.diff() != null) {
+        turns.stream(me.id, e.turnId(), e.seq(), new StreamChunk.Changes(e.diff()),
+            Protocol.TURN_CHANGES, e);
+      }
+    });
     handle(c, Protocol.HEARTBEAT, Payloads.Heartbeat.class, (e, ack) ->
         turns.heard(me.id, String.valueOf(e.turnId())));
     handle(c, Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class, (e, ack) -> {
@@ -125,6 +133,13 @@ public final class DroneLink {
         (e, ack) -> recover(c, me, e, ack));
     handle(c, Protocol.DRONE_STATUS, Payloads.DroneStatusEvent.class, (e, ack) -> {
       if (e.status() == DroneStatus.AVAILABLE || e.status() == DroneStatus.BUSY) {
+        if (e.status() == DroneStatus.AVAILABLE) {
+          synchronized (router.lock()) {
+            if (me.connection == c && me.activeTurnId == null && me.status == DroneStatus.BUSY) {
+              me.status = DroneStatus.AVAILABLE; // it has ended a turn the server did not follow
+            }
+          }
+        }
         saveStatus(me, e.status());
         rooms.toUserPages(me.userId, new Payloads.DroneStatusEvent(me.id, e.status(), e.turnId()));
       }

@@ -240,7 +240,8 @@ public final class LiveTurns {
     }
   }
 
-  private Object sessionLock(String sessionId) {
+  /** The session's lock: a write that a snapshot must see whole is made under it. */
+  Object sessionLock(String sessionId) {
     return sessionLocks.computeIfAbsent(sessionId, k -> new Object());
   }
 }

@@ -35,6 +35,7 @@ public final class PageRequests {
   private final DroneRequests droneRequests;
   private final ProviderRequests providerRequests;
   private final DroneRouter router;
+  private final ChangeRequests changeRequests;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
       DroneRouter router) {
@@ -48,6 +49,7 @@ public final class PageRequests {
     this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver);
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
+    this.changeRequests = new ChangeRequests(settings, owned, router, turns, rooms);
   }
 
   /** A page of {@code userId} connected: registers its handlers. */
@@ -104,6 +106,7 @@ public final class PageRequests {
       reply(ack, Map.of("project", p.withName(name)));
     });
     providerRequests.register(c, userId);
+    changeRequests.register(c, userId);
   }
 
   /** The user's drones as stored, each connected one with its {@code toolCount}. */

@@ -28,6 +28,10 @@ final class SessionContext {
           thinking.append(th.content());
         } else if (b instanceof TurnBlock.Responding r) {
           reply.append(r.content());
+        } else if (b instanceof TurnBlock.Diff d && d.content().revertOf() != null) {
+          // the model must not believe its changes are still there
+          reply.append(reply.length() == 0 ? "" : "\n").append("(the user undid this turn's "
+              + "changes to the files)");
         }
       }
       if (t.status() != TurnStatus.FINISHED && t.error() != null) {

@@ -245,12 +245,14 @@ public final class IndexedState {
   /** A change that adds or replaces a text block; refuses a tool block on either side. */
   public Change checkSaveBlock(String turnId, TurnBlock block) {
     Objects.requireNonNull(block, "block");
-    if (block instanceof TurnBlock.Tool) {
-      throw new IllegalArgumentException("a tool block is appended once, never saved over");
+    if (block instanceof TurnBlock.Tool || block instanceof TurnBlock.Diff) {
+      throw new IllegalArgumentException("a " + block.mode()
+          + " block is appended once, never saved over");
     }
-    if (Turns.block(existingTurn(turnId), block.seq()) instanceof TurnBlock.Tool) {
+    TurnBlock there = Turns.block(existingTurn(turnId), block.seq());
+    if (there instanceof TurnBlock.Tool || there instanceof TurnBlock.Diff) {
       throw new IllegalArgumentException("block " + block.seq() + " of turn " + turnId
-          + " is a tool block");
+          + " is a " + there.mode() + " block");
     }
     return new Change.SaveBlock(turnId, block);
   }

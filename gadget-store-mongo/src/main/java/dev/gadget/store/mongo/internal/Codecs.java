@@ -12,6 +12,7 @@ import static dev.gadget.store.mongo.internal.Fields.putInstant;
 import static dev.gadget.store.mongo.internal.Fields.string;
 import static dev.gadget.store.mongo.internal.Fields.wire;
 
+import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
@@ -21,6 +22,7 @@ import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnDiff;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.User;
@@ -186,6 +188,9 @@ public final class Codecs {
     if (b instanceof TurnBlock.Tool tool) {
       return d.append("content", toolCall(tool.content()));
     }
+    if (b instanceof TurnBlock.Diff diff) {
+      return d.append("content", diff(diff.content()));
+    }
     d.append("content",
         b instanceof TurnBlock.Thinking t ? t.content() : ((TurnBlock.Responding) b).content());
     return b.isSuperseded() ? d.append("superseded", true) : d;
@@ -208,8 +213,27 @@ public final class Codecs {
           throw new IllegalArgumentException("tool block " + seq + " has no content");
         }
         return new TurnBlock.Tool(seq, at, toolCall(call));
+      case "diff":
+        Document changes = d.get("content", Document.class);
+        if (changes == null) {
+          throw new IllegalArgumentException("diff block " + seq + " has no content");
+        }
+        return new TurnBlock.Diff(seq, at, diff(changes));
       default:
         throw new IllegalArgumentException("unknown block mode '" + mode + "'");
+    }
+  }
+
+  /** A diff block's content, as its JSON. */
+  static Document diff(TurnDiff diff) {
+    return Document.parse(GadgetJson.mapper().valueToTree(diff).toString());
+  }
+
+  static TurnDiff diff(Document d) {
+    try {
+      return GadgetJson.mapper().readValue(d.toJson(), TurnDiff.class);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("a diff block cannot be read: " + e.getOriginalMessage());
     }
   }
 

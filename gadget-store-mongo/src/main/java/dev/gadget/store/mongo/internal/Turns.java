@@ -85,14 +85,16 @@ public final class Turns {
    */
   public void saveBlock(String turnId, TurnBlock block) {
     Objects.requireNonNull(block, "block");
-    if (block instanceof TurnBlock.Tool) {
-      throw new IllegalArgumentException("a tool block is appended once, never saved over");
+    if (block instanceof TurnBlock.Tool || block instanceof TurnBlock.Diff) {
+      throw new IllegalArgumentException("a " + block.mode()
+          + " block is appended once, never saved over");
     }
     Document doc = Codecs.block(block);
     boolean[] toolThere = {false};
     ops.run("saveBlock", "chat turn " + turnId, () -> {
       UpdateResult r = turns.updateOne(and(eq("_id", turnId), Filters.elemMatch("blocks",
-          and(eq("seq", block.seq()), ne("mode", "tool")))), Updates.set("blocks.$", doc));
+          and(eq("seq", block.seq()), Filters.nin("mode", "tool", "diff")))),
+          Updates.set("blocks.$", doc));
       if (r.getMatchedCount() > 0) {
         return;
       }
@@ -107,7 +109,7 @@ public final class Turns {
     });
     if (toolThere[0]) {
       throw new IllegalArgumentException("block " + block.seq() + " of turn " + turnId
-          + " is a tool block");
+          + " is a tool or diff block");
     }
   }
 

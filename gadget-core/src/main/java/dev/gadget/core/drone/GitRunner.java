@@ -1,0 +1,152 @@
+package dev.gadget.core.drone;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one git command for {@link GitChanges}: no terminal prompts, no {@code ext::} remotes,
+ * a timeout, output read up to a bound, credentials in URLs never passed on.
+ */
+final class GitRunner {
+  private static final int MAX_OUT = 1 << 20;
+  private static final int MAX_ERR = 16_384;
+
+  /** A finished command: its exit code, its standard output and error (bounded). */
+  record Result(int exit, String out, String err) {
+    /** What git said, for an error message: its error output, else its output. */
+    String output() {
+      return (err.isBlank() ? out : err).strip();
+    }
+  }
+
+  private final Duration timeout;
+
+  GitRunner(Duration timeout) {
+    this.timeout = timeout;
+  }
+
+  /** Runs git; its output must fit in 1 MB (ids, lists), or it is cut. */
+  Result run(Path dir, Map<String, String> env, String... args) {
+    Path out = tempFile("gadget-git-out");
+    try {
+      return run(dir, env, out, args);
+    } finally {
+      delete(out);
+    }
+  }
+
+  /** Runs git and returns its trimmed output; a failure is a {@link WorkspaceException}. */
+  String ok(Path dir, Map<String, String> env, String... args) {
+    Result r = run(dir, env, args);
+    if (r.exit() != 0) {
+      throw new WorkspaceException("git " + args[0] + " failed (exit " + r.exit() + "): "
+          + GitErrors.withoutCredentials(r.output()));
+    }
+    return r.out().strip();
+  }
+
+  /** The commit {@code rev} names, or null when it names none. */
+  String resolve(Path dir, String rev) {
+    Result r = run(dir, Map.of(), "rev-parse", "-q", "--verify", rev + "^{commit}");
+    return r.exit() == 0 ? r.out().strip() : null;
+  }
+
+  /** A temporary file holding the patch from {@code from} to {@code to}, for git apply. */
+  Path patch(Path dir, String from, String to) {
+    Path file = tempFile("gadget-patch");
+    Result r = run(dir, Map.of(), file, "diff", "--binary", "--full-index", "--no-renames",
+        "--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/",
+        from, to);
+    if (r.exit() != 0) {
+      delete(file);
+      throw new WorkspaceException("git diff failed: " + r.output());
+    }
+    return file;
+  }
+
+  /** Runs git with its standard output in {@code out} (whole); returns up to 1 MB of it. */
+  Result run(Path dir, Map<String, String> env, Path out, String... args) {
+    List<String> cmd = new ArrayList<>(List.of("git", "-c", "protocol.ext.allow=never",
+        "-c", "core.quotePath=false"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+    Map<String, String> e = pb.environment();
+    e.remove("GIT_DIR");
+    e.remove("GIT_WORK_TREE");
+    e.remove("GIT_INDEX_FILE");
+    e.put("GIT_TERMINAL_PROMPT", "0");
+    e.put("GIT_ASKPASS", "true");
+    e.putAll(env);
+    Path err = tempFile("gadget-git-err");
+    Process p;
+    try {
+      pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+      p = pb.start();
+    } catch (IOException ex) {
+      delete(err);
+      throw new WorkspaceException("cannot run git: " + ex.getMessage(), ex);
+    }
+    try {
+      p.getOutputStream().close();
+      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+        throw new WorkspaceException("git " + args[0] + " took longer than "
+            + timeout.toSeconds() + " s and was stopped");
+      }
+      return new Result(p.exitValue(), read(out, MAX_OUT), read(err, MAX_ERR));
+    } catch (IOException ex) {
+      throw new WorkspaceException("git " + args[0] + " failed: " + ex.getMessage(), ex);
+    } catch (InterruptedException ex) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new WorkspaceException("interrupted while running git " + args[0], ex);
+    } finally {
+      delete(err);
+    }
+  }
+
+  static String read(Path file, int max) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      return new String(in.readNBytes(max), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The environment that makes {@code name <email>} a commit's author and committer. */
+  static Map<String, String> identity(String name, String email) {
+    return Map.of("GIT_AUTHOR_NAME", name, "GIT_AUTHOR_EMAIL", email,
+        "GIT_COMMITTER_NAME", name, "GIT_COMMITTER_EMAIL", email);
+  }
+
+  /** A path for a temporary index; the file itself does not exist (git creates it). */
+  static Path tempIndex() {
+    Path p = tempFile("gadget-index");
+    delete(p);
+    return p;
+  }
+
+  static Path tempFile(String prefix) {
+    try {
+      return Files.createTempFile(prefix, ".tmp");
+    } catch (IOException e) {
+      throw new WorkspaceException("cannot create a temporary file: " + e.getMessage(), e);
+    }
+  }
+
+  static void delete(Path p) {
+    try {
+      Files.deleteIfExists(p);
+    } catch (IOException e) {
+      // a leftover temporary file is harmless
+    }
+  }
+}

@@ -1,0 +1,219 @@
+package dev.gadget.core.server.internal;
+
+import static dev.gadget.core.server.internal.Requests.handle;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.User;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.StoreException;
+import dev.gadget.core.transport.Ack;
+import dev.gadget.core.transport.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A page's requests about the agent's changes, which the drone that made them carries out on its
+ * checkout: undo one turn's changes (the revert is stored as a diff block of that turn and told
+ * to the session's watchers), commit the session's changes on a branch, push that branch.
+ * Nothing is committed or pushed unless a page asks.
+ */
+final class ChangeRequests {
+  private static final Logger log = LoggerFactory.getLogger(ChangeRequests.class);
+  /** Git on a large checkout takes a while: the drone's answer is awaited this long. */
+  static final Duration GIT_ANSWER_TIMEOUT = Duration.ofMinutes(3);
+
+  private final ServerSettings settings;
+  private final ChatStore store;
+  private final Ownership owned;
+  private final DroneRouter router;
+  private final LiveTurns turns;
+  private final WatcherRooms rooms;
+
+  ChangeRequests(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns,
+      WatcherRooms rooms) {
+    this.settings = settings;
+    this.store = settings.store();
+    this.owned = owned;
+    this.router = router;
+    this.turns = turns;
+    this.rooms = rooms;
+  }
+
+  void register(Connection c, String userId) {
+    handle(c, Protocol.UNDO_TURN, Payloads.UndoTurn.class, (req, ack) -> undo(userId, req, ack));
+    handle(c, Protocol.COMMIT_CHANGES, Payloads.CommitChanges.class,
+        (req, ack) -> commit(userId, req, ack));
+    handle(c, Protocol.PUSH_CHANGES, Payloads.PushChanges.class,
+        (req, ack) -> push(userId, req, ack));
+  }
+
+  private void undo(String userId, Payloads.UndoTurn req, Ack ack) {
+    ChatTurn turn = store.findTurn(req.turnId()).filter(t -> t.userId().equals(userId))
+        .orElseThrow(() -> new RequestException("turn not found"));
+    ChatSession session = owned.session(userId, turn.sessionId());
+    Project project = owned.project(userId, session.projectId());
+    idle(session);
+    boolean changed = false;
+    for (TurnBlock b : turn.blocks()) {
+      if (b instanceof TurnBlock.Diff d) {
+        if (d.content().revertOf() != null) {
+          throw new RequestException("this turn's changes were undone already");
+        }
+        changed = true;
+      }
+    }
+    if (!changed) {
+      throw new RequestException("this turn changed no files; there is nothing to undo");
+    }
+    Connection drone = droneOf(userId, List.of(turn));
+    Payloads.ChangesRequest forward = new Payloads.ChangesRequest(project.slug(),
+        List.of(turn.id()), null, null, null, null, null);
+    ask(drone, Protocol.UNDO_TURN, forward, ack, reply -> {
+      if (reply.diff() == null) {
+        return new Payloads.ErrorReply("the drone sent an invalid answer");
+      }
+      synchronized (turns.sessionLock(session.id())) {
+        int seq = store.findTurn(turn.id()).orElse(turn).blocks().stream()
+            .mapToInt(TurnBlock::seq).max().orElse(-1) + 1;
+        TurnBlock block = new TurnBlock.Diff(seq, settings.clock().instant(),
+            reply.diff().asRevertOf(turn.id()));
+        store.appendBlock(turn.id(), block);
+        rooms.toWatchers(session.id(), Protocol.TURN_CHANGES,
+            new Payloads.TurnChanges(turn.id(), -1, null, block));
+        return Map.of("ok", true, "block", block);
+      }
+    });
+  }
+
+  private void commit(String userId, Payloads.CommitChanges req, Ack ack) {
+    ChatSession session = owned.session(userId, req.sessionId());
+    Project project = owned.project(userId, session.projectId());
+    idle(session);
+    List<ChatTurn> changed = changedTurns(session);
+    Connection drone = droneOf(userId, changed);
+    String branch = branch(req.branch(), session);
+    String message = req.message() == null || req.message().isBlank()
+        ? proposedMessage(changed) : req.message().strip() + "\n";
+    User user = store.findUser(userId).orElseThrow(() -> new RequestException("user not found"));
+    List<String> ids = changed.stream().map(ChatTurn::id).toList();
+    ask(drone, Protocol.COMMIT_CHANGES, new Payloads.ChangesRequest(project.slug(), ids, branch,
+        message, user.displayName(), user.username() + "@gadget.invalid", null), ack,
+        reply -> {
+          Map<String, Object> answer = new LinkedHashMap<>();
+          answer.put("ok", true);
+          answer.put("branch", branch);
+          answer.put("commit", reply.commit());
+          answer.put("message", message);
+          answer.put("turnIds", reply.turnIds() == null ? List.of() : reply.turnIds());
+          return answer;
+        });
+  }
+
+  private void push(String userId, Payloads.PushChanges req, Ack ack) {
+    ChatSession session = owned.session(userId, req.sessionId());
+    Project project = owned.project(userId, session.projectId());
+    Connection drone = droneOf(userId, changedTurns(session));
+    String branch = branch(req.branch(), session);
+    ask(drone, Protocol.PUSH_CHANGES, new Payloads.ChangesRequest(project.slug(), List.of(),
+        branch, null, null, null, "origin"), ack,
+        reply -> Map.of("ok", true, "branch", branch, "remote", "origin"));
+  }
+
+  /** A proposed commit message: the first prompt's first line, then every prompt's. */
+  static String proposedMessage(List<ChatTurn> changed) {
+    List<String> lines = new ArrayList<>();
+    for (ChatTurn t : changed) {
+      String first = t.prompt().strip().lines().findFirst().orElse("").strip();
+      lines.add(first.length() > 72 ? first.substring(0, 69) + "..." : first);
+    }
+    if (lines.isEmpty() || lines.get(0).isEmpty()) {
+      return "Changes made with Gadget\n";
+    }
+    StringBuilder sb = new StringBuilder(lines.get(0)).append('\n');
+    if (lines.size() > 1) {
+      sb.append("\nChanges made with Gadget, asked for as:\n");
+      lines.forEach(l -> sb.append("- ").append(l).append('\n'));
+    }
+    return sb.toString();
+  }
+
+  private static String branch(String asked, ChatSession session) {
+    return asked == null || asked.isBlank() ? "gadget/" + session.id() : asked.strip();
+  }
+
+  private void idle(ChatSession session) {
+    if (turns.runningIn(session.id())) {
+      throw new RequestException("a turn is running in this chat; wait for it to end");
+    }
+  }
+
+  /** The session's turns with changes of their own (not only an undo's record), in order. */
+  private List<ChatTurn> changedTurns(ChatSession session) {
+    List<ChatTurn> out = new ArrayList<>();
+    for (ChatTurn t : store.listTurns(session.id())) {
+      if (t.blocks().stream().anyMatch(b -> b instanceof TurnBlock.Diff d
+          && d.content().revertOf() == null)) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  /** The connection of the drone that made the latest of {@code changed}'s changes. */
+  private Connection droneOf(String userId, List<ChatTurn> changed) {
+    if (changed.isEmpty()) {
+      throw new RequestException("no turn of this chat changed any file");
+    }
+    String droneId = changed.get(changed.size() - 1).droneId();
+    ConnectedDrone drone = droneId == null ? null : router.find(droneId);
+    Connection connection = drone == null ? null : drone.connection;
+    if (drone == null || !drone.userId.equals(userId) || connection == null
+        || !connection.isConnected()) {
+      throw new RequestException("the drone that made these changes is not connected");
+    }
+    return connection;
+  }
+
+  /** Asks the drone and answers the page: {@code onOk}'s answer, or the drone's reason. */
+  private void ask(Connection drone, String event, Object payload, Ack ack,
+      Function<Payloads.ChangesReply, Object> onOk) {
+    drone.emitWithAck(event, Protocol.args(payload), GIT_ANSWER_TIMEOUT).whenComplete((r, e) -> {
+      Object answer;
+      try {
+        if (e != null) {
+          answer = new Payloads.ErrorReply("the drone did not answer: " + e.getMessage());
+        } else {
+          Payloads.ChangesReply reply = read(r);
+          answer = reply.ok() ? onOk.apply(reply) : new Payloads.ErrorReply(
+              reply.error() == null ? "the drone refused" : reply.error());
+        }
+      } catch (StoreException ex) {
+        answer = new Payloads.ErrorReply("the server cannot reach its store: " + ex.getMessage());
+      } catch (RuntimeException ex) {
+        log.warn("handling the drone's answer to '{}' failed", event, ex);
+        answer = new Payloads.ErrorReply("the server failed: " + ex.getMessage());
+      }
+      Requests.reply(ack, answer);
+    });
+  }
+
+  private static Payloads.ChangesReply read(List<JsonNode> reply) {
+    try {
+      return Protocol.payload(reply, Payloads.ChangesReply.class);
+    } catch (IllegalArgumentException e) {
+      return Payloads.ChangesReply.failure("the drone sent an invalid answer");
+    }
+  }
+}
