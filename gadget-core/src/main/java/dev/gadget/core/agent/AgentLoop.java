@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * The agentic workflow loop of seed 002, as a library.
  *
  * <p>{@link #start} runs one turn: it sends the model a system prompt (project, workspace, mode,
- * tools), the session's earlier messages (system messages skipped, assistant thinking merged as
- * {@code <thinking>…</thinking>}) and the user's prompt; streams the reply to the
+ * tools), the session's earlier messages (system messages skipped; earlier tool calls with their
+ * results paired by call id) and the user's prompt; streams the reply to the
  * {@link AgentListener}; runs the tool calls the model asks for, one after the other, and appends
  * the assistant's message (its text, thinking and calls) and each result; and goes again until the
  * model asks for no tool. Before each round trip the conversation goes through the

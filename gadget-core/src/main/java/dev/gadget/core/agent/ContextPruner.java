@@ -27,12 +27,13 @@ import java.util.regex.Pattern;
  *
  * <p><b>2. Token budget.</b> If the context is still over budget, in this order and each oldest
  * first, until it fits: tool outputs are elided; {@code <thinking>…</thinking>} merged into
- * earlier assistant messages is removed; long tool-call arguments are elided. Tokens are
+ * earlier assistant messages is removed, and so is the unsigned {@code thinking} of assistant
+ * messages of earlier turns (before the last user message); long tool-call arguments are elided. Tokens are
  * estimated, not counted: {@link #estimateTokens(LlmMessage) about four characters per token}.
  *
  * <p><b>Never.</b> No message is ever removed, so every tool call keeps its result and every
- * result its call; system and user messages are never changed; an assistant message's
- * {@code thinking} (sent back to servers that require it) is kept. If the context cannot be
+ * result its call; system and user messages are never changed; the {@code thinking} of the
+ * current turn's assistant messages (sent back to servers that require it) is kept. If the context cannot be
  * brought under budget this way it is returned over budget.
  */
 public final class ContextPruner {
@@ -131,11 +132,18 @@ public final class ContextPruner {
         elided.add(i);
       }
     }
+    int prompt = lastUserMessage(out);
     for (int i = 0; i < out.size() && total > tokenBudget; i++) {
       LlmMessage m = out.get(i);
       if (m.role() == Role.ASSISTANT && m.content().contains("<thinking>")) {
         String text = THINKING.matcher(m.content()).replaceAll("");
         total += replace(out, i, m.withContent(text));
+        m = out.get(i);
+      }
+      if (i < prompt && m.role() == Role.ASSISTANT && m.thinking() != null
+          && m.thinkingBlocks().isEmpty()) {
+        total += replace(out, i, new LlmMessage(m.role(), m.content(), null, m.toolCalls(),
+            m.toolCallId(), m.toolName()));
       }
     }
     for (int i = 0; i < out.size() && total > tokenBudget; i++) {
@@ -251,6 +259,15 @@ public final class ContextPruner {
     int before = estimateTokens(out.get(i));
     out.set(i, replacement);
     return estimateTokens(replacement) - before;
+  }
+
+  private static int lastUserMessage(List<LlmMessage> messages) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if (messages.get(i).role() == Role.USER) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static String toolName(LlmMessage m) {

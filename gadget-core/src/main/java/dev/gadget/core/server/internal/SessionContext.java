@@ -3,40 +3,115 @@ package dev.gadget.core.server.internal;
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.Role;
+import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
-/** Seed 002's session context: what a work order carries of the chat session's earlier turns. */
+/**
+ * Seed 002's session context: what a work order carries of the chat session's earlier turns, as
+ * the model saw them. Each turn is its prompt (with its user, seed 001), then each model round as
+ * an assistant message (its reasoning, its text, its tool calls) followed by one tool message per
+ * call, paired by call id. Texts of one round are joined by a blank line.
+ */
 final class SessionContext {
+  /** What the model reads for a call whose turn ended before the tool gave a result. */
+  static final String NO_RESULT = "(no result: the turn ended before this tool finished)";
+
   private SessionContext() {}
 
-  /** Each earlier turn as a user and an assistant message. */
-  static List<ChatMessage> of(List<ChatTurn> history) {
+  /**
+   * The context of the turns of {@code history}, oldest first.
+   *
+   * @param authors the author of a user id's prompts, or {@code null} when unknown
+   */
+  static List<ChatMessage> of(List<ChatTurn> history,
+      Function<String, ChatMessage.Author> authors) {
     List<ChatMessage> messages = new ArrayList<>();
     for (ChatTurn t : history) {
-      messages.add(new ChatMessage(t.createdAt(), Role.USER, t.prompt()));
-      StringBuilder thinking = new StringBuilder();
-      StringBuilder reply = new StringBuilder();
-      for (TurnBlock b : t.blocks()) {
-        if (b.isSuperseded()) {
-          continue; // a model round redone after a crash: the redone round says it
-        }
-        if (b instanceof TurnBlock.Thinking th) {
-          thinking.append(th.content());
-        } else if (b instanceof TurnBlock.Responding r) {
-          reply.append(r.content());
-        }
-      }
-      if (t.status() != TurnStatus.FINISHED && t.error() != null) {
-        reply.append(reply.length() == 0 ? "" : "\n").append("(turn ended: ")
-            .append(t.status().name().toLowerCase()).append(")");
-      }
-      Instant at = t.finishedAt() == null ? t.createdAt() : t.finishedAt();
-      messages.add(ChatMessage.assistant(at, thinking.toString(), reply.toString()));
+      messages.add(prompt(t, authors));
+      rounds(t, t.blocks(), messages);
     }
     return messages;
+  }
+
+  static ChatMessage prompt(ChatTurn t, Function<String, ChatMessage.Author> authors) {
+    return new ChatMessage(t.createdAt(), Role.USER, t.prompt(), null, List.of(), null, null,
+        t.id(), authors.apply(t.userId()));
+  }
+
+  /** The model rounds of {@code blocks} (of turn {@code t}), then how the turn ended. */
+  static void rounds(ChatTurn t, List<TurnBlock> blocks, List<ChatMessage> out) {
+    Round round = null;
+    for (TurnBlock b : blocks) {
+      if (b.isSuperseded()) {
+        continue; // a model round redone after a crash: the redone round says it
+      }
+      if (b instanceof TurnBlock.Tool tool) {
+        if (round == null) {
+          round = new Round(b.createdAt());
+        }
+        round.calls.add(tool.content());
+      } else if (b instanceof TurnBlock.Thinking || b instanceof TurnBlock.Responding) {
+        if (round == null || !round.calls.isEmpty()) {
+          flush(t, round, out);
+          round = new Round(b.createdAt());
+        }
+        if (b instanceof TurnBlock.Thinking th) {
+          join(round.thinking, th.content());
+        } else {
+          join(round.text, ((TurnBlock.Responding) b).content());
+        }
+      }
+    }
+    if (t.status() != TurnStatus.FINISHED && t.error() != null && t.status().isTerminal()) {
+      String note = "(turn ended: " + t.status().name().toLowerCase() + ")";
+      if (round == null || !round.calls.isEmpty()) {
+        flush(t, round, out);
+        round = new Round(t.finishedAt() == null ? t.createdAt() : t.finishedAt());
+      }
+      join(round.text, note);
+    }
+    flush(t, round, out);
+  }
+
+  private static void join(StringBuilder sb, String text) {
+    if (text.isEmpty()) {
+      return;
+    }
+    if (sb.length() > 0) {
+      sb.append("\n\n");
+    }
+    sb.append(text);
+  }
+
+  private static void flush(ChatTurn t, Round r, List<ChatMessage> out) {
+    if (r == null || (r.calls.isEmpty() && r.text.length() == 0 && r.thinking.length() == 0)) {
+      return;
+    }
+    List<ToolCall> calls = new ArrayList<>();
+    for (ToolCall c : r.calls) {
+      calls.add(new ToolCall(c.callId(), c.name(), c.parameters(), null));
+    }
+    out.add(new ChatMessage(r.at, Role.ASSISTANT, r.text.toString(), r.thinking.toString(),
+        calls, null, null, t.id(), null));
+    for (ToolCall c : r.calls) {
+      out.add(new ChatMessage(r.at, Role.TOOL, c.response() == null ? NO_RESULT : c.response(),
+          null, List.of(), c.callId(), c.name(), t.id(), null));
+    }
+  }
+
+  private static final class Round {
+    final Instant at;
+    final StringBuilder thinking = new StringBuilder();
+    final StringBuilder text = new StringBuilder();
+    final List<ToolCall> calls = new ArrayList<>();
+
+    Round(Instant at) {
+      this.at = at;
+    }
   }
 }
