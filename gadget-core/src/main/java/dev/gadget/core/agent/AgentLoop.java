@@ -51,7 +51,8 @@ public final class AgentLoop {
     ToolSet tools = new ToolSet(b.tools);
     ContextPruner pruner =
         b.pruner != null ? b.pruner : new ContextPruner(b.limits.contextTokenBudget());
-    this.settings = new LoopSettings(llm, tools, b.limits, pruner, b.clock, b.systemPrompt,
+    this.settings = new LoopSettings(llm, tools, b.limits, pruner, b.compactor, b.clock,
+        b.systemPrompt,
         new WarnOnce(log), new WarnOnce(log));
     this.defaultListener = b.listener;
     this.executor = b.executor != null ? b.executor : r -> {
@@ -101,6 +102,7 @@ public final class AgentLoop {
     private List<Tool> tools = CodingTools.all();
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private ContextPruner pruner;
+    private Compactor compactor = new SummarizingCompactor();
     private Clock clock = Clock.systemUTC();
     private AgentListener listener = new AgentListener() {};
     private Executor executor;
@@ -132,6 +134,16 @@ public final class AgentLoop {
      */
     public Builder pruner(ContextPruner pruner) {
       this.pruner = Objects.requireNonNull(pruner, "pruner");
+      return this;
+    }
+
+    /**
+     * What compacts the conversation when pruning cannot bring it under the context budget, and
+     * once when the provider refuses a request as too long (default: a
+     * {@link SummarizingCompactor}; {@link Compactor#NONE} never compacts).
+     */
+    public Builder compactor(Compactor compactor) {
+      this.compactor = Objects.requireNonNull(compactor, "compactor");
       return this;
     }
 

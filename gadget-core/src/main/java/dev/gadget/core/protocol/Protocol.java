@@ -74,6 +74,8 @@ public final class Protocol {
   public static final String BLOCKS_SUPERSEDED = "blocksSuperseded";
   /** Drone to server, server to page: a tool is about to run (its start is journaled). */
   public static final String TOOL_STARTED = "toolStarted";
+  /** Drone -> server -> page: the agent compacted its context (a stream event, numbered). */
+  public static final String COMPACTION = "compaction";
 
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {

@@ -8,8 +8,8 @@ import java.util.Optional;
 
 /**
  * Aggregates a turn's stream chunks into ordered blocks (seed 003): tokens of one mode append to
- * the open block; a change of mode flushes it and opens a new one; a tool call flushes the open
- * block and adds a tool block; {@link #complete()} flushes whatever is left. Every finished block
+ * the open block; a change of mode flushes it and opens a new one; a tool call (or a compaction)
+ * flushes the open block and adds a tool (or compaction) block; {@link #complete()} flushes whatever is left. Every finished block
  * goes to the {@link BlockSink} exactly once, with consecutive {@code seq} numbers.
  *
  * <p>Pure and not thread-safe: feed it from one thread, or guard it. Empty tokens are ignored and
@@ -60,6 +60,9 @@ public final class BlockAggregator {
     } else if (chunk instanceof StreamChunk.ToolCallChunk c) {
       flush();
       sink.accept(new TurnBlock.Tool(nextSeq++, clock.instant(), c.call()));
+    } else if (chunk instanceof StreamChunk.CompactionChunk c) {
+      flush();
+      sink.accept(new TurnBlock.Compaction(nextSeq++, clock.instant(), c.compaction()));
     }
   }
 

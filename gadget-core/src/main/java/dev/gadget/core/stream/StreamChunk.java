@@ -2,12 +2,14 @@ package dev.gadget.core.stream;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.ToolCall;
 import java.util.Objects;
 
 /**
  * One piece of a streaming turn (seed 003, {@code IAiStreamChunk}): a closed union of
- * {@link Thinking} and {@link Response} tokens and finished {@link ToolCallChunk tool calls}.
+ * {@link Thinking} and {@link Response} tokens, finished {@link ToolCallChunk tool calls} and
+ * {@link CompactionChunk context compactions}.
  *
  * <p>JSON: {@code {"type":"thinking","data":"..."}}, {@code {"type":"response","data":"..."}},
  * {@code {"type":"toolCall","call":{"callId":...,"name":...,"parameters":...,"response":...}}}.
@@ -16,7 +18,8 @@ import java.util.Objects;
 @JsonSubTypes({
   @JsonSubTypes.Type(value = StreamChunk.Thinking.class, name = "thinking"),
   @JsonSubTypes.Type(value = StreamChunk.Response.class, name = "response"),
-  @JsonSubTypes.Type(value = StreamChunk.ToolCallChunk.class, name = "toolCall")
+  @JsonSubTypes.Type(value = StreamChunk.ToolCallChunk.class, name = "toolCall"),
+  @JsonSubTypes.Type(value = StreamChunk.CompactionChunk.class, name = "compaction")
 })
 public sealed interface StreamChunk {
 
@@ -50,6 +53,17 @@ public sealed interface StreamChunk {
   record ToolCallChunk(ToolCall call) implements StreamChunk {
     public ToolCallChunk {
       Objects.requireNonNull(call, "call");
+    }
+  }
+
+  /**
+   * The agent compacted its context: the oldest rounds were summarized.
+   *
+   * @param compaction what was summarized, the summary, the tokens before and after
+   */
+  record CompactionChunk(ContextCompaction compaction) implements StreamChunk {
+    public CompactionChunk {
+      Objects.requireNonNull(compaction, "compaction");
     }
   }
 }

@@ -11,8 +11,10 @@ import dev.gadget.core.model.Role;
 import dev.gadget.core.model.ToolCall;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -34,9 +36,18 @@ public final class TurnMessages {
    */
   public static List<LlmMessage> opening(SystemPrompt systemPrompt, AgentRequest request,
       Path projectDir, List<ToolDefinition> tools) {
+    return opening(systemPrompt, request, projectDir, tools, new IdentityHashMap<>());
+  }
+
+  /**
+   * The same, recording in {@code origins} the turn each message of the session's context comes
+   * from, where the context says it.
+   */
+  static List<LlmMessage> opening(SystemPrompt systemPrompt, AgentRequest request,
+      Path projectDir, List<ToolDefinition> tools, Map<LlmMessage, String> origins) {
     List<LlmMessage> messages = new ArrayList<>();
     messages.add(LlmMessage.system(systemPrompt.build(request, projectDir, tools)));
-    messages.addAll(sessionContext(request.context()));
+    messages.addAll(sessionContext(request.context(), origins));
     messages.add(LlmMessage.user(request.prompt()));
     messages.addAll(request.resume());
     return messages;
@@ -50,17 +61,23 @@ public final class TurnMessages {
    * written before calls were stored) goes as a user note.
    */
   public static List<LlmMessage> sessionContext(List<ChatMessage> context) {
+    return sessionContext(context, new IdentityHashMap<>());
+  }
+
+  private static List<LlmMessage> sessionContext(List<ChatMessage> context,
+      Map<LlmMessage, String> origins) {
     List<LlmMessage> out = new ArrayList<>();
     Set<String> open = new LinkedHashSet<>();
     for (ChatMessage m : context) {
       if (m.role() != Role.TOOL) {
-        answerOpen(out, open);
+        answerOpen(out, open, origins);
       }
       switch (m.role()) {
         case SYSTEM:
           break; // seed 002: earlier system prompts are not replayed
         case USER:
           out.add(LlmMessage.user(m.content()));
+          origin(out, origins, m.turnId());
           break;
         case ASSISTANT:
           List<LlmToolCall> calls = new ArrayList<>();
@@ -69,6 +86,7 @@ public final class TurnMessages {
             open.add(c.callId());
           }
           out.add(LlmMessage.assistant(m.content(), m.thinking(), calls));
+          origin(out, origins, m.turnId());
           break;
         case TOOL:
           if (m.toolCallId() != null && open.remove(m.toolCallId())) {
@@ -78,26 +96,38 @@ public final class TurnMessages {
             // no call to pair it with: it goes as a note the model can read
             out.add(LlmMessage.user(HISTORY_TOOL_PREFIX + m.content()));
           }
+          origin(out, origins, m.turnId());
           break;
         default:
           throw new IllegalStateException("role " + m.role());
       }
     }
-    answerOpen(out, open);
+    answerOpen(out, open, origins);
     return out;
   }
 
-  private static void answerOpen(List<LlmMessage> out, Set<String> open) {
+  private static void origin(List<LlmMessage> out, Map<LlmMessage, String> origins,
+      String turnId) {
+    if (turnId != null) {
+      origins.put(out.get(out.size() - 1), turnId);
+    }
+  }
+
+  private static void answerOpen(List<LlmMessage> out, Set<String> open,
+      Map<LlmMessage, String> origins) {
     for (String id : open) {
       String name = null;
+      String turn = null;
       for (int i = out.size() - 1; i >= 0 && name == null; i--) {
         for (LlmToolCall c : out.get(i).toolCalls()) {
           if (c.id().equals(id)) {
             name = c.name();
+            turn = origins.get(out.get(i));
           }
         }
       }
       out.add(new LlmMessage(Role.TOOL, NO_RESULT, null, List.of(), id, name));
+      origin(out, origins, turn);
     }
     open.clear();
   }

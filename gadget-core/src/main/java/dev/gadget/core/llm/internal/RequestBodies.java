@@ -20,8 +20,8 @@ public final class RequestBodies {
    * Ollama {@code POST /api/chat} with {@code stream: true}: messages (assistant
    * {@code thinking} and {@code tool_calls} with object arguments; tool results with
    * {@code tool_name} and {@code tool_call_id}), tools, {@code think} (the level when the request
-   * has one, else true or false), and sampling parameters and {@code num_predict} plus
-   * {@code extraOptions} in {@code options}; {@code extra} goes at the top level (such as
+   * has one, else true or false), and sampling parameters, {@code num_predict}, the context
+   * window as {@code num_ctx}, plus {@code extraOptions} in {@code options}; {@code extra} goes at the top level (such as
    * {@code keep_alive}).
    */
   public static ObjectNode ollama(LlmRequest r, Map<String, JsonNode> extraOptions,
@@ -73,6 +73,9 @@ public final class RequestBodies {
     }
     if (p.maxTokens() != null) {
       options.put("num_predict", p.maxTokens());
+    }
+    if (p.contextWindow() != null) {
+      options.put("num_ctx", p.contextWindow());
     }
     extraOptions.forEach(options::set);
     if (!options.isEmpty()) {

@@ -108,7 +108,7 @@ final class LiveTurn {
   }
 
   private void store(TurnBlock block) {
-    if (block instanceof TurnBlock.Tool) {
+    if (!(block instanceof TurnBlock.Thinking || block instanceof TurnBlock.Responding)) {
       roundBlocks.clear();
     } else {
       roundBlocks.add(block);

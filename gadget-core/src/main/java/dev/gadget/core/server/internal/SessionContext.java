@@ -2,6 +2,7 @@ package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.Role;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
@@ -15,7 +16,8 @@ import java.util.function.Function;
  * Seed 002's session context: what a work order carries of the chat session's earlier turns, as
  * the model saw them. Each turn is its prompt (with its user, seed 001), then each model round as
  * an assistant message (its reasoning, its text, its tool calls) followed by one tool message per
- * call, paired by call id. Texts of one round are joined by a blank line.
+ * call, paired by call id. Texts of one round are joined by a blank line. After a compaction, the
+ * context starts from it, as the drone that made it went on (see {@link ContextCompaction}).
  */
 final class SessionContext {
   /** What the model reads for a call whose turn ended before the tool gave a result. */
@@ -31,11 +33,78 @@ final class SessionContext {
   static List<ChatMessage> of(List<ChatTurn> history,
       Function<String, ChatMessage.Author> authors) {
     List<ChatMessage> messages = new ArrayList<>();
-    for (ChatTurn t : history) {
-      messages.add(prompt(t, authors));
-      rounds(t, t.blocks(), messages);
+    if (!compacted(history, authors, messages)) {
+      messages.clear();
+      for (ChatTurn t : history) {
+        messages.add(prompt(t, authors));
+        rounds(t, t.blocks(), messages);
+      }
     }
     return messages;
+  }
+
+  /**
+   * The context from the latest compaction on, as the drone that made it went on: the first
+   * prompt, the summary, the compacting turn's prompt again when it was summarized, then
+   * everything from the kept point. {@code false} when there is no compaction, or its kept point
+   * is not in the history.
+   */
+  private static boolean compacted(List<ChatTurn> history,
+      Function<String, ChatMessage.Author> authors, List<ChatMessage> out) {
+    int ct = -1;
+    TurnBlock.Compaction block = null;
+    for (int i = history.size() - 1; i >= 0 && block == null; i--) {
+      List<TurnBlock> blocks = history.get(i).blocks();
+      for (int j = blocks.size() - 1; j >= 0 && block == null; j--) {
+        if (blocks.get(j) instanceof TurnBlock.Compaction c) {
+          block = c;
+          ct = i;
+        }
+      }
+    }
+    if (block == null) {
+      return false;
+    }
+    ContextCompaction c = block.content();
+    int k = -1;
+    for (int i = 0; i <= ct; i++) {
+      if (history.get(i).id().equals(c.keptTurnId())) {
+        k = i;
+      }
+    }
+    if (k < 0) {
+      return false;
+    }
+    ChatTurn compacting = history.get(ct);
+    out.add(prompt(history.get(0), authors));
+    out.add(new ChatMessage(block.createdAt(), Role.USER, c.asMessage(), null, List.of(), null,
+        null, compacting.id(), null));
+    if (c.promptRepeated() && ct != 0) {
+      out.add(prompt(compacting, authors));
+    }
+    ChatTurn kept = history.get(k);
+    List<TurnBlock> blocks = kept.blocks();
+    if (c.keptAfterCallId() != null) {
+      int at = -1;
+      for (int j = 0; j < blocks.size(); j++) {
+        if (blocks.get(j) instanceof TurnBlock.Tool tool
+            && tool.content().callId().equals(c.keptAfterCallId())) {
+          at = j;
+        }
+      }
+      if (at < 0) {
+        return false;
+      }
+      blocks = blocks.subList(at + 1, blocks.size());
+    } else if (!c.promptRepeated() && k != 0) {
+      out.add(prompt(kept, authors));
+    }
+    rounds(kept, blocks, out);
+    for (int i = k + 1; i < history.size(); i++) {
+      out.add(prompt(history.get(i), authors));
+      rounds(history.get(i), history.get(i).blocks(), out);
+    }
+    return true;
   }
 
   static ChatMessage prompt(ChatTurn t, Function<String, ChatMessage.Author> authors) {
