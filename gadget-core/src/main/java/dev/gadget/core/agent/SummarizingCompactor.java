@@ -14,8 +14,8 @@ import java.util.Optional;
  *
  * <p>It keeps verbatim the most recent rounds that fit in a share of the budget
  * ({@link #keepShare()}, default 0.3), and always the last round; the messages between the
- * session's first prompt and those go to the model as a transcript (as pruning would send them,
- * each cut to an equal share when they would not fit the budget) with {@link #INSTRUCTIONS}, in
+ * session's first prompt and those go to the model as a transcript (as pruning would send them;
+ * when they would not fit the budget, tool results are cut first) with {@link #INSTRUCTIONS}, in
  * one call without tools. The reply is the summary. With no message to summarize, or an empty
  * reply, it leaves the conversation as it is. Immutable and thread-safe.
  */
@@ -94,17 +94,35 @@ public final class SummarizingCompactor implements Compactor {
     return cut;
   }
 
-  /** The messages as text, each cut to an equal share of {@code maxChars} when over it. */
+  /**
+   * The messages as text within about {@code maxChars}: when they are over it, tool results are
+   * cut first, to an equal share of what the other messages leave; only when those alone are over
+   * it is every message cut to an equal share.
+   */
   static String transcript(List<LlmMessage> messages, long maxChars) {
     long total = 0;
+    long others = 0;
+    int results = 0;
     for (LlmMessage m : messages) {
-      total += text(m, Integer.MAX_VALUE).length();
+      int length = text(m, Integer.MAX_VALUE).length();
+      total += length;
+      if (m.role() == Role.TOOL) {
+        results++;
+      } else {
+        others += length;
+      }
     }
-    int each = total <= maxChars ? Integer.MAX_VALUE
-        : (int) Math.max(MIN_MESSAGE_CHARS, maxChars / Math.max(1, messages.size()));
+    int resultEach = Integer.MAX_VALUE;
+    int otherEach = Integer.MAX_VALUE;
+    if (total > maxChars && others < maxChars) {
+      resultEach = (int) Math.max(MIN_MESSAGE_CHARS, (maxChars - others) / Math.max(1, results));
+    } else if (total > maxChars) {
+      resultEach = MIN_MESSAGE_CHARS;
+      otherEach = (int) Math.max(MIN_MESSAGE_CHARS, maxChars / Math.max(1, messages.size()));
+    }
     StringBuilder sb = new StringBuilder();
     for (LlmMessage m : messages) {
-      sb.append(text(m, each)).append("\n\n");
+      sb.append(text(m, m.role() == Role.TOOL ? resultEach : otherEach)).append("\n\n");
     }
     return sb.toString().strip();
   }

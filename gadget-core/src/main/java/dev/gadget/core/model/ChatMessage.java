@@ -29,9 +29,8 @@ import java.util.Objects;
  * @param user for a user message, who wrote it (seed 001's {@code buildSessionContext}), or
  *     {@code null}
  */
-@JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ChatMessage(Instant createdAt, Role role, String content, String thinking,
-    List<ToolCall> toolCalls, String toolCallId, String toolName, String turnId, Author user) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ToolCall> toolCalls, String toolCallId, String toolName, String turnId, Author user) {
   public ChatMessage {
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(role, "role");

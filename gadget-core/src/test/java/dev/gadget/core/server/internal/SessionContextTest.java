@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.Role;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
@@ -70,5 +71,40 @@ class SessionContextTest {
     assertThat(m.get(0).user()).isNull();
     assertThat(m.get(2).content()).isEqualTo(SessionContext.NO_RESULT);
     assertThat(m.get(3).content()).isEqualTo("(turn ended: cancelled)");
+  }
+
+  @Test
+  void theNextTurnStartsFromTheLatestCompaction() {
+    ChatTurn t1 = turn("t1", 0, TurnStatus.FINISHED, null, List.of(tool(0, "c1", "A"),
+        new TurnBlock.Responding(1, T, "one")));
+    ChatTurn t2 = turn("t2", 1, TurnStatus.FINISHED, null, List.of(tool(0, "c2", "B"),
+        new TurnBlock.Responding(1, T, "two")));
+    // turn 3 summarized everything up to its own first round and repeated its prompt
+    ChatTurn t3 = turn("t3", 2, TurnStatus.FINISHED, null, List.of(
+        tool(0, "c3", "C"), tool(1, "c4", "D"),
+        new TurnBlock.Compaction(2, T, new ContextCompaction("S", "5 messages", 5, 900, 300,
+            "t3", "c4", true)),
+        new TurnBlock.Responding(3, T, "three")));
+    ChatTurn t4 = turn("t4", 3, TurnStatus.FINISHED, null, List.of(
+        new TurnBlock.Responding(0, T, "four")));
+
+    List<ChatMessage> m = SessionContext.of(List.of(t1, t2, t3, t4), id -> ADA);
+
+    assertThat(m).extracting(ChatMessage::content).containsExactly(
+        "prompt t1", ContextCompaction.SUMMARY_HEADING + "S", "prompt t3",
+        "three", "prompt t4", "four");
+    assertThat(m.get(0).user()).isEqualTo(ADA);
+    // the round of c3 and c4 went into the summary, calls and results together
+    assertThat(m).noneMatch(x -> x.role() == Role.TOOL || !x.toolCalls().isEmpty());
+
+    // kept from a whole earlier turn: its prompt comes back
+    ChatTurn t3b = turn("t3", 2, TurnStatus.FINISHED, null, List.of(
+        new TurnBlock.Compaction(0, T, new ContextCompaction("S", "3 messages", 3, 900, 300,
+            "t2", null, false)),
+        new TurnBlock.Responding(1, T, "three")));
+    assertThat(SessionContext.of(List.of(t1, t2, t3b), id -> null))
+        .extracting(ChatMessage::content).containsExactly(
+            "prompt t1", ContextCompaction.SUMMARY_HEADING + "S", "prompt t2", "",
+            "B", "two", "prompt t3", "three");
   }
 }
