@@ -4,6 +4,7 @@
 // place, into the block's existing element.
 import { state } from './state.js';
 import { el } from './dom.js';
+import { compactionElement, contextMeter } from './context.js';
 
 let sanitizerReady = false;
 
@@ -43,6 +44,8 @@ export function addBlock(tv, b, streaming) {
   } else if (b.mode === 'responding') {
     view.el = el('div', 'block responding markdown');
     view.body = view.el;
+  } else if (b.mode === 'compaction') {
+    view.el = compactionElement(b.content);
   } else {
     view.el = toolElement(b.content);
   }
@@ -51,7 +54,7 @@ export function addBlock(tv, b, streaming) {
   if (b.superseded) supersede(view);
   tv.blocks.push(view);
   tv.blocksEl.appendChild(view.el);
-  if (b.mode !== 'tool') markDirty(view);
+  if (b.mode === 'thinking' || b.mode === 'responding') markDirty(view);
 }
 
 /**
@@ -148,4 +151,6 @@ export function renderStatus(tv) {
     if (s.durationMs) parts.push((s.durationMs / 1000).toFixed(1) + ' s');
     f.appendChild(el('span', 'status-stats', parts.join(' · ')));
   }
+  const meter = contextMeter(s);
+  if (meter) f.appendChild(meter);
 }

@@ -81,7 +81,7 @@ function nextBlockSeq(tv) {
   return tv.blocks.length ? tv.blocks[tv.blocks.length - 1].seq + 1 : 0;
 }
 
-/** The server's stream events: thinking, response, toolCall and workOrderComplete. */
+/** The server's stream events: thinking, response, toolCall, compaction and workOrderComplete. */
 export function onStream(name, p) {
   const tv = state.turns.get(p.turnId);
   if (!tv || typeof p.seq !== 'number' || p.seq <= tv.lastSeq) return;
@@ -99,6 +99,9 @@ export function onStream(name, p) {
   } else if (name === 'toolCall') {
     tv.openIdx = -1;
     addBlock(tv, { seq: nextBlockSeq(tv), mode: 'tool', content: p.call }, false);
+  } else if (name === 'compaction') {
+    tv.openIdx = -1;
+    addBlock(tv, { seq: nextBlockSeq(tv), mode: 'compaction', content: p.compaction }, false);
   } else if (name === 'workOrderComplete') {
     tv.openIdx = -1;
     tv.status = p.status;
@@ -159,6 +162,7 @@ function sameBlock(b, v) {
   if (!v || b.mode !== v.mode) return false;
   if (!!b.superseded !== !!v.superseded) return false;
   if (b.mode === 'tool') return b.content.callId === v.content.callId && b.content.response === v.content.response;
+  if (b.mode === 'compaction') return b.content.summary === v.content.summary;
   return b.content === v.content;
 }
 
