@@ -152,16 +152,22 @@ class BrowserTest {
     assertThat(answer.content()).isEqualTo(ANSWER);
   }
 
+  /** A turn "earlier", stored running, to add blocks to and finish. */
+  private ChatTurn earlierTurn(java.time.Instant now) {
+    ChatTurn earlier = new ChatTurn(dev.gadget.core.Ids.next(), fx.session.id(),
+        fx.user.user().id(), 0, TurnStatus.PROCESSING, "earlier", "build", List.of(), List.of(),
+        null, now, null, null, null);
+    fx.store.store().createTurn(earlier);
+    return earlier;
+  }
+
   @Test
   void aSupersededBlockIsShownDimmedAndStaysSoAfterAReload() throws Exception {
     fx = new PageFixture(tmp, ScriptedLlmClient.of(ScriptedLlmClient.reply().text("Now.")
         .build()), true);
     // An earlier turn whose first model round a drone crash interrupted, then redone.
     java.time.Instant now = java.time.Instant.now();
-    ChatTurn earlier = new ChatTurn(dev.gadget.core.Ids.next(), fx.session.id(),
-        fx.user.user().id(), 0, TurnStatus.PROCESSING, "earlier", "build", List.of(), List.of(),
-        null, now, null, null, null);
-    fx.store.store().createTurn(earlier);
+    ChatTurn earlier = earlierTurn(now);
     fx.store.store().appendBlock(earlier.id(), new TurnBlock.Responding(0, now, "Half an", true));
     fx.store.store().appendBlock(earlier.id(), new TurnBlock.Responding(1, now, "The answer."));
     fx.store.store().finalizeTurn(earlier.id(), TurnStatus.FINISHED, null, null, now);
@@ -185,10 +191,7 @@ class BrowserTest {
     fx = new PageFixture(tmp, ScriptedLlmClient.of(ScriptedLlmClient.reply().text("Now.")
         .build()), true);
     java.time.Instant now = java.time.Instant.now();
-    ChatTurn earlier = new ChatTurn(dev.gadget.core.Ids.next(), fx.session.id(),
-        fx.user.user().id(), 0, TurnStatus.PROCESSING, "earlier", "build", List.of(), List.of(),
-        null, now, null, null, null);
-    fx.store.store().createTurn(earlier);
+    ChatTurn earlier = earlierTurn(now);
     fx.store.store().appendBlock(earlier.id(), new TurnBlock.Compaction(0, now,
         new dev.gadget.core.model.ContextCompaction("THE SUMMARY <b>not bold</b>",
             "37 messages: from 12 earlier turns", 37, 9012, 2480, earlier.id(), null, false)));

@@ -217,6 +217,14 @@ class LongSessionTest {
     assertThat(next.messages().get(next.messages().size() - 1).content())
         .isEqualTo(prompt(firstCompactingTurn + 2));
 
+    // the watching page heard each compaction live, its kept turn filled in by the server
+    List<JsonNode> heard = page.events.stream().filter(e -> e.name().equals(Protocol.COMPACTION))
+        .map(Page.Event::payload).toList();
+    assertThat(heard).hasSize(compactions.size());
+    assertThat(heard.get(0).at("/compaction/summary").asText())
+        .isEqualTo("SUMMARY 1: files were read.");
+    assertThat(heard.get(0).at("/compaction/keptTurnId").asText()).isEqualTo(first.keptTurnId());
+
     // the stats say how full the context was
     for (ChatTurn t : turns) {
       assertThat(t.stats().contextBudget()).isEqualTo(BUDGET);

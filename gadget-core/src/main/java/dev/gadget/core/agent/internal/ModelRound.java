@@ -34,6 +34,8 @@ public final class ModelRound {
   private final TurnJournal journal;
   private ContextMeter meter;
   private CompactionStep compaction;
+  private long nextCompaction;
+  private long nextRawCompaction;
 
   /** The round trips of {@code request}'s run. */
   public ModelRound(LoopSettings settings, AgentRequest request, RunState state, RunEvents events,
@@ -91,10 +93,15 @@ public final class ModelRound {
 
   private List<LlmMessage> prepare(List<LlmMessage> messages) {
     List<LlmMessage> pruned = prune(messages);
-    if (meter.measure(pruned) > meter.budget()
-        || meter.measure(messages) > (long) RAW_BUDGET_FACTOR * meter.budget()) {
+    long rawLimit = Math.max(nextRawCompaction, (long) RAW_BUDGET_FACTOR * meter.budget());
+    if (meter.measure(pruned) > Math.max(meter.budget(), nextCompaction)
+        || meter.measure(messages) > rawLimit) {
       if (compaction.compact(messages, meter.messageBudget(), meter)) {
         pruned = prune(messages);
+        // a compaction that could not bring the context down is not tried again at once:
+        // only once the context has grown by a quarter of the budget (a whole one, unpruned)
+        nextCompaction = meter.measure(pruned) + meter.budget() / 4;
+        nextRawCompaction = (long) meter.measure(messages) + meter.budget();
       }
     }
     int size = meter.measure(pruned);
