@@ -24,8 +24,11 @@ import org.slf4j.LoggerFactory;
  * results paired by call id) and the user's prompt; streams the reply to the
  * {@link AgentListener}; runs the tool calls the model asks for, one after the other, and appends
  * the assistant's message (its text, thinking and calls) and each result; and goes again until the
- * model asks for no tool. Before each round trip the conversation goes through the
- * {@link ContextPruner}. {@link AgentLimits} bound the turn. A tool's failure goes back to the model
+ * model asks for no tool. Before each round trip the conversation is measured against the
+ * model's context budget (its window, configured or discovered, less a reserve for the reply)
+ * and goes through the {@link ContextPruner}, then, when that is not enough, the
+ * {@link Compactor} (by default a {@link SummarizingCompactor}), which also gets one go when the
+ * provider refuses a request as too long. {@link AgentLimits} bound the turn. A tool's failure goes back to the model
  * as its result; only a failed model call, a limit or {@link AgentRun#cancel()} end a turn early.
  *
  * <pre>{@code
