@@ -199,6 +199,30 @@ const scenarios = {
     return Object.assign({ status, clicked, control: true, blocks }, findings);
   },
 
+  /** Compaction blocks and context meters: the session's blocks and each turn's meter. */
+  async context(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    const status = await submit(page, cfg.prompt, cfg.timeoutMs);
+    await page.click('#turns .block.compaction > summary');
+    const found = await page.evaluate(() => ({
+      blocks: window.gadgetPage.blocks(),
+      summaryVisible: (() => {
+        const s = document.querySelector('#turns .block.compaction .compaction-summary');
+        return !!s && s.getBoundingClientRect().height > 0;
+      })(),
+      meters: Array.from(document.querySelectorAll('#turns .turn')).map((t) => {
+        const m = t.querySelector('.turn-footer .context-meter');
+        return {
+          turnId: t.dataset.turnId,
+          text: m ? m.textContent : null,
+          title: m ? m.title : null,
+          full: !!(m && m.querySelector('.context-fill.full')),
+        };
+      }),
+    }));
+    return Object.assign({ status }, found);
+  },
+
   /** The connection drops mid-stream; the page reconnects, re-watches, and misses nothing. */
   async reconnect(page, cfg) {
     await ready(page, cfg.timeoutMs);

@@ -49,7 +49,7 @@ export function connect() {
   socket.on('blocksSuperseded', (p) => onSuperseded(p));
   socket.on('turnChanges', (p) => onTurnChanges(p, onStream, addBlock));
   for (const name of ['thinking', 'response', 'toolStarted', 'toolOutput', 'toolCall',
-    'workOrderComplete']) {
+    'compaction', 'workOrderComplete']) {
     socket.on(name, (p) => onStream(name, p));
   }
 }

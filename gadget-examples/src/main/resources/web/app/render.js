@@ -9,6 +9,7 @@ import { decorateReply, wireThinking } from './reading.js';
 import { toolElement } from './tools.js';
 import { isPlan, planElement } from './plan.js';
 import { diffElement, markUndone } from './diff.js';
+import { compactionElement, contextMeter } from './context.js';
 
 let sanitizerReady = false;
 
@@ -63,6 +64,8 @@ export function addBlock(tv, b, streaming) {
   } else if (b.mode === 'diff') {
     view.el = diffElement(tv, b.content);
     if (b.content.revertOf) markUndone(tv);
+  } else if (b.mode === 'compaction') {
+    view.el = compactionElement(b.content);
   } else {
     view.el = isPlan(b.content) ? planElement(tv, b.content) : toolElement(b.content);
   }
@@ -71,7 +74,7 @@ export function addBlock(tv, b, streaming) {
   if (b.superseded) supersede(view);
   tv.blocks.push(view);
   tv.blocksEl.appendChild(view.el);
-  if (b.mode !== 'tool') markDirty(view);
+  if (b.mode === 'thinking' || b.mode === 'responding') markDirty(view);
 }
 
 /**
@@ -133,4 +136,6 @@ export function renderStatus(tv) {
     if (s.durationMs) parts.push((s.durationMs / 1000).toFixed(1) + ' s');
     f.appendChild(el('span', 'status-stats', parts.join(' · ')));
   }
+  const meter = contextMeter(s);
+  if (meter) f.appendChild(meter);
 }

@@ -96,8 +96,8 @@ function nextBlockSeq(tv) {
 }
 
 /**
- * The server's stream events: thinking, response, toolStarted, toolOutput, toolCall and
- * workOrderComplete.
+ * The server's stream events: thinking, response, toolStarted, toolOutput, toolCall, compaction
+ * and workOrderComplete.
  */
 export function onStream(name, p) {
   const tv = state.turns.get(p.turnId);
@@ -127,6 +127,9 @@ export function onStream(name, p) {
   } else if (name === 'turnChanges') {
     tv.openIdx = -1;
     addBlock(tv, { seq: nextBlockSeq(tv), mode: 'diff', content: p.diff }, false);
+  } else if (name === 'compaction') {
+    tv.openIdx = -1;
+    addBlock(tv, { seq: nextBlockSeq(tv), mode: 'compaction', content: p.compaction }, false);
   } else if (name === 'workOrderComplete') {
     tv.openIdx = -1;
     tv.status = p.status;
@@ -193,6 +196,7 @@ function sameBlock(b, v) {
     return b.content.callId === v.content.callId && b.content.response === v.content.response
       && failed(b.content) === failed(v.content);
   }
+  if (b.mode === 'compaction') return b.content.summary === v.content.summary;
   return b.content === v.content;
 }
 

@@ -152,16 +152,22 @@ class BrowserTest {
     assertThat(answer.content()).isEqualTo(ANSWER);
   }
 
+  /** A turn "earlier", stored running, to add blocks to and finish. */
+  private ChatTurn earlierTurn(java.time.Instant now) {
+    ChatTurn earlier = new ChatTurn(dev.gadget.core.Ids.next(), fx.session.id(),
+        fx.user.user().id(), 0, TurnStatus.PROCESSING, "earlier", "build", List.of(), List.of(),
+        null, now, null, null, null);
+    fx.store.store().createTurn(earlier);
+    return earlier;
+  }
+
   @Test
   void aSupersededBlockIsShownDimmedAndStaysSoAfterAReload() throws Exception {
     fx = new PageFixture(tmp, ScriptedLlmClient.of(ScriptedLlmClient.reply().text("Now.")
         .build()), true);
     // An earlier turn whose first model round a drone crash interrupted, then redone.
     java.time.Instant now = java.time.Instant.now();
-    ChatTurn earlier = new ChatTurn(dev.gadget.core.Ids.next(), fx.session.id(),
-        fx.user.user().id(), 0, TurnStatus.PROCESSING, "earlier", "build", List.of(), List.of(),
-        null, now, null, null, null);
-    fx.store.store().createTurn(earlier);
+    ChatTurn earlier = earlierTurn(now);
     fx.store.store().appendBlock(earlier.id(), new TurnBlock.Responding(0, now, "Half an", true));
     fx.store.store().appendBlock(earlier.id(), new TurnBlock.Responding(1, now, "The answer."));
     fx.store.store().finalizeTurn(earlier.id(), TurnStatus.FINISHED, null, null, now);
@@ -178,6 +184,48 @@ class BrowserTest {
       }
       assertThat(shown).containsExactly("dimmed Half an", "The answer.");
     }
+  }
+
+  @Test
+  void aCompactionBlockAndHowFullTheContextWasAreShown() throws Exception {
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(ScriptedLlmClient.reply().text("Now.")
+        .build()), true);
+    java.time.Instant now = java.time.Instant.now();
+    ChatTurn earlier = earlierTurn(now);
+    fx.store.store().appendBlock(earlier.id(), new TurnBlock.Compaction(0, now,
+        new dev.gadget.core.model.ContextCompaction("THE SUMMARY <b>not bold</b>",
+            "37 messages: from 12 earlier turns", 37, 9012, 2480, earlier.id(), null, false)));
+    fx.store.store().appendBlock(earlier.id(), new TurnBlock.Responding(1, now, "Done."));
+    fx.store.store().finalizeTurn(earlier.id(), TurnStatus.FINISHED,
+        new dev.gadget.core.model.TurnStats(1, 2, 0, 0, 1, 1000, 8100, 9000), null, now);
+
+    JsonNode r = BrowserHarness.run(config("context", "and now?"));
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    JsonNode compaction = null;
+    for (JsonNode b : r.get("blocks")) {
+      if (b.get("mode").asText().equals("compaction")) {
+        compaction = b;
+      }
+    }
+    assertThat(compaction).isNotNull();
+    assertThat(compaction.get("turnId").asText()).isEqualTo(earlier.id());
+    assertThat(compaction.get("text").asText()).contains("Context compacted")
+        .contains("37 messages: from 12 earlier turns · 9,012 → 2,480 tokens")
+        .contains("THE SUMMARY <b>not bold</b>"); // as text, never as markup
+    assertThat(r.get("summaryVisible").asBoolean()).isTrue();
+    JsonNode meters = r.get("meters");
+    assertThat(meters).hasSize(2);
+    assertThat(meters.get(0).get("text").asText()).isEqualTo("context 90%");
+    assertThat(meters.get(0).get("full").asBoolean()).isTrue();
+    assertThat(meters.get(0).get("title").asText()).contains("8,100 of 9,000 tokens");
+    // the new turn's stats, as the drone measured its request against the default budget
+    assertThat(meters.get(1).get("text").asText()).matches("context \\d+%");
+    ChatTurn now2 = fx.store.store().listTurns(fx.session.id()).get(1);
+    assertThat(now2.stats().contextBudget()).isEqualTo(32_000);
+    assertThat(meters.get(1).get("title").asText())
+        .contains(String.format(java.util.Locale.ENGLISH, "%,d of 32,000 tokens",
+            now2.stats().contextTokens()));
   }
 
   @Test

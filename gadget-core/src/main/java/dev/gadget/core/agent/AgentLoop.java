@@ -20,12 +20,15 @@ import org.slf4j.LoggerFactory;
  * The agentic workflow loop of seed 002, as a library.
  *
  * <p>{@link #start} runs one turn: it sends the model a system prompt (project, workspace, mode,
- * tools), the session's earlier messages (system messages skipped, assistant thinking merged as
- * {@code <thinking>…</thinking>}) and the user's prompt; streams the reply to the
+ * tools), the session's earlier messages (system messages skipped; earlier tool calls with their
+ * results paired by call id) and the user's prompt; streams the reply to the
  * {@link AgentListener}; runs the tool calls the model asks for, one after the other, and appends
  * the assistant's message (its text, thinking and calls) and each result; and goes again until the
- * model asks for no tool. Before each round trip the conversation goes through the
- * {@link ContextPruner}. {@link AgentLimits} bound the turn. A tool's failure goes back to the model
+ * model asks for no tool. Before each round trip the conversation is measured against the
+ * model's context budget (its window, configured or discovered, less a reserve for the reply)
+ * and goes through the {@link ContextPruner}, then, when that is not enough, the
+ * {@link Compactor} (by default a {@link SummarizingCompactor}), which also gets one go when the
+ * provider refuses a request as too long. {@link AgentLimits} bound the turn. A tool's failure goes back to the model
  * as its result; only a failed model call, a limit or {@link AgentRun#cancel()} end a turn early.
  *
  * <pre>{@code
@@ -51,7 +54,8 @@ public final class AgentLoop {
     ToolSet tools = new ToolSet(b.tools);
     ContextPruner pruner =
         b.pruner != null ? b.pruner : new ContextPruner(b.limits.contextTokenBudget());
-    this.settings = new LoopSettings(llm, tools, b.limits, pruner, b.clock, b.systemPrompt,
+    this.settings = new LoopSettings(llm, tools, b.limits, pruner, b.compactor, b.clock,
+        b.systemPrompt,
         new WarnOnce(log), new WarnOnce(log));
     this.defaultListener = b.listener;
     this.executor = b.executor != null ? b.executor : r -> {
@@ -101,6 +105,7 @@ public final class AgentLoop {
     private List<Tool> tools = CodingTools.all();
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private ContextPruner pruner;
+    private Compactor compactor = new SummarizingCompactor();
     private Clock clock = Clock.systemUTC();
     private AgentListener listener = new AgentListener() {};
     private Executor executor;
@@ -132,6 +137,16 @@ public final class AgentLoop {
      */
     public Builder pruner(ContextPruner pruner) {
       this.pruner = Objects.requireNonNull(pruner, "pruner");
+      return this;
+    }
+
+    /**
+     * What compacts the conversation when pruning cannot bring it under the context budget, and
+     * once when the provider refuses a request as too long (default: a
+     * {@link SummarizingCompactor}; {@link Compactor#NONE} never compacts).
+     */
+    public Builder compactor(Compactor compactor) {
+      this.compactor = Objects.requireNonNull(compactor, "compactor");
       return this;
     }
 

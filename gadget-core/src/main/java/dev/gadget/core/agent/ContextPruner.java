@@ -27,12 +27,13 @@ import java.util.regex.Pattern;
  *
  * <p><b>2. Token budget.</b> If the context is still over budget, in this order and each oldest
  * first, until it fits: tool outputs are elided; {@code <thinking>…</thinking>} merged into
- * earlier assistant messages is removed; long tool-call arguments are elided. Tokens are
- * estimated, not counted: {@link #estimateTokens(LlmMessage) about four characters per token}.
+ * earlier assistant messages is removed, and so is the unsigned {@code thinking} of assistant
+ * messages of earlier turns (before the last user message); long tool-call arguments are elided. Tokens are
+ * estimated, not counted: {@link #estimateTokens(LlmMessage) three characters per token}.
  *
  * <p><b>Never.</b> No message is ever removed, so every tool call keeps its result and every
- * result its call; system and user messages are never changed; an assistant message's
- * {@code thinking} (sent back to servers that require it) is kept. If the context cannot be
+ * result its call; system and user messages are never changed; the {@code thinking} of the
+ * current turn's assistant messages (sent back to servers that require it) is kept. If the context cannot be
  * brought under budget this way it is returned over budget.
  */
 public final class ContextPruner {
@@ -78,8 +79,10 @@ public final class ContextPruner {
 
   /**
    * The estimated tokens of a message: its characters (content, thinking, tool names and
-   * arguments as JSON) divided by four, rounded up, plus four for the message's framing. A rough
-   * rule of thumb for English and code with common tokenizers; it needs no tokenizer.
+   * arguments as JSON) divided by three, rounded up, plus four for the message's framing. Common
+   * tokenizers average about four characters of English or code per token; three errs on the
+   * safe side (dense code, JSON, other languages). It needs no tokenizer; the agent loop
+   * corrects it upwards with the token counts the provider reports.
    */
   public static int estimateTokens(LlmMessage message) {
     long chars = message.content().length();
@@ -89,7 +92,12 @@ public final class ContextPruner {
     for (LlmToolCall call : message.toolCalls()) {
       chars += call.name().length() + call.arguments().toString().length();
     }
-    return (int) Math.min(Integer.MAX_VALUE, (chars + 3) / 4 + 4);
+    return estimateTokens(chars);
+  }
+
+  /** The estimated tokens of {@code chars} characters of one message: see above. */
+  public static int estimateTokens(long chars) {
+    return (int) Math.min(Integer.MAX_VALUE, (chars + 2) / 3 + 4);
   }
 
   /** The estimated tokens of a conversation: the sum of {@link #estimateTokens(LlmMessage)}. */
@@ -108,6 +116,18 @@ public final class ContextPruner {
    * @return a new list of the same length, with the same roles, tool calls and call ids
    */
   public List<LlmMessage> prune(List<LlmMessage> messages) {
+    return prune(messages, tokenBudget);
+  }
+
+  /**
+   * The conversation pruned to another budget, such as the part of a model's context window
+   * that the messages may take.
+   *
+   * @param messages the conversation, oldest first
+   * @param tokenBudget the estimated tokens the messages may take
+   * @return a new list of the same length, with the same roles, tool calls and call ids
+   */
+  public List<LlmMessage> prune(List<LlmMessage> messages, int tokenBudget) {
     Objects.requireNonNull(messages, "messages");
     List<LlmMessage> out = new ArrayList<>(messages);
     Map<String, Integer> resultIndex = new HashMap<>();
@@ -131,11 +151,18 @@ public final class ContextPruner {
         elided.add(i);
       }
     }
+    int prompt = lastUserMessage(out);
     for (int i = 0; i < out.size() && total > tokenBudget; i++) {
       LlmMessage m = out.get(i);
       if (m.role() == Role.ASSISTANT && m.content().contains("<thinking>")) {
         String text = THINKING.matcher(m.content()).replaceAll("");
         total += replace(out, i, m.withContent(text));
+        m = out.get(i);
+      }
+      if (i < prompt && m.role() == Role.ASSISTANT && m.thinking() != null
+          && m.thinkingBlocks().isEmpty()) {
+        total += replace(out, i, new LlmMessage(m.role(), m.content(), null, m.toolCalls(),
+            m.toolCallId(), m.toolName()));
       }
     }
     for (int i = 0; i < out.size() && total > tokenBudget; i++) {
@@ -251,6 +278,15 @@ public final class ContextPruner {
     int before = estimateTokens(out.get(i));
     out.set(i, replacement);
     return estimateTokens(replacement) - before;
+  }
+
+  private static int lastUserMessage(List<LlmMessage> messages) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if (messages.get(i).role() == Role.USER) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static String toolName(LlmMessage m) {

@@ -1,5 +1,7 @@
 package dev.gadget.core.llm;
 
+import java.util.OptionalInt;
+
 /**
  * A streaming chat-completion client: the SPI the agent loop calls and that every LLM adapter
  * implements (Ollama, OpenAI-compatible, Anthropic, {@link ScriptedLlmClient}).
@@ -21,4 +23,18 @@ public interface LlmClient {
    * @return a handle to cancel the call or wait for it
    */
   LlmCall stream(LlmRequest request, LlmListener listener);
+
+  /**
+   * The context window of {@code model} (prompt and reply together, in tokens) where the
+   * provider says it, such as Ollama's {@code /api/show}; empty when it is not known. May block
+   * on a request to the server (bounded by the client's timeouts) and is called at most once per
+   * turn, from the turn's thread; implementations cache what they learn. Never throws: a server
+   * that cannot say gives an empty answer. The default knows nothing.
+   *
+   * @param model the model id
+   * @return the window in tokens, or empty
+   */
+  default OptionalInt contextWindow(String model) {
+    return OptionalInt.empty();
+  }
 }

@@ -3,12 +3,16 @@ package dev.gadget.core.llm;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.internal.HttpStreamEngine;
 import dev.gadget.core.llm.internal.HttpSupport;
+import dev.gadget.core.llm.internal.ModelInfo;
 import dev.gadget.core.llm.internal.RequestBodies;
+import dev.gadget.core.model.ModelParams;
 import dev.gadget.core.llm.internal.StreamParser;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 
 /**
@@ -43,8 +47,16 @@ public final class OllamaClient implements LlmClient {
   /** Where Ollama listens by default. */
   public static final URI DEFAULT_BASE_URL = URI.create("http://localhost:11434");
 
+  /**
+   * The most a window {@link #contextWindow discovered} from the model is taken to be: Ollama
+   * holds the whole window in memory, so a bigger one must be asked for on purpose ({@code num_ctx}
+   * or the request's {@code contextWindow}).
+   */
+  public static final int MAX_DISCOVERED_WINDOW = 32_768;
+
   private final HttpLlmClientBuilder.Frozen http;
   private final Map<String, JsonNode> options;
+  private final Map<String, OptionalInt> windows = new ConcurrentHashMap<>();
 
   private OllamaClient(Builder b) {
     this.http = b.freeze("/api/chat", "Ollama");
@@ -75,6 +87,39 @@ public final class OllamaClient implements LlmClient {
         (events, info) -> StreamParser.ollama(events, HttpStreamEngine::newToolCallId,
             http.maxEventChars()),
         listener);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The {@code num_ctx} {@link Builder#option option} when it is set (Ollama truncates the
+   * prompt to it); otherwise the model's {@code context_length} from {@code POST /api/show},
+   * asked once per model (10 s at most), up to {@link #MAX_DISCOVERED_WINDOW}. A request whose {@link ModelParams#contextWindow()} is
+   * set sends it as {@code num_ctx}, so Ollama then really uses that window.
+   */
+  @Override
+  public OptionalInt contextWindow(String model) {
+    JsonNode numCtx = options.get("num_ctx");
+    if (numCtx != null && numCtx.canConvertToInt() && numCtx.asInt() > 0) {
+      return OptionalInt.of(numCtx.asInt());
+    }
+    OptionalInt known = windows.get(model);
+    if (known != null) {
+      return known;
+    }
+    Map<String, String> headers = new LinkedHashMap<>(http.headers());
+    if (http.apiKey() != null) {
+      headers.put("Authorization", "Bearer " + http.apiKey());
+    }
+    OptionalInt found = ModelInfo.ollamaContextLength(http.engine().httpClient(),
+        http.baseUrl(), model, headers, Duration.ofSeconds(10));
+    if (found.isPresent()) {
+      found = OptionalInt.of(Math.min(MAX_DISCOVERED_WINDOW, found.getAsInt()));
+      if (windows.size() < 1000) {
+        windows.put(model, found);
+      }
+    }
+    return found;
   }
 
   @Override

@@ -1,23 +1,47 @@
 package dev.gadget.core.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * One message of a chat session's context (seed 002, {@code IChatMessage}).
+ * One message of a chat session's context (seed 002, {@code IChatMessage}), as a work order
+ * carries it and as the model saw it: a user's prompt (with its {@link #user() user}), an
+ * assistant reply (its reasoning apart in {@link #thinking()}, its {@link #toolCalls() tool
+ * calls}), or a tool's result (answering {@link #toolCallId()}).
  *
- * <p>When an assistant message carries thinking, the thinking is merged into {@code content} as
- * {@code <thinking>…</thinking>} ahead of the reply; see {@link #assistant(Instant, String, String)}.
+ * <p>Where a provider has no field for reasoning, the client merges {@link #thinking()} into the
+ * content as {@code <thinking>…</thinking>} ahead of the reply, as seed 002 says;
+ * {@link #assistant(Instant, String, String)} does that merge for a message that goes nowhere
+ * else. The optional fields are written only when set.
  *
  * @param createdAt when the message was written
  * @param role who wrote it
  * @param content the text
+ * @param thinking an assistant message's reasoning, or {@code null}
+ * @param toolCalls the tools an assistant message called, without their results (empty
+ *     otherwise); each is answered by a {@link Role#TOOL} message further on
+ * @param toolCallId for a tool message, the {@link ToolCall#callId()} it answers
+ * @param toolName for a tool message, the tool's name
+ * @param turnId the stored turn the message comes from, or {@code null}
+ * @param user for a user message, who wrote it (seed 001's {@code buildSessionContext}), or
+ *     {@code null}
  */
-public record ChatMessage(Instant createdAt, Role role, String content) {
+public record ChatMessage(Instant createdAt, Role role, String content, String thinking,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ToolCall> toolCalls, String toolCallId, String toolName, String turnId, Author user) {
   public ChatMessage {
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(role, "role");
     Objects.requireNonNull(content, "content");
+    toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
+    thinking = thinking == null || thinking.isEmpty() ? null : thinking;
+  }
+
+  /** A plain message: no reasoning, tool calls, turn or user. */
+  public ChatMessage(Instant createdAt, Role role, String content) {
+    this(createdAt, role, content, null, List.of(), null, null, null, null);
   }
 
   /**
@@ -30,5 +54,23 @@ public record ChatMessage(Instant createdAt, Role role, String content) {
       text = "<thinking>" + thinking + "</thinking>\n" + text;
     }
     return new ChatMessage(createdAt, Role.ASSISTANT, text);
+  }
+
+  /**
+   * Who wrote a user message (seed 001).
+   *
+   * @param id the user's id
+   * @param username their login name
+   * @param displayName the name the page shows
+   */
+  public record Author(@JsonProperty("_id") String id, String username, String displayName) {
+    public Author {
+      Objects.requireNonNull(id, "id");
+    }
+
+    /** The author record of {@code user}. */
+    public static Author of(User user) {
+      return new Author(user.id(), user.username(), user.displayName());
+    }
   }
 }

@@ -9,12 +9,13 @@ import java.util.Objects;
 
 /**
  * One ordered block of a chat turn (seed 003, {@code IChatTurnBlock}): a closed union of
- * {@link Thinking}, {@link Responding}, {@link Tool} and {@link Diff} (what the turn did to the
- * project's files, at its end).
+ * {@link Thinking}, {@link Responding}, {@link Tool}, {@link Diff} (what the turn did to the
+ * project's files, at its end) and {@link Compaction}.
  *
- * <p>On the wire and in stores a block is {@code {"seq": 0, "mode": "thinking"|"responding"|"tool",
- * "createdAt": "...", "content": ...}}, where {@code content} is a string for text blocks and a
- * {@link ToolCall} object for tool blocks. {@code seq} is the block's position in its turn,
+ * <p>On the wire and in stores a block is {@code {"seq": 0, "mode": "thinking"|"responding"|"tool"|
+ * "diff"|"compaction", "createdAt": "...", "content": ...}}, where {@code content} is a string for
+ * text blocks, a {@link ToolCall} object for tool blocks, a {@link TurnDiff} for diff blocks and a
+ * {@link ContextCompaction} object for compaction blocks. {@code seq} is the block's position in its turn,
  * starting at 0; order always comes from it, never from timestamps.
  *
  * <p>A text block may be {@link #isSuperseded() superseded}: it was streamed by a model round that a drone's
@@ -26,7 +27,8 @@ import java.util.Objects;
   @JsonSubTypes.Type(value = TurnBlock.Thinking.class, name = "thinking"),
   @JsonSubTypes.Type(value = TurnBlock.Responding.class, name = "responding"),
   @JsonSubTypes.Type(value = TurnBlock.Tool.class, name = "tool"),
-  @JsonSubTypes.Type(value = TurnBlock.Diff.class, name = "diff")
+  @JsonSubTypes.Type(value = TurnBlock.Diff.class, name = "diff"),
+  @JsonSubTypes.Type(value = TurnBlock.Compaction.class, name = "compaction")
 })
 public sealed interface TurnBlock {
   /** The block's position in its turn, from 0. */
@@ -62,6 +64,9 @@ public sealed interface TurnBlock {
     }
     if (this instanceof Diff) {
       return "diff";
+    }
+    if (this instanceof Compaction) {
+      return "compaction";
     }
     return this instanceof Responding ? "responding" : "tool";
   }
@@ -148,6 +153,22 @@ public sealed interface TurnBlock {
    */
   record Diff(int seq, Instant createdAt, TurnDiff content) implements TurnBlock {
     public Diff {
+      checkSeq(seq);
+      Objects.requireNonNull(createdAt, "createdAt");
+      Objects.requireNonNull(content, "content");
+    }
+  }
+
+  /**
+   * The session's context compacted: the oldest rounds summarized to fit the context budget. The
+   * turns after it start from it (see {@link ContextCompaction}).
+   *
+   * @param seq position in the turn
+   * @param createdAt when the compaction was made
+   * @param content what was summarized, the summary, the tokens before and after
+   */
+  record Compaction(int seq, Instant createdAt, ContextCompaction content) implements TurnBlock {
+    public Compaction {
       checkSeq(seq);
       Objects.requireNonNull(createdAt, "createdAt");
       Objects.requireNonNull(content, "content");

@@ -2,6 +2,7 @@ package dev.gadget.core.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
@@ -419,6 +420,22 @@ public final class Payloads {
     /** A refusal. */
     public static ChangesReply failure(String error) {
       return new ChangesReply(false, error, null, null, null);
+    }
+  }
+
+  /**
+   * {@code compaction}: the agent summarized the oldest rounds of its context to fit its budget;
+   * stored as a compaction block.
+   *
+   * @param turnId the turn
+   * @param seq the stream event's number
+   * @param compaction what was summarized, the summary, the tokens before and after
+   */
+  public record CompactionEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      long seq, @Rule(required = true) ContextCompaction compaction) {
+    public CompactionEvent {
+      Objects.requireNonNull(turnId, "turnId");
+      Objects.requireNonNull(compaction, "compaction");
     }
   }
 }

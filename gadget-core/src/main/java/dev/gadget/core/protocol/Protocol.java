@@ -124,6 +124,8 @@ public final class Protocol {
   public static final String COMMIT_CHANGES = "commitChanges";
   /** Page to server to drone: push a session's branch. Ack: {@code {ok, branch, remote}}. */
   public static final String PUSH_CHANGES = "pushChanges";
+  /** Drone -> server -> page: the agent compacted its context (a stream event, numbered). */
+  public static final String COMPACTION = "compaction";
 
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {

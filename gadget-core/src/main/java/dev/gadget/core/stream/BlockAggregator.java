@@ -8,9 +8,9 @@ import java.util.Optional;
 
 /**
  * Aggregates a turn's stream chunks into ordered blocks (seed 003): tokens of one mode append to
- * the open block; a change of mode flushes it and opens a new one; a tool call flushes the open
- * block and adds a tool block (the turn's changes, a diff block); {@link #complete()} flushes
- * whatever is left. Every finished block
+ * the open block; a change of mode flushes it and opens a new one; a tool call (or a compaction,
+ * or the turn's changes) flushes the open block and adds a tool (compaction, diff) block;
+ * {@link #complete()} flushes whatever is left. Every finished block
  * goes to the {@link BlockSink} exactly once, with consecutive {@code seq} numbers.
  *
  * <p>Pure and not thread-safe: feed it from one thread, or guard it. Empty tokens are ignored and
@@ -64,6 +64,9 @@ public final class BlockAggregator {
     } else if (chunk instanceof StreamChunk.Changes d) {
       flush();
       sink.accept(new TurnBlock.Diff(nextSeq++, clock.instant(), d.diff()));
+    } else if (chunk instanceof StreamChunk.CompactionChunk c) {
+      flush();
+      sink.accept(new TurnBlock.Compaction(nextSeq++, clock.instant(), c.compaction()));
     }
   }
 

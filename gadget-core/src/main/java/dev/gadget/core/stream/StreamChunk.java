@@ -2,14 +2,16 @@ package dev.gadget.core.stream;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnDiff;
 import java.util.Objects;
 
 /**
  * One piece of a streaming turn (seed 003, {@code IAiStreamChunk}): a closed union of
- * {@link Thinking} and {@link Response} tokens, finished {@link ToolCallChunk tool calls}, and
- * the {@link Changes} a turn made to the project's files (sent by the drone, not the agent).
+ * {@link Thinking} and {@link Response} tokens, finished {@link ToolCallChunk tool calls},
+ * {@link CompactionChunk context compactions}, and the {@link Changes} a turn made to the
+ * project's files (sent by the drone, not the agent).
  *
  * <p>JSON: {@code {"type":"thinking","data":"..."}}, {@code {"type":"response","data":"..."}},
  * {@code {"type":"toolCall","call":{"callId":...,"name":...,"parameters":...,"response":...}}}.
@@ -19,7 +21,8 @@ import java.util.Objects;
   @JsonSubTypes.Type(value = StreamChunk.Thinking.class, name = "thinking"),
   @JsonSubTypes.Type(value = StreamChunk.Response.class, name = "response"),
   @JsonSubTypes.Type(value = StreamChunk.ToolCallChunk.class, name = "toolCall"),
-  @JsonSubTypes.Type(value = StreamChunk.Changes.class, name = "changes")
+  @JsonSubTypes.Type(value = StreamChunk.Changes.class, name = "changes"),
+  @JsonSubTypes.Type(value = StreamChunk.CompactionChunk.class, name = "compaction")
 })
 public sealed interface StreamChunk {
 
@@ -65,6 +68,17 @@ public sealed interface StreamChunk {
   record Changes(TurnDiff diff) implements StreamChunk {
     public Changes {
       Objects.requireNonNull(diff, "diff");
+    }
+  }
+
+  /**
+   * The agent compacted its context: the oldest rounds were summarized.
+   *
+   * @param compaction what was summarized, the summary, the tokens before and after
+   */
+  record CompactionChunk(ContextCompaction compaction) implements StreamChunk {
+    public CompactionChunk {
+      Objects.requireNonNull(compaction, "compaction");
     }
   }
 }

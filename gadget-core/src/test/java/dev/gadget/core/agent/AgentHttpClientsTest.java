@@ -57,6 +57,7 @@ class AgentHttpClientsTest {
     final BlockingQueue<String> bodies = new LinkedBlockingQueue<>();
     final List<JsonNode> requests = new CopyOnWriteArrayList<>();
     final List<String> paths = new CopyOnWriteArrayList<>();
+    final List<JsonNode> shown = new CopyOnWriteArrayList<>();
     volatile String contentType = "application/x-ndjson";
     /** When set, the response stops after its first line and waits for this latch. */
     volatile CountDownLatch hold;
@@ -74,6 +75,18 @@ class AgentHttpClientsTest {
     }
 
     private void handle(HttpExchange ex) throws IOException {
+      if (ex.getRequestURI().getPath().equals("/api/show")) {
+        // what Ollama says of a model (trimmed): its context length
+        shown.add(GadgetJson.mapper().readTree(ex.getRequestBody().readAllBytes()));
+        byte[] info = ("{\"model_info\":{\"general.architecture\":\"qwen3\","
+            + "\"qwen3.context_length\":40960}}").getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(200, info.length);
+        try (OutputStream out = ex.getResponseBody()) {
+          out.write(info);
+        }
+        return;
+      }
       paths.add(ex.getRequestURI().getPath());
       requests.add(GadgetJson.mapper().readTree(ex.getRequestBody().readAllBytes()));
       String body = bodies.poll();
@@ -182,6 +195,14 @@ class AgentHttpClientsTest {
     assertThat(last.get(5).get("content").asText())
         .isEqualTo("Edited src/Greeting.java: replaced 1 line at line 3 with 1 line.");
     assertThat(server.requests.get(0).get("tools")).hasSize(8);
+    // the window Ollama said, asked once, capped, and sent as num_ctx so that Ollama uses it
+    assertThat(server.shown).hasSize(1);
+    assertThat(server.shown.get(0).get("model").asText()).isEqualTo("qwen3:8b");
+    assertThat(server.requests).allSatisfy(r -> assertThat(r.at("/options/num_ctx").asInt())
+        .isEqualTo(OllamaClient.MAX_DISCOVERED_WINDOW));
+    assertThat(outcome.stats().contextBudget())
+        .isEqualTo(OllamaClient.MAX_DISCOVERED_WINDOW - 8192);
+    assertThat(outcome.stats().contextTokens()).isPositive();
   }
 
   @Test

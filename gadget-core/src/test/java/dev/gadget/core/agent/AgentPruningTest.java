@@ -68,15 +68,17 @@ class AgentPruningTest {
     String prompt = "Compare the two files. " + "Be thorough. ".repeat(100);
 
     AgentOutcome outcome = AgentLoop.builder().llmClient(llm)
-        .limits(AgentLimits.DEFAULTS.withContextTokenBudget(4000)).build()
+        .limits(AgentLimits.DEFAULTS.withContextTokenBudget(6000)).build()
         .start(AgentRequest.builder(repo.dir(), "m", prompt).build(), new RecordingListener())
         .outcome().get(20, TimeUnit.SECONDS);
 
     assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
     List<LlmMessage> second = llm.requests().get(1).messages();
-    assertThat(toolResults(second)).containsExactly(big1); // 2,250 tokens fit in 4,000
+    assertThat(toolResults(second)).containsExactly(big1); // 3,000 tokens fit in 6,000
     List<LlmMessage> third = llm.requests().get(2).messages();
-    assertThat(ContextPruner.estimateTokens(third)).isLessThanOrEqualTo(4000);
+    assertThat(ContextPruner.estimateTokens(third)).isLessThanOrEqualTo(6000);
+    assertThat(outcome.stats().contextTokens()).isBetween(1L, 6000L);
+    assertThat(outcome.stats().contextBudget()).isEqualTo(6000);
     assertThat(toolResults(third)).containsExactly(
         "[read_file output elided to fit the context budget (9000 chars)]", big2);
     assertThat(third.get(0).role()).isEqualTo(Role.SYSTEM);

@@ -210,7 +210,7 @@ final class RuntimeFixture implements AutoCloseable {
           Protocol.THINKING, Protocol.RESPONSE,
           Protocol.TOOL_CALL, Protocol.TOOL_STARTED, Protocol.TOOL_OUTPUT,
           Protocol.WORK_ORDER_COMPLETE,
-          Protocol.DRONE_STATUS, Protocol.TURN_CHANGES)) {
+          Protocol.DRONE_STATUS, Protocol.TURN_CHANGES, Protocol.COMPACTION)) {
         connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
       }
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.gadget.core.Ids;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.Project;
@@ -249,6 +250,27 @@ public abstract class ChatStoreContract {
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(store.findTurn(t.id()).orElseThrow().blocks().get(1))
           .isEqualTo(new TurnBlock.Diff(1, T0, diff));
+    }
+
+    @Test
+    void keepsACompactionBlockAndTheContextStats() {
+      User ada = user("ada");
+      ChatSession s = session(ada, project(ada, "one"));
+      ChatTurn t = turn(s, 0);
+      TurnBlock.Compaction c = new TurnBlock.Compaction(0, T0, new ContextCompaction(
+          "the summary", "4 messages: 2 rounds of this turn", 4, 9000, 2500, t.id(), "c1",
+          true));
+      TurnBlock.Compaction whole = new TurnBlock.Compaction(1, T0, new ContextCompaction(
+          "again", "2 messages: from 1 earlier turn", 2, 8000, 2000, "t0", null, false));
+      store.appendBlock(t.id(), c);
+      store.appendBlock(t.id(), whole);
+      TurnStats stats = new TurnStats(1, 2, 3, 4, 5, 6, 7000, 9000);
+      store.finalizeTurn(t.id(), TurnStatus.FINISHED, stats, null, T0);
+
+      ChatTurn back = store.findTurn(t.id()).orElseThrow();
+      assertThat(back.blocks()).containsExactly(c, whole);
+      assertThat(back.toolCalls()).isEmpty();
+      assertThat(back.stats()).isEqualTo(stats);
     }
 
     @Test

@@ -11,7 +11,9 @@ import dev.gadget.core.llm.LlmException;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmToolCall;
 import java.io.IOException;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,9 +89,11 @@ public final class AgentTurn implements AgentRun {
   private AgentOutcome loop() throws IOException {
     RunToolContext ctx = new RunToolContext(new ProjectPaths(request.projectDir()));
     state.attach(ctx);
+    Map<LlmMessage, String> origins = new IdentityHashMap<>();
     List<LlmMessage> messages = TurnMessages.opening(settings.systemPrompt(), request,
-        ctx.projectDir(), settings.tools().definitions());
+        ctx.projectDir(), settings.tools().definitions(), origins);
     journal.prompt(request.prompt());
+    model.open(origins, messages.size() - 1 - request.resume().size());
 
     AgentLimits limits = settings.limits();
     LlmToolCall previous = null;

@@ -1,6 +1,7 @@
 package dev.gadget.core.agent.internal;
 
 import dev.gadget.core.agent.AgentLimits;
+import dev.gadget.core.agent.Compactor;
 import dev.gadget.core.agent.ContextPruner;
 import dev.gadget.core.agent.SystemPrompt;
 import dev.gadget.core.llm.LlmClient;
@@ -15,6 +16,7 @@ import java.util.Objects;
  * @param tools the tools offered to the model
  * @param limits the limits of a turn
  * @param pruner prunes the conversation before each round trip
+ * @param compactor compacts it when pruning is not enough
  * @param clock for timestamps and durations
  * @param systemPrompt writes the first message of a turn
  * @param listenerWarning logs a listener that threw
@@ -25,6 +27,7 @@ public record LoopSettings(
     ToolSet tools,
     AgentLimits limits,
     ContextPruner pruner,
+    Compactor compactor,
     Clock clock,
     SystemPrompt systemPrompt,
     WarnOnce listenerWarning,
@@ -34,6 +37,7 @@ public record LoopSettings(
     Objects.requireNonNull(tools, "tools");
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(pruner, "pruner");
+    Objects.requireNonNull(compactor, "compactor");
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(systemPrompt, "systemPrompt");
     Objects.requireNonNull(listenerWarning, "listenerWarning");

@@ -1,29 +1,41 @@
 package dev.gadget.core.agent.internal;
 
 import dev.gadget.core.agent.AgentRequest;
-import dev.gadget.core.agent.ContextPruner;
 import dev.gadget.core.llm.LlmCall;
 import dev.gadget.core.llm.LlmCompletion;
 import dev.gadget.core.llm.LlmException;
 import dev.gadget.core.llm.LlmListener;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmRequest;
+import dev.gadget.core.model.ModelParams;
 import dev.gadget.core.stream.StreamChunk;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The round trips of one run to the model: prunes the conversation, builds the request, streams
- * the reply's thinking and text to the listener, and waits for the completion, counting its tokens.
- * Used on the run's thread.
+ * The round trips of one run to the model: measures the context against the run's budget, prunes
+ * and, when that is not enough, compacts the conversation, builds the request, streams the reply's
+ * thinking and text to the listener, and waits for the completion, counting its tokens. Used on
+ * the run's thread.
  */
 public final class ModelRound {
+  private static final Logger log = LoggerFactory.getLogger(ModelRound.class);
+  /** A conversation this many times its budget before pruning is compacted too. */
+  static final int RAW_BUDGET_FACTOR = 4;
+
   private final LoopSettings settings;
   private final AgentRequest request;
   private final RunState state;
   private final RunEvents events;
   private final TurnJournal journal;
+  private ContextMeter meter;
+  private CompactionStep compaction;
+  private long nextCompaction;
+  private long nextRawCompaction;
 
   /** The round trips of {@code request}'s run. */
   public ModelRound(LoopSettings settings, AgentRequest request, RunState state, RunEvents events,
@@ -36,38 +48,113 @@ public final class ModelRound {
   }
 
   /**
-   * Sends the pruned {@code messages} and returns the model's complete reply.
+   * Measures the run's context budget (asking the provider for the window when the request does
+   * not say it) and prepares compaction of the conversation.
+   *
+   * @param origins the turn each earlier message comes from (by identity)
+   * @param currentPrompt the index of the turn's prompt
+   */
+  void open(Map<LlmMessage, String> origins, int currentPrompt) {
+    meter = ContextMeter.of(settings, request);
+    journal.budget(meter.budget());
+    compaction = new CompactionStep(settings, request, state, events, origins, currentPrompt,
+        r -> stream(r, false));
+  }
+
+  /**
+   * Sends {@code messages}, pruned and, when they are still over the budget, compacted first (in
+   * place: the rest of the turn goes on from the compacted conversation), and returns the model's
+   * complete reply. A provider's refusal of the request as too long compacts once more and tries
+   * once more.
    *
    * @throws LlmException if the model call failed
    * @throws Cancelled if the run was cancelled meanwhile
    */
   public LlmCompletion call(List<LlmMessage> messages) {
-    ContextPruner pruner = settings.pruner();
-    List<LlmMessage> pruned = pruner.prune(messages);
-    int estimate = ContextPruner.estimateTokens(pruned);
-    if (estimate > pruner.tokenBudget()) {
-      String warning = "the context is over its budget after pruning ({} > {} tokens)";
-      settings.budgetWarning().log(warning, warning, estimate, pruner.tokenBudget());
+    if (meter == null) {
+      open(new java.util.IdentityHashMap<>(), lastUserMessage(messages));
     }
-    LlmRequest req = new LlmRequest(request.model(), pruned, settings.tools().definitions(),
-        request.params(), request.think());
-    return stream(req);
+    List<LlmMessage> pruned = prepare(messages);
+    try {
+      return send(pruned);
+    } catch (LlmException e) {
+      if (!ContextRefusal.is(e) || state.isCancelled()) {
+        throw e;
+      }
+      log.info("the provider refused the context as too long ({}); compacting it and trying "
+          + "once more", e.getMessage());
+      meter.refused();
+      if (!compaction.compact(messages, meter.messageBudget(), meter)) {
+        throw e;
+      }
+      return send(prune(messages));
+    }
   }
 
-  private LlmCompletion stream(LlmRequest req) {
+  private List<LlmMessage> prepare(List<LlmMessage> messages) {
+    List<LlmMessage> pruned = prune(messages);
+    long rawLimit = Math.max(nextRawCompaction, (long) RAW_BUDGET_FACTOR * meter.budget());
+    if (meter.measure(pruned) > Math.max(meter.budget(), nextCompaction)
+        || meter.measure(messages) > rawLimit) {
+      if (compaction.compact(messages, meter.messageBudget(), meter)) {
+        pruned = prune(messages);
+        // a compaction that could not bring the context down is not tried again at once:
+        // only once the context has grown by a quarter of the budget (a whole one, unpruned)
+        nextCompaction = meter.measure(pruned) + meter.budget() / 4;
+        nextRawCompaction = (long) meter.measure(messages) + meter.budget();
+      }
+    }
+    int size = meter.measure(pruned);
+    if (size > meter.budget()) {
+      String warning = "the context is over its budget after pruning and compaction "
+          + "({} > {} tokens)";
+      settings.budgetWarning().log(warning, warning, size, meter.budget());
+    }
+    return pruned;
+  }
+
+  private List<LlmMessage> prune(List<LlmMessage> messages) {
+    return settings.pruner().prune(messages, meter.messageBudget());
+  }
+
+  private LlmCompletion send(List<LlmMessage> pruned) {
+    meter.sent(pruned);
+    journal.context(meter.lastSent());
+    ModelParams params = request.params();
+    if (params.contextWindow() == null && meter.window() > 0) {
+      params = params.withContextWindow(meter.window()); // what the provider said, for Ollama
+    }
+    LlmRequest req = new LlmRequest(request.model(), pruned, settings.tools().definitions(),
+        params, request.think());
+    LlmCompletion reply = stream(req, true);
+    meter.observe(pruned, reply.usage());
+    journal.context(meter.lastSent());
+    return reply;
+  }
+
+  private static int lastUserMessage(List<LlmMessage> messages) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if (messages.get(i).role() == dev.gadget.core.model.Role.USER) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private LlmCompletion stream(LlmRequest req, boolean toListener) {
     CompletableFuture<LlmCompletion> done = new CompletableFuture<>();
     LlmCompletion[] partial = new LlmCompletion[1];
     LlmCall call = settings.llm().stream(req, new LlmListener() {
       @Override
       public void onThinking(String text) {
-        if (!text.isEmpty()) {
+        if (toListener && !text.isEmpty()) {
           chunk(new StreamChunk.Thinking(text));
         }
       }
 
       @Override
       public void onText(String text) {
-        if (!text.isEmpty()) {
+        if (toListener && !text.isEmpty()) {
           chunk(new StreamChunk.Response(text));
         }
       }

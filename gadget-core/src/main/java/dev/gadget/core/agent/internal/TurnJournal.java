@@ -26,6 +26,8 @@ public final class TurnJournal {
   private long completionTokens;
   private long thinkingTokens;
   private int llmCalls;
+  private long contextTokens;
+  private long contextBudget;
   private String lastText = "";
 
   /** A journal whose turn starts now. */
@@ -42,6 +44,16 @@ public final class TurnJournal {
   /** A round trip to the model begins. */
   public void modelCalled() {
     llmCalls++;
+  }
+
+  /** The run's context budget, in tokens. */
+  void budget(int tokens) {
+    contextBudget = tokens;
+  }
+
+  /** The measured tokens of the context last sent. */
+  void context(int tokens) {
+    contextTokens = tokens;
   }
 
   /** Tokens a model call used, whole or partial. */
@@ -70,7 +82,7 @@ public final class TurnJournal {
   public AgentOutcome outcome(AgentOutcome.Status status, String message, Throwable error) {
     long ms = Math.max(0, Duration.between(startedAt, clock.instant()).toMillis());
     TurnStats stats = new TurnStats(promptTokens, completionTokens, thinkingTokens,
-        toolCalls.size(), llmCalls, ms);
+        toolCalls.size(), llmCalls, ms, contextTokens, contextBudget);
     return new AgentOutcome(status, lastText, message, stats, toolCalls, chatMessages, error);
   }
 }

@@ -193,6 +193,9 @@ final class Streamer implements AgentListener {
         text.append(r.data());
         event = Protocol.RESPONSE;
         payload = new Payloads.TextEvent(job.turnId, seq, r.data());
+      } else if (chunk instanceof StreamChunk.CompactionChunk c) {
+        event = Protocol.COMPACTION;
+        payload = new Payloads.CompactionEvent(job.turnId, seq, c.compaction());
       } else {
         ToolCall call = ((StreamChunk.ToolCallChunk) chunk).call();
         calls.add(call);

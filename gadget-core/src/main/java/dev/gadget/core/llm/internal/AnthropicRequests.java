@@ -22,8 +22,10 @@ import java.util.Map;
  *   <li>System messages go to the top-level {@code system}, joined by a blank line.
  *   <li>An assistant message is its signed reasoning ({@code thinking} with its
  *       {@code signature}, or {@code redacted_thinking}), its text and its {@code tool_use}
- *       blocks, in that order. Reasoning without a signature cannot be sent back and is left
- *       out; a message with no block at all is skipped (the API refuses empty content).
+ *       blocks, in that order. Signed reasoning goes back as it came; reasoning without a
+ *       signature (an earlier turn's, or another provider's) is merged into the text as
+ *       {@code <thinking>…</thinking>}, as seed 002 says. A message with no block at all is
+ *       skipped (the API refuses empty content).
  *   <li>Tool results are {@code tool_result} blocks of a user message; consecutive results share
  *       one message, and a user message right after them joins it as a text block.
  *   <li>{@code max_tokens} (required by the API) is the request's, else the client's default;
@@ -151,8 +153,12 @@ public final class AnthropicRequests {
             .put("signature", t.signature());
       }
     }
-    if (!m.content().isEmpty()) {
-      content.addObject().put("type", "text").put("text", m.content());
+    String text = m.content();
+    if (m.thinkingBlocks().isEmpty() && m.thinking() != null && !m.thinking().isEmpty()) {
+      text = RequestBodies.merged(m.thinking(), text); // unsigned: seed 002's merge
+    }
+    if (!text.isEmpty()) {
+      content.addObject().put("type", "text").put("text", text);
     }
     for (LlmToolCall c : m.toolCalls()) {
       ObjectNode use = content.addObject();

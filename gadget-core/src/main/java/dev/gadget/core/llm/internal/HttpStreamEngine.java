@@ -96,6 +96,11 @@ public final class HttpStreamEngine {
     return call;
   }
 
+  /** The HTTP client the calls go through. */
+  public HttpClient httpClient() {
+    return http;
+  }
+
   /** A new tool-call id for servers that send none. */
   public static String newToolCallId() {
     return "call_" + Ids.next();

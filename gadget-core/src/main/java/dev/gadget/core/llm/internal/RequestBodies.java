@@ -20,8 +20,8 @@ public final class RequestBodies {
    * Ollama {@code POST /api/chat} with {@code stream: true}: messages (assistant
    * {@code thinking} and {@code tool_calls} with object arguments; tool results with
    * {@code tool_name} and {@code tool_call_id}), tools, {@code think} (the level when the request
-   * has one, else true or false), and sampling parameters and {@code num_predict} plus
-   * {@code extraOptions} in {@code options}; {@code extra} goes at the top level (such as
+   * has one, else true or false), and sampling parameters, {@code num_predict}, the context
+   * window as {@code num_ctx}, plus {@code extraOptions} in {@code options}; {@code extra} goes at the top level (such as
    * {@code keep_alive}).
    */
   public static ObjectNode ollama(LlmRequest r, Map<String, JsonNode> extraOptions,
@@ -74,6 +74,9 @@ public final class RequestBodies {
     if (p.maxTokens() != null) {
       options.put("num_predict", p.maxTokens());
     }
+    if (p.contextWindow() != null) {
+      options.put("num_ctx", p.contextWindow());
+    }
     extraOptions.forEach(options::set);
     if (!options.isEmpty()) {
       body.set("options", options);
@@ -89,7 +92,8 @@ public final class RequestBodies {
    * {@code tool_call_id}), tools, {@code temperature} and {@code top_p} ({@code top_k} is not
    * part of the API), and {@code extra} at the top level. An assistant message's reasoning is
    * sent back as {@code reasoning_content} on turns that called tools when
-   * {@code reasoningOnToolTurns} is set (DeepSeek requires it there).
+   * {@code reasoningOnToolTurns} is set (DeepSeek requires it there); elsewhere, where the API has
+   * no field for it, it is merged into the content as seed 002 says (see {@link #merged}).
    */
   public static ObjectNode openAi(LlmRequest r, boolean reasoningOnToolTurns,
       Map<String, JsonNode> extra) {
@@ -109,13 +113,17 @@ public final class RequestBodies {
     for (LlmMessage m : r.messages()) {
       ObjectNode msg = messages.addObject();
       msg.put("role", role(m));
-      if (m.toolCalls().isEmpty() || !m.content().isEmpty()) {
-        msg.put("content", m.content());
+      boolean hasThinking = m.thinking() != null && !m.thinking().isEmpty();
+      boolean reasoningField = reasoningOnToolTurns && !m.toolCalls().isEmpty();
+      String content = hasThinking && !reasoningField ? merged(m.thinking(), m.content())
+          : m.content();
+      if (m.toolCalls().isEmpty() || !content.isEmpty()) {
+        msg.put("content", content);
       } else {
         msg.putNull("content");
       }
       if (!m.toolCalls().isEmpty()) {
-        if (reasoningOnToolTurns && m.thinking() != null && !m.thinking().isEmpty()) {
+        if (reasoningField && hasThinking) {
           msg.put("reasoning_content", m.thinking());
         }
         ArrayNode calls = msg.putArray("tool_calls");
@@ -150,6 +158,14 @@ public final class RequestBodies {
     }
     extra.forEach(body::set);
     return body;
+  }
+
+  /**
+   * Seed 002's merge of reasoning into an assistant message's content, for APIs with no field
+   * for it: {@code <thinking>thinking</thinking>\ncontent}.
+   */
+  public static String merged(String thinking, String content) {
+    return "<thinking>" + thinking + "</thinking>\n" + content;
   }
 
   /** The body as UTF-8 JSON bytes. */

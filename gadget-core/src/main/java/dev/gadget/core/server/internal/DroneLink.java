@@ -102,6 +102,13 @@ public final class DroneLink {
         e.turnId(), e.seq(), new StreamChunk.Response(e.data()), Protocol.RESPONSE, e));
     handle(c, Protocol.TOOL_CALL, Payloads.ToolCallEvent.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), new StreamChunk.ToolCallChunk(e.call()), Protocol.TOOL_CALL, e));
+    handle(c, Protocol.COMPACTION, Payloads.CompactionEvent.class, (e, ack) -> {
+      // the drone leaves out the kept turn when it is this one: pages and the store get it
+      Payloads.CompactionEvent filled = new Payloads.CompactionEvent(e.turnId(), e.seq(),
+          e.compaction().withKeptTurnId(e.turnId()));
+      turns.stream(me.id, e.turnId(), e.seq(), new StreamChunk.CompactionChunk(
+          filled.compaction()), Protocol.COMPACTION, filled);
+    });
     handle(c, Protocol.TOOL_STARTED, Payloads.ToolStarted.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), null, Protocol.TOOL_STARTED, e));
     handle(c, Protocol.TOOL_OUTPUT, Payloads.ToolOutput.class, (e, ack) -> turns.stream(me.id,

@@ -133,7 +133,7 @@ final class LiveTurn {
   }
 
   private void store(TurnBlock block) {
-    if (block instanceof TurnBlock.Tool || block instanceof TurnBlock.Diff) {
+    if (!(block instanceof TurnBlock.Thinking || block instanceof TurnBlock.Responding)) {
       roundBlocks.clear();
     } else {
       roundBlocks.add(block);

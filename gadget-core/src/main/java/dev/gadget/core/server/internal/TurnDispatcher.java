@@ -1,6 +1,7 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.Ids;
+import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneStatus;
@@ -12,8 +13,11 @@ import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.transport.Connection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +67,8 @@ final class TurnDispatcher {
           .withModel(llm.model());
       WorkOrder order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project),
           llm.config(),
-          new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history)),
+          new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history,
+              authors())),
           new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt));
       store.createTurn(turn);
       drone.status = DroneStatus.BUSY;
@@ -74,6 +79,13 @@ final class TurnDispatcher {
     dispatch(liveTurn, drone, droneConnection,
         new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false));
     return liveTurn.turn.id();
+  }
+
+  /** Looks up the author of prompts, once per user. */
+  private Function<String, ChatMessage.Author> authors() {
+    Map<String, Optional<ChatMessage.Author>> seen = new HashMap<>();
+    return id -> seen.computeIfAbsent(id, k -> store.findUser(k).map(ChatMessage.Author::of))
+        .orElse(null);
   }
 
   /** Sends a work order; the turn ends as an error if the drone does not take it. */

@@ -75,16 +75,21 @@ class AnthropicRequestsTest {
   }
 
   @Test
-  void unsignedReasoningAndEmptyAssistantMessagesAreLeftOut() {
+  void unsignedReasoningIsMergedAsSeed002SaysAndEmptyAssistantMessagesAreLeftOut() {
     LlmRequest r = new LlmRequest("m", List.of(LlmMessage.user("hi"),
         LlmMessage.assistant("", "thought from another provider", List.of()),
+        LlmMessage.assistant("", null, List.of()),
         LlmMessage.user("again"),
         LlmMessage.assistant("Hello", "unsigned thought", List.of())), null,
         new ModelParams(0.3, null, null), false);
     ObjectNode body = AnthropicRequests.body(r, 1024, 4096, Map.of());
     assertThat(body.get("messages")).isEqualTo(json("""
-        [{"role":"user","content":"hi"},{"role":"user","content":"again"},
-         {"role":"assistant","content":[{"type":"text","text":"Hello"}]}]"""));
+        [{"role":"user","content":"hi"},
+         {"role":"assistant","content":[
+           {"type":"text","text":"<thinking>thought from another provider</thinking>\\n"}]},
+         {"role":"user","content":"again"},
+         {"role":"assistant","content":[
+           {"type":"text","text":"<thinking>unsigned thought</thinking>\\nHello"}]}]"""));
     assertThat(body.has("thinking")).as("think=false wins over the client's budget").isFalse();
     assertThat(body.has("system")).isFalse();
     assertThat(body.get("max_tokens").asInt()).isEqualTo(1024);

@@ -65,7 +65,7 @@ class RequestBodiesTest {
            "tool_calls":[{"id":"call_1","type":"function",
              "function":{"name":"read_file","arguments":"{\\"path\\":\\"a.txt\\"}"}}]},
           {"role":"tool","content":"hello","tool_call_id":"call_1"},
-          {"role":"assistant","content":"It says hello."}],
+          {"role":"assistant","content":"<thinking>Done.</thinking>\\nIt says hello."}],
          "tools":[{"type":"function","function":{"name":"read_file","description":"Reads a file",
            "parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}}],
          "stream":true,"stream_options":{"include_usage":true},
@@ -77,6 +77,9 @@ class RequestBodiesTest {
   void reasoningIsNotSentBackWhenSwitchedOff_andNothingUnsetIsSent() {
     ObjectNode body = RequestBodies.openAi(REQUEST, false, Map.of());
     assertThat(body.get("messages").get(2).has("reasoning_content")).isFalse();
+    assertThat(body.at("/messages/2/content").asText())
+        .as("with no field for it, reasoning is merged (seed 002)")
+        .isEqualTo("<thinking>I should read it.</thinking>\n");
     LlmRequest bare = new LlmRequest("m", List.of(LlmMessage.user("hi")), null, null, null);
     assertThat(RequestBodies.openAi(bare, true, Map.of())).isEqualTo(json(
         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true,"

@@ -15,6 +15,7 @@ import static dev.gadget.store.mongo.internal.Fields.wire;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.Project;
@@ -191,6 +192,9 @@ public final class Codecs {
     if (b instanceof TurnBlock.Diff diff) {
       return d.append("content", diff(diff.content()));
     }
+    if (b instanceof TurnBlock.Compaction c) {
+      return d.append("content", compaction(c.content()));
+    }
     d.append("content",
         b instanceof TurnBlock.Thinking t ? t.content() : ((TurnBlock.Responding) b).content());
     return b.isSuperseded() ? d.append("superseded", true) : d;
@@ -219,6 +223,12 @@ public final class Codecs {
           throw new IllegalArgumentException("diff block " + seq + " has no content");
         }
         return new TurnBlock.Diff(seq, at, diff(changes));
+      case "compaction":
+        Document c = d.get("content", Document.class);
+        if (c == null) {
+          throw new IllegalArgumentException("compaction block " + seq + " has no content");
+        }
+        return new TurnBlock.Compaction(seq, at, compaction(c));
       default:
         throw new IllegalArgumentException("unknown block mode '" + mode + "'");
     }
@@ -235,6 +245,25 @@ public final class Codecs {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalArgumentException("a diff block cannot be read: " + e.getOriginalMessage());
     }
+  }
+
+  static Document compaction(ContextCompaction c) {
+    Document d = new Document("summary", c.summary())
+        .append("summarized", c.summarized())
+        .append("summarizedMessages", c.summarizedMessages())
+        .append("tokensBefore", c.tokensBefore())
+        .append("tokensAfter", c.tokensAfter())
+        .append("keptTurnId", c.keptTurnId());
+    putIfPresent(d, "keptAfterCallId", c.keptAfterCallId());
+    return d.append("promptRepeated", c.promptRepeated());
+  }
+
+  static ContextCompaction compaction(Document d) {
+    return new ContextCompaction(string(d, "summary"), string(d, "summarized"),
+        Math.toIntExact(number(d, "summarizedMessages")),
+        Math.toIntExact(number(d, "tokensBefore")), Math.toIntExact(number(d, "tokensAfter")),
+        string(d, "keptTurnId"), optString(d, "keptAfterCallId"),
+        Boolean.TRUE.equals(d.getBoolean("promptRepeated")));
   }
 
   public static Document toolCall(ToolCall c) {
@@ -264,13 +293,16 @@ public final class Codecs {
         .append("thinkingTokenCount", s.thinkingTokenCount())
         .append("toolCallCount", s.toolCallCount())
         .append("llmCalls", s.llmCalls())
-        .append("durationMs", s.durationMs());
+        .append("durationMs", s.durationMs())
+        .append("contextTokens", s.contextTokens())
+        .append("contextBudget", s.contextBudget());
   }
 
   static TurnStats stats(Document d) {
     return new TurnStats(optNumber(d, "promptTokens"), optNumber(d, "completionTokens"),
         optNumber(d, "thinkingTokenCount"), Math.toIntExact(optNumber(d, "toolCallCount")),
-        Math.toIntExact(optNumber(d, "llmCalls")), optNumber(d, "durationMs"));
+        Math.toIntExact(optNumber(d, "llmCalls")), optNumber(d, "durationMs"),
+        optNumber(d, "contextTokens"), optNumber(d, "contextBudget"));
   }
 
   static <T> T read(String collection, Document d, Function<Document, T> reader) {
