@@ -411,19 +411,29 @@ class StockPageRoundTripTest {
     String open = null;
     StringBuilder text = new StringBuilder();
     if (snapshot != null) {
-      for (JsonNode t : snapshot.get("turns")) {
-        if (t.get("_id").asText().equals(turnId)) {
-          blocks.addAll(describe(t.get("blocks")));
-        }
-      }
+      // as the page does: a stored block at or after the live open block's seq is that block's
+      // checkpoint, which the open block replaces
+      long openSeq = Long.MAX_VALUE;
       for (JsonNode l : snapshot.get("live")) {
         if (l.get("turnId").asText().equals(turnId)) {
           lastSeq = l.get("lastSeq").asLong();
           JsonNode ob = l.get("openBlock");
           if (ob != null && !ob.isNull()) {
+            openSeq = ob.get("seq").asLong();
             open = ob.get("mode").asText();
             text.append(ob.get("content").asText());
           }
+        }
+      }
+      for (JsonNode t : snapshot.get("turns")) {
+        if (t.get("_id").asText().equals(turnId)) {
+          ArrayNode before = JSON.createArrayNode();
+          for (JsonNode b : t.get("blocks")) {
+            if (b.get("seq").asLong() < openSeq) {
+              before.add(b);
+            }
+          }
+          blocks.addAll(describe(before));
         }
       }
     }
