@@ -43,6 +43,7 @@ export function connect() {
   });
   socket.on('turnStarted', (p) => onTurnStarted(p.turn));
   socket.on('droneStatus', () => refreshDrones());
+  socket.on('workspaceMode', () => refreshDrones());
   socket.on('blocksSuperseded', (p) => onSuperseded(p));
   for (const name of ['thinking', 'response', 'toolCall', 'workOrderComplete']) {
     socket.on(name, (p) => onStream(name, p));

@@ -261,4 +261,17 @@ public final class Payloads {
       Objects.requireNonNull(turnId, "turnId");
     }
   }
+
+  /**
+   * {@code workspaceMode}: a drone's workspace mode changed.
+   *
+   * @param droneId the drone (set by the server; {@code null} from the drone itself)
+   * @param mode the mode it is in now
+   */
+  public record WorkspaceModeEvent(@Rule(maxLength = Limits.ID) String droneId,
+      @Rule(required = true) WorkspaceMode mode) {
+    public WorkspaceModeEvent {
+      Objects.requireNonNull(mode, "mode");
+    }
+  }
 }

@@ -75,6 +75,13 @@ public final class Protocol {
   /** Drone to server, server to page: a tool is about to run (its start is journaled). */
   public static final String TOOL_STARTED = "toolStarted";
 
+  /**
+   * Drone to server, server to every page of the drone's user: the drone's workspace mode
+   * changed ({@code agent} while a turn runs, {@code user}, {@code idle}); sent on every change
+   * and on every (re)connection.
+   */
+  public static final String WORKSPACE_MODE = "workspaceMode";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));

@@ -132,6 +132,7 @@ public final class JobRunner {
       workspace.writeWorkOrder(j.cache);
       j.heartbeat = link.startHeartbeats(j);
     }
+    link.emitMode();
     worker.execute(() -> run(j, order, journal, interrupted));
   }
 
@@ -325,5 +326,6 @@ public final class JobRunner {
       state.mode = p.mode();
     }
     ServerEvents.reply(ack, Payloads.OkReply.success());
+    link.emitMode();
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.drone.DroneListener;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.WorkspaceMode;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
@@ -106,6 +107,7 @@ public final class ServerLink {
         ready.accept(c);
       }
       emitStatus();
+      emitMode();
     }
 
     @Override
@@ -141,6 +143,18 @@ public final class ServerLink {
       c.emit(Protocol.DRONE_STATUS, Protocol.args(new Payloads.DroneStatusEvent(null, s, turnId)));
     }
     listener.onStatus(s, turnId);
+  }
+
+  /** Tells the server the workspace's mode (agent, user, idle); it tells the user's pages. */
+  void emitMode() {
+    WorkspaceMode mode;
+    synchronized (state) {
+      mode = state.mode;
+    }
+    Connection c = connection;
+    if (c != null && !state.closed) {
+      c.emit(Protocol.WORKSPACE_MODE, Protocol.args(new Payloads.WorkspaceModeEvent(null, mode)));
+    }
   }
 
   /** Sends a turn's stream event (the transport buffers it while reconnecting). */

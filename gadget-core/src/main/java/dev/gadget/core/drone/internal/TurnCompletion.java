@@ -115,6 +115,7 @@ public final class TurnCompletion {
           if (!stopping) {
             // A stopping drone goes offline next; it is not available for work.
             link.emitStatus();
+            link.emitMode();
           }
         }));
   }

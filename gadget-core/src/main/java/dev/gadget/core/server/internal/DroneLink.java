@@ -123,6 +123,11 @@ public final class DroneLink {
         rooms.toUserPages(me.userId, new Payloads.DroneStatusEvent(me.id, e.status(), e.turnId()));
       }
     });
+    handle(c, Protocol.WORKSPACE_MODE, Payloads.WorkspaceModeEvent.class, (e, ack) -> {
+      me.mode = e.mode();
+      rooms.toUserPages(me.userId, Protocol.WORKSPACE_MODE,
+          new Payloads.WorkspaceModeEvent(me.id, e.mode()));
+    });
   }
 
   /** The drone's link dropped: it goes offline, and its turn waits the grace period for it. */

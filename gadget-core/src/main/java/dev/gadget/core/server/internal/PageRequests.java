@@ -29,6 +29,7 @@ public final class PageRequests {
   private final TurnDispatcher dispatcher;
   private final DroneRequests droneRequests;
   private final ProviderRequests providerRequests;
+  private final DroneRouter router;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
       DroneRouter router) {
@@ -37,6 +38,7 @@ public final class PageRequests {
     this.rooms = rooms;
     this.turns = turns;
     this.owned = new Ownership(store);
+    this.router = router;
     ProviderResolver resolver = new ProviderResolver(settings);
     this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver);
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
@@ -65,7 +67,7 @@ public final class PageRequests {
       reply(ack, Map.of("session", s));
     });
     handle(c, Protocol.LIST_DRONES, JsonNode.class, (req, ack) ->
-        reply(ack, Map.of("drones", store.listDrones(userId))));
+        reply(ack, Map.of("drones", DroneModes.withModes(store.listDrones(userId), router))));
     handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) ->
         reply(ack, turns.snapshot(c, owned.session(userId, req.sessionId()))));
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
