@@ -124,6 +124,7 @@ public final class GadgetDrone implements AutoCloseable {
     lock = held;
     log.info("workspace {} in {}", workspace.id(), workspace.dir());
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
+    files.starting();
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
         heartbeatInterval, ackTimeout);
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer);
@@ -132,7 +133,7 @@ public final class GadgetDrone implements AutoCloseable {
     jobs.restoreMode();
     CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
     recovery.load();
-    link.connect(new ServerEvents(jobs, recovery, files), recovery::ask);
+    link.connect(new ServerEvents(jobs, recovery, files, state), recovery::ask);
   }
 
   /** The agent loop for a work order's provider, with the drone's tools and the turn's. */

@@ -82,6 +82,21 @@ public final class Protocol {
    */
   public static final String WORKSPACE_MODE = "workspaceMode";
 
+  /**
+   * Page to server to drone: the drone's workspace state now ({@code .gadget/workspace.json},
+   * its mode and status, the cached work order's turn), answered by the drone itself.
+   */
+  public static final String GET_WORKSPACE_STATE = "getWorkspaceState";
+  /** Page to server to drone: release the workspace's lock on a chat session and its project. */
+  public static final String RELEASE_SESSION_LOCK = "releaseSessionLock";
+
+  /**
+   * Drone to server, on every connection: the drone's registration as the server keeps it (its
+   * id, status and time), which the drone writes to {@code .gadget/workspace.json}. Ack: a
+   * {@link Payloads.RegistrationReply}.
+   */
+  public static final String DRONE_REGISTRATION = "droneRegistration";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));

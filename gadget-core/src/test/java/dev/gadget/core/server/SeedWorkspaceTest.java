@@ -79,4 +79,201 @@ class SeedWorkspaceTest {
     assertThat(other.events).noneMatch(e -> e.name().equals(Protocol.WORKSPACE_MODE));
     assertThat(drone.activeTurnId()).isEmpty();
   }
+
+  /** Structure of {@code json}: each field's path and JSON type, arrays by their first item. */
+  static java.util.SortedMap<String, String> shape(JsonNode json, String at,
+      java.util.SortedMap<String, String> out) {
+    if (json.isObject()) {
+      json.fields().forEachRemaining(f -> shape(f.getValue(), at + "." + f.getKey(), out));
+    } else if (json.isArray()) {
+      out.put(at, "array");
+      if (json.size() > 0) {
+        shape(json.get(0), at + "[]", out);
+      }
+    } else {
+      out.put(at, json.getNodeType().name().toLowerCase());
+    }
+    return out;
+  }
+
+  private static JsonNode file(Path ws) {
+    try {
+      return dev.gadget.core.GadgetJson.mapper()
+          .readTree(ws.resolve(".gadget/workspace.json").toFile());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** A new commit on the sample project's remote. */
+  private void pushToOrigin(String file) throws Exception {
+    Path work = tmp.resolve("seed-work");
+    java.nio.file.Files.writeString(work.resolve(file), file + "\n");
+    RuntimeFixture.git(work, "add", file);
+    RuntimeFixture.git(work, "-c", "user.email=t@example.com", "-c", "user.name=T", "commit",
+        "-q", "-m", file);
+    RuntimeFixture.git(work, "push", "-q", tmp.resolve("origin.git").toString(), "main");
+  }
+
+  @Test
+  void workspaceJsonFollowsSeed001FieldForFieldThroughLockCloneFetchReleaseAndRemoval()
+      throws Exception {
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    Path ws = tmp.resolve("ws");
+    ScriptedLlmClient llm = ScriptedLlmClient.of(answer("one"), answer("two"), answer("three"));
+    GadgetDrone drone = fx.drone(ada, ws, llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = fx.watchedSession(page);
+    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+    // the server's registration id, written once the drone is connected
+    await("registration id", () -> droneId.equals(file(ws).path("registration").path("_id")
+        .asText()));
+    assertThat(file(ws).get("registration").get("status").asText()).isEqualTo("available");
+
+    assertThat(page.request(Protocol.REQUEST_SESSION_LOCK, Map.of("sessionId", session))
+        .get("ok").asBoolean()).isTrue();
+    String first = submit(page, session, "one");
+    assertThat(page.completion(first).get("status").asText()).isEqualTo("finished");
+    await("status back to available", () -> file(ws).get("registration").get("status")
+        .asText().equals("available"));
+
+    JsonNode seed = dev.gadget.core.GadgetJson.mapper().readTree(
+        getClass().getResource("/seeds/001-workspace-example.json"));
+    JsonNode ours = file(ws);
+    java.util.SortedMap<String, String> expected = shape(seed, "", new java.util.TreeMap<>());
+    // mode is Gadget's one addition: the user's mode survives a restart (docs/SEEDS.md)
+    expected.put(".mode", "string");
+    assertThat(shape(ours, "", new java.util.TreeMap<>())).isEqualTo(expected);
+    assertThat(ours.get("chatSession").get("_id").asText()).isEqualTo(session);
+    assertThat(ours.get("chatSession").get("name").asText()).isEqualTo("Chat");
+    assertThat(ours.get("lockedProject").get("slug").asText()).isEqualTo("sample");
+    JsonNode project = ours.get("projects").get(0);
+    assertThat(project.get("_id").asText())
+        .isEqualTo(ours.get("lockedProject").get("_id").asText());
+    java.time.Instant cloned = java.time.Instant.parse(project.get("clonedAt").asText());
+    java.time.Instant synced = java.time.Instant.parse(project.get("lastSyncAt").asText());
+    assertThat(synced).isEqualTo(cloned);
+
+    // a fetch that brings new commits fast-forwards the tree: lastSyncAt moves
+    pushToOrigin("second.txt");
+    String second = submit(page, session, "two");
+    assertThat(page.completion(second).get("status").asText()).isEqualTo("finished");
+    assertThat(ws.resolve("sample/second.txt")).exists();
+    JsonNode afterSync = file(ws).get("projects").get(0);
+    java.time.Instant synced2 = java.time.Instant.parse(afterSync.get("lastSyncAt").asText());
+    assertThat(synced2).isAfter(synced);
+    assertThat(afterSync.get("clonedAt").asText()).isEqualTo(project.get("clonedAt").asText());
+
+    // a local commit: the fetch cannot bring the tree to the remote's, lastSyncAt stays
+    java.nio.file.Files.writeString(ws.resolve("sample/local.txt"), "mine\n");
+    RuntimeFixture.git(ws.resolve("sample"), "add", "local.txt");
+    RuntimeFixture.git(ws.resolve("sample"), "-c", "user.email=t@example.com", "-c",
+        "user.name=T", "commit", "-q", "-m", "local");
+    pushToOrigin("third.txt");
+    String third = submit(page, session, "three");
+    assertThat(page.completion(third).get("status").asText()).isEqualTo("finished");
+    assertThat(ws.resolve("sample/third.txt")).doesNotExist();
+    assertThat(file(ws).get("projects").get(0).get("lastSyncAt").asText())
+        .isEqualTo(afterSync.get("lastSyncAt").asText());
+
+    // release: both locks cleared
+    assertThat(page.request(Protocol.RELEASE_SESSION_LOCK, Map.of("droneId", droneId))
+        .get("ok").asBoolean()).isTrue();
+    assertThat(file(ws).get("chatSession").isNull()).isTrue();
+    assertThat(file(ws).get("lockedProject").isNull()).isTrue();
+
+    // the project's checkout removed: its entry goes
+    deleteTree(ws.resolve("sample"));
+    JsonNode state = page.request(Protocol.GET_WORKSPACE_STATE, Map.of("droneId", droneId));
+    assertThat(state.get("state").get("workspace").get("projects")).isEmpty();
+    assertThat(file(ws).get("projects")).isEmpty();
+    assertThat(drone.workspace().data().projects()).isEmpty();
+  }
+
+  private static void deleteTree(Path dir) throws Exception {
+    try (var paths = java.nio.file.Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
+        java.nio.file.Files.delete(p);
+      }
+    }
+  }
+
+  @Test
+  void aDroneWritesStartingBeforeItConnects() throws Exception {
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    Path ws = tmp.resolve("ws");
+    java.util.concurrent.CountDownLatch refused = new java.util.concurrent.CountDownLatch(1);
+    GadgetDrone d = GadgetDrone.builder().transport(fx.transport.client())
+        .token("gdt_not-a-token").workspaceDir(ws).llmClients(p -> ScriptedLlmClient.of())
+        .listener(new dev.gadget.core.drone.DroneListener() {
+          @Override
+          public void onRefused(String message) {
+            refused.countDown();
+          }
+        }).build();
+    fx.closeables.add(d);
+    d.start();
+    assertThat(refused.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    JsonNode registration = file(ws).get("registration");
+    assertThat(registration.get("status").asText()).isEqualTo("starting");
+    assertThat(registration.get("_id").isNull()).isTrue();
+  }
+
+  @Test
+  void aStateRequestReturnsTheDronesProjectsLocksAndCachedTurn() throws Exception {
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    Person bob = fx.person("bob");
+    Path ws = tmp.resolve("ws");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("word ".repeat(400)).build())
+        .tokenDelay(java.time.Duration.ofMillis(10)).build();
+    GadgetDrone drone = fx.drone(ada, ws, llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = fx.watchedSession(page);
+    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+    assertThat(page.request(Protocol.REQUEST_SESSION_LOCK, Map.of("sessionId", session))
+        .get("ok").asBoolean()).isTrue();
+    String turn = submit(page, session, "talk");
+    await("streaming", () -> page.eventsOf(turn).stream()
+        .filter(e -> e.name().equals(Protocol.RESPONSE)).count() > 5);
+
+    JsonNode state = page.request(Protocol.GET_WORKSPACE_STATE, Map.of("droneId", droneId))
+        .get("state");
+    assertThat(state.get("mode").asText()).isEqualTo("agent");
+    assertThat(state.get("status").asText()).isEqualTo("busy");
+    assertThat(state.get("activeTurnId").asText()).isEqualTo(turn);
+    JsonNode cached = state.get("cachedTurn");
+    assertThat(cached.get("turnId").asText()).isEqualTo(turn);
+    assertThat(cached.get("chatSessionId").asText()).isEqualTo(session);
+    assertThat(cached.get("status").asText()).isEqualTo("processing");
+    JsonNode w = state.get("workspace");
+    assertThat(w.get("workspaceId").asText()).isEqualTo(drone.workspaceId());
+    assertThat(w.get("chatSession").get("_id").asText()).isEqualTo(session);
+    assertThat(w.get("lockedProject").get("slug").asText()).isEqualTo("sample");
+    assertThat(w.get("projects").get(0).get("slug").asText()).isEqualTo("sample");
+    assertThat(w.get("projects").get(0).get("clonedAt").asText()).isNotBlank();
+    assertThat(w.get("projects").get(0).get("lastSyncAt").asText()).isNotBlank();
+    assertThat(w.get("registration").get("_id").asText()).isEqualTo(droneId);
+    assertThat(state.toString()).doesNotContain(RuntimeFixture.API_KEY);
+
+    // nobody else's drone, and an unknown one, is "not connected"
+    Page bobs = fx.page(bob.pageToken()).connected();
+    assertThat(bobs.request(Protocol.GET_WORKSPACE_STATE, Map.of("droneId", droneId))
+        .get("error").asText()).isEqualTo("that drone is not connected");
+    page.completion(turn);
+    JsonNode idle = page.request(Protocol.GET_WORKSPACE_STATE, Map.of("droneId", droneId))
+        .get("state");
+    await("cache gone", () -> !java.nio.file.Files.exists(ws.resolve(".gadget/work-order.json")));
+    idle = page.request(Protocol.GET_WORKSPACE_STATE, Map.of("droneId", droneId)).get("state");
+    assertThat(idle.get("mode").asText()).isEqualTo("idle");
+    assertThat(idle.has("cachedTurn") && !idle.get("cachedTurn").isNull()).isFalse();
+  }
 }

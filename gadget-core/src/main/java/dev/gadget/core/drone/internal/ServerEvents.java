@@ -22,12 +22,15 @@ public final class ServerEvents {
   private final JobRunner jobs;
   private final CrashRecovery recovery;
   private final DroneWorkspace workspace;
+  private final WorkspaceReport report;
 
   /** The handlers of a drone's parts. */
-  public ServerEvents(JobRunner jobs, CrashRecovery recovery, DroneWorkspace workspace) {
+  public ServerEvents(JobRunner jobs, CrashRecovery recovery, DroneWorkspace workspace,
+      DroneState state) {
     this.jobs = Objects.requireNonNull(jobs, "jobs");
     this.recovery = Objects.requireNonNull(recovery, "recovery");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
+    this.report = new WorkspaceReport(state, workspace);
   }
 
   /** Registers every handler on the drone's connection. */
@@ -37,6 +40,8 @@ public final class ServerEvents {
     on(c, Protocol.CRASH_RECOVERY_RESPONSE, recovery::onResponse);
     on(c, Protocol.REQUEST_SESSION_LOCK, withProject(workspace::onSessionLock));
     on(c, Protocol.REQUEST_WORKSPACE_MODE, jobs::onWorkspaceMode);
+    on(c, Protocol.GET_WORKSPACE_STATE, report::onGetState);
+    on(c, Protocol.RELEASE_SESSION_LOCK, workspace::onReleaseLock);
   }
 
   /**

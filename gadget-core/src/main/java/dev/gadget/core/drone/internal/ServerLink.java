@@ -13,6 +13,7 @@ import dev.gadget.core.transport.TransportClient;
 import dev.gadget.core.transport.TransportException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -101,7 +102,7 @@ public final class ServerLink {
     @Override
     public void onConnect(Connection c) {
       listener.onConnected();
-      workspace.registered(state.status());
+      askRegistration(c);
       Consumer<Connection> ready = whenReady;
       if (ready != null) {
         ready.accept(c);
@@ -128,6 +129,23 @@ public final class ServerLink {
     }
   }
 
+  /** Asks the server for this drone's registration and writes it to {@code workspace.json}. */
+  private void askRegistration(Connection c) {
+    c.emitWithAck(Protocol.DRONE_REGISTRATION, Protocol.args(Map.of()), ackTimeout)
+        .whenComplete((reply, error) -> {
+          if (error != null) {
+            log.debug("no registration from the server: {}", error.getMessage());
+            return;
+          }
+          try {
+            workspace.registered(Protocol.payload(reply, Payloads.RegistrationReply.class),
+                state.status());
+          } catch (RuntimeException e) {
+            log.warn("cannot record the registration: {}", e.getMessage());
+          }
+        });
+  }
+
   /** Tells the server and the listener whether the drone is busy, and with which turn. */
   void emitStatus() {
     String turnId;
@@ -141,6 +159,11 @@ public final class ServerLink {
     Connection c = connection;
     if (c != null && !state.closed) {
       c.emit(Protocol.DRONE_STATUS, Protocol.args(new Payloads.DroneStatusEvent(null, s, turnId)));
+    }
+    try {
+      workspace.statusChanged(s);
+    } catch (RuntimeException e) {
+      log.warn("cannot record the drone's status: {}", e.getMessage());
     }
     listener.onStatus(s, turnId);
   }

@@ -3,6 +3,7 @@ package dev.gadget.core.server.internal;
 import static dev.gadget.core.server.internal.Requests.handle;
 import static dev.gadget.core.server.internal.Requests.reply;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.Ids;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
@@ -123,6 +124,9 @@ public final class DroneLink {
         rooms.toUserPages(me.userId, new Payloads.DroneStatusEvent(me.id, e.status(), e.turnId()));
       }
     });
+    handle(c, Protocol.DRONE_REGISTRATION, JsonNode.class, (e, ack) -> reply(ack,
+        new Payloads.RegistrationReply(me.id, me.status, store.findDrone(me.id)
+            .map(DroneRegistration::registeredAt).orElse(null))));
     handle(c, Protocol.WORKSPACE_MODE, Payloads.WorkspaceModeEvent.class, (e, ack) -> {
       me.mode = e.mode();
       rooms.toUserPages(me.userId, Protocol.WORKSPACE_MODE,

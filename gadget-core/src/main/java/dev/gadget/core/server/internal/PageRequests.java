@@ -84,6 +84,10 @@ public final class PageRequests {
         droneRequests.lockSession(userId, req, ack));
     handle(c, Protocol.REQUEST_WORKSPACE_MODE, Payloads.WorkspaceModeRequest.class,
         (req, ack) -> droneRequests.workspaceMode(userId, req, ack));
+    handle(c, Protocol.GET_WORKSPACE_STATE, Payloads.DroneRef.class,
+        (req, ack) -> droneRequests.workspaceState(userId, req, ack));
+    handle(c, Protocol.RELEASE_SESSION_LOCK, Payloads.DroneRef.class,
+        (req, ack) -> droneRequests.releaseLock(userId, req, ack));
     providerRequests.register(c, userId);
   }
 
