@@ -245,6 +245,10 @@ class SeedWorkspaceTest {
     await("streaming", () -> page.eventsOf(turn).stream()
         .filter(e -> e.name().equals(Protocol.RESPONSE)).count() > 5);
 
+    // the server's work order names the drone's workspace (seed 001, processWorkOrder)
+    assertThat(dev.gadget.core.GadgetJson.mapper().readTree(
+        ws.resolve(".gadget/work-order.json").toFile()).get("workOrder").get("workspaceId")
+        .asText()).isEqualTo(drone.workspaceId());
     JsonNode state = page.request(Protocol.GET_WORKSPACE_STATE, Map.of("droneId", droneId))
         .get("state");
     assertThat(state.get("mode").asText()).isEqualTo("agent");

@@ -60,7 +60,7 @@ public final class CrashRecovery {
       } catch (WorkspaceException e) {
         return; // ask() moves it aside and says so
       }
-      cached.filter(c -> !WorkOrderCache.STOPPED.equals(c.status())).ifPresent(c -> {
+      cached.filter(c -> !c.ended()).ifPresent(c -> {
         state.job = new Job(c.turnId(), c.lastSeq() + 1);
         state.job.pendingRecovery = true;
       });
@@ -93,7 +93,7 @@ public final class CrashRecovery {
         return;
       }
       cache = cached.get();
-      if (WorkOrderCache.STOPPED.equals(cache.status())) {
+      if (cache.ended()) {
         if (state.job != null) {
           return;
         }
@@ -107,10 +107,11 @@ public final class CrashRecovery {
       }
     }
     if (stopped != null) {
-      log.info("turn {} was stopped before the server acknowledged its end; telling it now",
-          cache.turnId());
+      log.info("turn {} ended ({}) before the server acknowledged its end; telling it now",
+          cache.turnId(), cache.status());
       completion.resend(stopped, new Payloads.WorkOrderComplete(cache.turnId(),
-          cache.lastSeq(), TurnStatus.CANCELLED, TurnStats.EMPTY, cache.error()));
+          cache.lastSeq(), cache.endStatus() == null ? TurnStatus.CANCELLED : cache.endStatus(),
+          cache.stats() == null ? TurnStats.EMPTY : cache.stats(), cache.error()));
       return;
     }
     log.warn("found the work order of turn {} from before a crash; asking the server",

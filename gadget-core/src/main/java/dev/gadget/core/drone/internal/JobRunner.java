@@ -73,6 +73,11 @@ public final class JobRunner {
       return;
     }
     WorkOrder order = p.workOrder();
+    if (order.workspaceId() != null && !order.workspaceId().equals(workspace.id())) {
+      ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, "this work order is for workspace "
+          + order.workspaceId() + ", not this drone's " + workspace.id()));
+      return;
+    }
     synchronized (state) {
       Job job = state.job;
       if (job != null && !job.finished) {

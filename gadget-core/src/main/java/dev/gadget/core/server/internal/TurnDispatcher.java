@@ -64,7 +64,7 @@ final class TurnDispatcher {
       WorkOrder order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project),
           llm.config(),
           new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history)),
-          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt));
+          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt), drone.workspaceId);
       store.createTurn(turn);
       drone.status = DroneStatus.BUSY;
       drone.activeTurnId = turn.id();
