@@ -8,6 +8,7 @@ import { refreshAll } from './sidebar.js';
 import { onStream, onSuperseded, onTurnStarted } from './turns.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
+import { onTurnRecovered, onTurnStats } from './turn-live.js';
 
 const TOKEN_ERRORS = ['missing token', 'invalid token', 'this is a drone token'];
 
@@ -44,6 +45,8 @@ export function connect() {
   socket.on('turnStarted', (p) => onTurnStarted(p.turn));
   socket.on('droneStatus', () => refreshDrones());
   socket.on('workspaceMode', () => refreshDrones());
+  socket.on('turnRecovered', onTurnRecovered);
+  socket.on('turnStats', onTurnStats);
   socket.on('blocksSuperseded', (p) => onSuperseded(p));
   for (const name of ['thinking', 'response', 'toolCall', 'workOrderComplete']) {
     socket.on(name, (p) => onStream(name, p));

@@ -4,6 +4,7 @@
 // place, into the block's existing element.
 import { state } from './state.js';
 import { el } from './dom.js';
+import { statsParts } from './stats.js';
 
 let sanitizerReady = false;
 
@@ -133,19 +134,15 @@ export function renderStatus(tv) {
   f.textContent = '';
   f.dataset.status = tv.status;
   tv.el.dataset.status = tv.status;
+  const parts = statsParts(tv.stats);
   if (tv.status === 'processing') {
     f.appendChild(el('span', 'spinner'));
     f.appendChild(el('span', null, 'working…'));
+    if (tv.notice) f.appendChild(el('span', 'status-notice', tv.notice));
+    if (parts.length) f.appendChild(el('span', 'status-stats', parts.join(' · ')));
     return;
   }
   f.appendChild(el('span', 'status-label', tv.status));
   if (tv.error) f.appendChild(el('span', 'status-error', tv.error));
-  const s = tv.stats;
-  if (s && (s.durationMs || s.toolCallCount || s.completionTokens)) {
-    const parts = [];
-    if (s.toolCallCount) parts.push(s.toolCallCount + ' tool call' + (s.toolCallCount === 1 ? '' : 's'));
-    if (s.completionTokens) parts.push(s.completionTokens + ' tokens');
-    if (s.durationMs) parts.push((s.durationMs / 1000).toFixed(1) + ' s');
-    f.appendChild(el('span', 'status-stats', parts.join(' · ')));
-  }
+  if (parts.length) f.appendChild(el('span', 'status-stats', parts.join(' · ')));
 }

@@ -138,7 +138,8 @@ public final class GadgetDrone implements AutoCloseable {
     jobs = new JobRunner(state, files, link, completion, this::newLoop, turnTools, clock,
         worker);
     jobs.restoreMode();
-    CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
+    CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion, timer,
+        clock);
     recovery.load();
     link.connect(new ServerEvents(jobs, recovery, files, state), recovery::ask);
   }

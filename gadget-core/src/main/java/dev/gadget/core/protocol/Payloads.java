@@ -207,11 +207,23 @@ public final class Payloads {
    * @param action {@code "discard"} or {@code "retry"}
    * @param retry for a retry, the work order to run again (with its API key), its first
    *     {@code seq}, and whether to resume after the journal
+   * @param retryDelay for a retry, how many milliseconds the drone waits before it retries (seed
+   *     001); {@code null} or 0: at once
    */
   public record CrashRecoveryResponse(
       @Rule(required = true, maxLength = Limits.ID) String turnId,
       @Rule(required = true, oneOf = {"discard", "retry"}) String action,
-      ProcessWorkOrder retry) {
+      ProcessWorkOrder retry, Long retryDelay) {
+    /** An answer that asks for no wait. */
+    public CrashRecoveryResponse(String turnId, String action, ProcessWorkOrder retry) {
+      this(turnId, action, retry, null);
+    }
+
+    /** How long to wait before retrying, in milliseconds (0 for none). */
+    public long retryDelayMillis() {
+      return retryDelay == null ? 0 : Math.max(0, retryDelay);
+    }
+
     /** Discard the cached work order. */
     public static final String DISCARD = "discard";
     /** Run it again. */
@@ -327,4 +339,15 @@ public final class Payloads {
       @com.fasterxml.jackson.annotation.JsonProperty("_id") @Rule(required = true,
           maxLength = Limits.ID) String id,
       DroneStatus status, java.time.Instant registeredAt) {}
+
+  /**
+   * {@code turnRecovered} (server to page).
+   *
+   * @param turnId the turn
+   * @param message what happened, for people
+   * @param retryDelay how many milliseconds the drone waits before it retries
+   * @param crashRetries how many times this turn was retried after a crash, this one included
+   */
+  public record TurnRecovered(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      String message, long retryDelay, int crashRetries) {}
 }

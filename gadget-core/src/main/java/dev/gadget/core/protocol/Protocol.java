@@ -97,6 +97,12 @@ public final class Protocol {
    */
   public static final String DRONE_REGISTRATION = "droneRegistration";
 
+  /**
+   * Server to page: a drone crashed during a watched turn, and the server told it to retry
+   * (seed 001, "Drone crashed during processing - retrying").
+   */
+  public static final String TURN_RECOVERED = "turnRecovered";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));

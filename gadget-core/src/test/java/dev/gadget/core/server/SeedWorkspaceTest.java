@@ -280,4 +280,88 @@ class SeedWorkspaceTest {
     assertThat(idle.get("mode").asText()).isEqualTo("idle");
     assertThat(idle.has("cachedTurn") && !idle.get("cachedTurn").isNull()).isFalse();
   }
+
+  /** A clock that stands still until the test moves it; counts the drone timer's reads. */
+  static final class TestClock extends java.time.Clock {
+    volatile java.time.Instant now = java.time.Instant.parse("2026-04-29T19:30:00Z");
+    final java.util.concurrent.atomic.AtomicLong timerReads =
+        new java.util.concurrent.atomic.AtomicLong();
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return java.time.ZoneOffset.UTC;
+    }
+
+    @Override
+    public java.time.Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public java.time.Instant instant() {
+      if (Thread.currentThread().getName().equals("gadget-drone-timer")) {
+        timerReads.incrementAndGet();
+      }
+      return now;
+    }
+
+    void advance(long millis) {
+      now = now.plusMillis(millis);
+    }
+  }
+
+  @Test
+  void aCrashRecoveryWithARetryDelayWaitsThatLongOnTheDronesClockAndTheTurnSaysSo()
+      throws Exception {
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b.crashRetryDelay(java.time.Duration.ofSeconds(5))
+        .droneGracePeriod(java.time.Duration.ofSeconds(20))
+        .silenceTimeout(java.time.Duration.ofSeconds(30)));
+    Person ada = fx.person("ada");
+    Path ws = tmp.resolve("ws");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("word ".repeat(1000)).build())
+        .reply(ScriptedLlmClient.reply().text("Redone.").build())
+        .tokenDelay(java.time.Duration.ofMillis(5)).build();
+    GadgetDrone first = fx.drone(ada, ws, llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = fx.watchedSession(page);
+    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = submit(page, session, "talk");
+    await("streaming", () -> page.eventsOf(turn).stream()
+        .filter(e -> e.name().equals(Protocol.RESPONSE)).count() > 10);
+    first.abandon();
+
+    TestClock clock = new TestClock();
+    GadgetDrone again = GadgetDrone.builder().transport(fx.transport.client())
+        .token(ada.droneToken()).workspaceDir(ws).hostname("test-host").llmClients(p -> llm)
+        .heartbeatInterval(java.time.Duration.ofMillis(100))
+        .ackTimeout(java.time.Duration.ofSeconds(2)).clock(clock).build();
+    fx.closeables.add(again);
+    again.start();
+    await("turnRecovered", () -> page.eventsOf(turn).stream()
+        .anyMatch(e -> e.name().equals(Protocol.TURN_RECOVERED)));
+    JsonNode recovered = page.eventsOf(turn).stream()
+        .filter(e -> e.name().equals(Protocol.TURN_RECOVERED)).findFirst().orElseThrow()
+        .payload();
+    assertThat(recovered.get("message").asText())
+        .isEqualTo("Drone crashed during processing - retrying in 5 s");
+    assertThat(recovered.get("retryDelay").asLong()).isEqualTo(5000);
+    assertThat(recovered.get("crashRetries").asInt()).isEqualTo(1);
+
+    // the drone's wait has begun once its timer reads the clock (nothing else on that thread
+    // reads it while the drone waits for recovery)
+    await("the drone waits", () -> clock.timerReads.get() > 0);
+    // 1 ms short of the delay, however often the drone looks, it does not retry
+    clock.advance(4_999);
+    long reads = clock.timerReads.get();
+    await("the drone looked at its clock", () -> clock.timerReads.get() > reads + 3);
+    assertThat(llm.requests()).hasSize(1);
+    clock.advance(1);
+    JsonNode done = page.completion(turn);
+    assertThat(done.get("status").asText()).isEqualTo("finished");
+    assertThat(llm.requests()).hasSize(2);
+    assertThat(done.get("stats").get("crashRetries").asInt()).isEqualTo(1);
+    assertThat(fx.store.findTurn(turn).orElseThrow().stats().crashRetries()).isEqualTo(1);
+  }
 }

@@ -172,9 +172,13 @@ public final class DroneLink {
       synchronized (t.lock) {
         if (!t.ended) {
           t.cancelGrace();
+          // The same link asking again (it asks on connecting and once ready) is answered the
+          // same, and counts once.
+          boolean again = t.retriedBy == c;
+          t.retriedBy = c;
           // What was streamed before the crash stays; the retry's stream goes on after it.
           long firstSeq = t.lastSeq + 1;
-          if (req.redoes()) {
+          if (req.redoes() && !again) {
             // The round streams again: what the user saw of it stays, marked superseded, and
             // the redone round streams as new blocks.
             List<Integer> superseded = t.supersedeRound();
@@ -183,14 +187,25 @@ public final class DroneLink {
                   new Payloads.BlocksSuperseded(t.turn.id(), superseded));
             }
           }
-          t.lastEventAt = settings.clock().instant();
+          long delay = settings.crashRetryDelay().toMillis();
+          // the silence check counts from the end of the wait
+          t.lastEventAt = settings.clock().instant().plusMillis(delay);
+          if (!again) {
+            t.crashRetries++;
+          }
           drone.status = DroneStatus.BUSY;
           drone.activeTurnId = t.turn.id();
           answer = new Payloads.CrashRecoveryResponse(t.turn.id(),
               Payloads.CrashRecoveryResponse.RETRY,
-              new Payloads.ProcessWorkOrder(t.workOrder, firstSeq, req.journaledMessages() > 0));
-          log.info("drone {} crashed during turn {}; retrying from seq {}", drone.id,
-              t.turn.id(), firstSeq);
+              new Payloads.ProcessWorkOrder(t.workOrder, firstSeq, req.journaledMessages() > 0),
+              delay);
+          if (!again) {
+            rooms.toWatchers(t.turn.sessionId(), Protocol.TURN_RECOVERED,
+                new Payloads.TurnRecovered(t.turn.id(), TurnRecoveredText.of(delay), delay,
+                    t.crashRetries));
+          }
+          log.info("drone {} crashed during turn {}; retrying from seq {} in {} ms", drone.id,
+              t.turn.id(), firstSeq, delay);
         }
       }
     }

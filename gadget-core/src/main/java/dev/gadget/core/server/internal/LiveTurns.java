@@ -148,6 +148,9 @@ public final class LiveTurns {
       if (t.ended) {
         return;
       }
+      if (t.crashRetries > 0) {
+        finalStats = finalStats.withCrashRetries(t.crashRetries);
+      }
       t.ended = true;
       long seq = t.lastSeq + 1;
       t.aggregator.complete();
