@@ -77,8 +77,14 @@ public final class Payloads {
    * @param turnId the turn
    * @param lastSeq the last stream event already reflected in the snapshot (-1: none)
    * @param openBlock the block being written, not yet stored, or {@code null}
+   * @param stats the stats the drone last sent for it ({@code turnStats}), or {@code null}
    */
-  public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {}
+  public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock, TurnStats stats) {
+    /** A running turn without stats yet. */
+    public LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {
+      this(turnId, lastSeq, openBlock, null);
+    }
+  }
 
   /** {@code submitPrompt}. */
   public record SubmitPrompt(@Rule(required = true, maxLength = Limits.ID) String sessionId,
@@ -139,12 +145,27 @@ public final class Payloads {
   /** {@code cancelWorkOrder}. */
   public record CancelWorkOrder(@Rule(required = true, maxLength = Limits.ID) String turnId) {}
 
-  /** {@code thinking} and {@code response}: tokens of a turn. */
+  /**
+   * {@code thinking} and {@code response}: tokens of a turn.
+   *
+   * @param turnId the turn
+   * @param seq the stream event's number
+   * @param data the text
+   * @param tokens optional (seed 003's "token count with each chunk"): how many chunks the model
+   *     has streamed in this turn so far, this one included, since the drone (re)started it;
+   *     Ollama and OpenAI-compatible servers stream one token per chunk, so it counts tokens as
+   *     they come (the exact counts arrive with {@code turnStats}); {@code null} when not sent
+   */
   public record TextEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
-      long seq, @Rule(required = true, blankAllowed = true) String data) {
+      long seq, @Rule(required = true, blankAllowed = true) String data, Long tokens) {
     public TextEvent {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(data, "data");
+    }
+
+    /** An event without a token count. */
+    public TextEvent(String turnId, long seq, String data) {
+      this(turnId, seq, data, null);
     }
   }
 
@@ -350,4 +371,14 @@ public final class Payloads {
    */
   public record TurnRecovered(@Rule(required = true, maxLength = Limits.ID) String turnId,
       String message, long retryDelay, int crashRetries) {}
+
+  /**
+   * {@code turnStats}: a running turn's stats so far (the last one sent wins; the turn's end
+   * carries the final ones).
+   *
+   * @param turnId the turn
+   * @param stats its stats so far
+   */
+  public record TurnStatsEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      @Rule(required = true) TurnStats stats) {}
 }

@@ -103,6 +103,12 @@ public final class Protocol {
    */
   public static final String TURN_RECOVERED = "turnRecovered";
 
+  /**
+   * Drone to server, server to the turn's watchers: the running turn's stats so far, after each
+   * model round and each tool run.
+   */
+  public static final String TURN_STATS = "turnStats";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));

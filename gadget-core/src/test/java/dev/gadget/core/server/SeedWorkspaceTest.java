@@ -364,4 +364,107 @@ class SeedWorkspaceTest {
     assertThat(done.get("stats").get("crashRetries").asInt()).isEqualTo(1);
     assertThat(fx.store.findTurn(turn).orElseThrow().stats().crashRetries()).isEqualTo(1);
   }
+
+  /** An Ollama-like server answering each chat with the next queued NDJSON body. */
+  static final class OllamaReplay implements AutoCloseable {
+    final com.sun.net.httpserver.HttpServer http;
+    final java.util.concurrent.BlockingQueue<String> bodies =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+
+    OllamaReplay() throws java.io.IOException {
+      http = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress(
+          java.net.InetAddress.getLoopbackAddress(), 0), 0);
+      http.createContext("/", ex -> {
+        ex.getRequestBody().readAllBytes();
+        String body = bodies.poll();
+        byte[] bytes = (body == null ? "" : body).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/x-ndjson");
+        ex.sendResponseHeaders(body == null ? 500 : 200, body == null ? -1 : bytes.length);
+        if (body != null) {
+          ex.getResponseBody().write(bytes);
+        }
+        ex.close();
+      });
+      http.start();
+    }
+
+    String baseUrl() {
+      return "http://127.0.0.1:" + http.getAddress().getPort();
+    }
+
+    @Override
+    public void close() {
+      http.stop(0);
+    }
+  }
+
+  private static String ollamaRound(String message, long loadMs, long promptEvalMs, long evalMs,
+      int evalCount) {
+    return "{\"model\":\"qwen3:8b\",\"created_at\":\"2025-06-01T10:00:01Z\",\"message\":"
+        + message + ",\"done\":false}\n"
+        + "{\"model\":\"qwen3:8b\",\"created_at\":\"2025-06-01T10:00:02Z\",\"message\":"
+        + "{\"role\":\"assistant\",\"content\":\"\"},\"done_reason\":\"stop\",\"done\":true,"
+        + "\"total_duration\":" + (loadMs + promptEvalMs + evalMs) * 1_000_000
+        + ",\"load_duration\":" + loadMs * 1_000_000
+        + ",\"prompt_eval_count\":80,\"prompt_eval_duration\":" + promptEvalMs * 1_000_000
+        + ",\"eval_count\":" + evalCount + ",\"eval_duration\":" + evalMs * 1_000_000 + "}\n";
+  }
+
+  @Test
+  void statsComeDuringTheTurnWithOllamasDurationsAndEachToolsDuration() throws Exception {
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    try (OllamaReplay ollama = new OllamaReplay()) {
+      ollama.bodies.add(
+          "{\"model\":\"qwen3:8b\",\"created_at\":\"2025-06-01T10:00:01Z\",\"message\":"
+          + "{\"role\":\"assistant\",\"content\":\"Reading.\"},\"done\":false}\n"
+          + ollamaRound("{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"function\":"
+              + "{\"name\":\"read_file\",\"arguments\":{\"path\":\"README.md\"}}}]}",
+              250, 100, 400, 20));
+      ollama.bodies.add(ollamaRound("{\"role\":\"assistant\",\"content\":\"Done.\"}",
+          50, 30, 300, 5));
+      dev.gadget.core.llm.OllamaClient llm =
+          dev.gadget.core.llm.OllamaClient.builder().baseUrl(ollama.baseUrl()).build();
+      fx.drone(ada, tmp.resolve("ws"), llm);
+      Page page = fx.page(ada.pageToken()).connected();
+      String session = fx.watchedSession(page);
+      await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+      String turn = submit(page, session, "read it");
+      JsonNode done = page.completion(turn);
+      assertThat(done.get("status").asText()).as("%s", done).isEqualTo("finished");
+
+      List<JsonNode> live = page.eventsOf(turn).stream()
+          .filter(e -> e.name().equals(Protocol.TURN_STATS)).map(e -> e.payload().get("stats"))
+          .toList();
+      // after the first model round, after the tool, after the second round
+      assertThat(live).hasSize(3);
+      assertThat(live.get(0).get("llmCalls").asInt()).isEqualTo(1);
+      assertThat(live.get(0).get("completionTokens").asLong()).isEqualTo(20);
+      assertThat(live.get(0).get("loadDurationMs").asLong()).isEqualTo(250);
+      assertThat(live.get(0).get("evalDurationMs").asLong()).isEqualTo(400);
+      assertThat(live.get(0).has("toolDurations")).isFalse();
+      assertThat(live.get(1).get("toolDurations").get(0).get("name").asText())
+          .isEqualTo("read_file");
+      assertThat(live.get(1).get("toolDurations").get(0).get("durationMs").asLong())
+          .isNotNegative();
+      assertThat(live.get(2).get("llmCalls").asInt()).isEqualTo(2);
+
+      JsonNode stats = done.get("stats");
+      assertThat(stats.get("loadDurationMs").asLong()).isEqualTo(300);
+      assertThat(stats.get("promptEvalDurationMs").asLong()).isEqualTo(130);
+      assertThat(stats.get("evalDurationMs").asLong()).isEqualTo(700);
+      assertThat(stats.get("completionTokens").asLong()).isEqualTo(25);
+      assertThat(stats.get("toolDurations")).hasSize(1);
+      dev.gadget.core.model.TurnStats stored = fx.store.findTurn(turn).orElseThrow().stats();
+      assertThat(stored.evalDurationMs()).isEqualTo(700);
+      assertThat(stored.toolDurations()).extracting(d -> d.name()).containsExactly("read_file");
+
+      // seed 003: each streamed chunk carries the count so far
+      List<Long> counts = page.eventsOf(turn).stream()
+          .filter(e -> e.name().equals(Protocol.RESPONSE))
+          .map(e -> e.payload().get("tokens").asLong()).toList();
+      assertThat(counts).containsExactly(1L, 2L);
+    }
+  }
 }

@@ -124,6 +124,19 @@ public final class DroneLink {
         rooms.toUserPages(me.userId, new Payloads.DroneStatusEvent(me.id, e.status(), e.turnId()));
       }
     });
+    handle(c, Protocol.TURN_STATS, Payloads.TurnStatsEvent.class, (e, ack) -> {
+      LiveTurn t = turns.get(e.turnId());
+      if (t != null && t.droneId.equals(me.id)) {
+        synchronized (t.lock) {
+          if (t.ended) {
+            return;
+          }
+          t.liveStats = e.stats();
+          t.lastEventAt = settings.clock().instant();
+        }
+        rooms.toWatchers(t.turn.sessionId(), Protocol.TURN_STATS, e);
+      }
+    });
     handle(c, Protocol.DRONE_REGISTRATION, JsonNode.class, (e, ack) -> reply(ack,
         new Payloads.RegistrationReply(me.id, me.status, store.findDrone(me.id)
             .map(DroneRegistration::registeredAt).orElse(null))));

@@ -91,7 +91,7 @@ public final class LiveTurns {
       for (LiveTurn t : live.values()) {
         if (t.turn.sessionId().equals(session.id())) {
           liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
-              t.aggregator.openBlock().orElse(null)));
+              t.aggregator.openBlock().orElse(null), t.liveStats));
         }
       }
       rooms.join(session.id(), page);
