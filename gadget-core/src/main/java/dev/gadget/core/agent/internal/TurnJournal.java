@@ -59,7 +59,10 @@ public final class TurnJournal {
   }
 
   private static Long plus(Long sum, java.time.Duration d) {
-    return d == null ? sum : (sum == null ? 0 : sum) + d.toMillis();
+    if (d == null) {
+      return sum;
+    }
+    return Long.valueOf((sum == null ? 0L : sum.longValue()) + d.toMillis());
   }
 
   /** How long the tool of {@code call} ran. */
