@@ -315,7 +315,7 @@ class RuntimeTest {
     // bob's page hears only about bob's own drone, never about ada's turn or drone
     String bobDrone = fx.store.listDrones(bob.user().id()).get(0).id();
     assertThat(bobPage.events).allSatisfy(e -> {
-      assertThat(e.name()).isEqualTo(Protocol.DRONE_STATUS);
+      assertThat(e.name()).isIn(Protocol.DRONE_STATUS, Protocol.WORKSPACE_MODE);
       assertThat(e.payload().get("droneId").asText()).isEqualTo(bobDrone);
     });
     assertThat(tmp.resolve("bob-ws/sample")).doesNotExist();
