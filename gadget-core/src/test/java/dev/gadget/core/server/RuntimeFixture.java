@@ -225,6 +225,14 @@ final class RuntimeFixture implements AutoCloseable {
       return request(event, (Object) payload);
     }
 
+    /** Submits {@code prompt} in {@code sessionId}; the new turn's id (an error fails). */
+    String submit(String sessionId, String prompt) throws Exception {
+      JsonNode reply = request(Protocol.SUBMIT_PROMPT,
+          Map.of("sessionId", sessionId, "prompt", prompt));
+      assertThat(reply.has("error")).as("submit error: %s", reply).isFalse();
+      return reply.get("turnId").asText();
+    }
+
     List<Event> eventsOf(String turnId) {
       List<Event> out = new ArrayList<>();
       for (Event e : events) {

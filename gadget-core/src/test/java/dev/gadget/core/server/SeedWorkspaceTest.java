@@ -37,10 +37,17 @@ class SeedWorkspaceTest {
   }
 
   private static String submit(Page page, String sessionId, String prompt) throws Exception {
-    JsonNode reply = page.request(Protocol.SUBMIT_PROMPT,
-        Map.of("sessionId", sessionId, "prompt", prompt));
-    assertThat(reply.has("error")).as("submit error: %s", reply).isFalse();
-    return reply.get("turnId").asText();
+    return page.submit(sessionId, prompt);
+  }
+
+  private record Chat(Page page, String session, String droneId) {}
+
+  /** A page of {@code who}'s watching a new chat on the sample project; their drone registered. */
+  private Chat chat(Person who) throws Exception {
+    Page page = fx.page(who.pageToken()).connected();
+    String session = fx.watchedSession(page);
+    await("drone registered", () -> !fx.store.listDrones(who.user().id()).isEmpty());
+    return new Chat(page, session, fx.store.listDrones(who.user().id()).get(0).id());
   }
 
   private static List<String> modes(Page page, String droneId) {
@@ -124,10 +131,10 @@ class SeedWorkspaceTest {
     Path ws = tmp.resolve("ws");
     ScriptedLlmClient llm = ScriptedLlmClient.of(answer("one"), answer("two"), answer("three"));
     GadgetDrone drone = fx.drone(ada, ws, llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = fx.watchedSession(page);
-    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+    Chat chat = chat(ada);
+    Page page = chat.page();
+    String session = chat.session();
+    String droneId = chat.droneId();
     // the server's registration id, written once the drone is connected
     await("registration id", () -> droneId.equals(file(ws).path("registration").path("_id")
         .asText()));
@@ -235,10 +242,10 @@ class SeedWorkspaceTest {
         .reply(ScriptedLlmClient.reply().text("word ".repeat(400)).build())
         .tokenDelay(java.time.Duration.ofMillis(10)).build();
     GadgetDrone drone = fx.drone(ada, ws, llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = fx.watchedSession(page);
-    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+    Chat chat = chat(ada);
+    Page page = chat.page();
+    String session = chat.session();
+    String droneId = chat.droneId();
     assertThat(page.request(Protocol.REQUEST_SESSION_LOCK, Map.of("sessionId", session))
         .get("ok").asBoolean()).isTrue();
     String turn = submit(page, session, "talk");
@@ -324,9 +331,9 @@ class SeedWorkspaceTest {
         .reply(ScriptedLlmClient.reply().text("Redone.").build())
         .tokenDelay(java.time.Duration.ofMillis(5)).build();
     GadgetDrone first = fx.drone(ada, ws, llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = fx.watchedSession(page);
-    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    Chat chat = chat(ada);
+    Page page = chat.page();
+    String session = chat.session();
     String turn = submit(page, session, "talk");
     await("streaming", () -> page.eventsOf(turn).stream()
         .filter(e -> e.name().equals(Protocol.RESPONSE)).count() > 10);
@@ -427,9 +434,9 @@ class SeedWorkspaceTest {
       dev.gadget.core.llm.OllamaClient llm =
           dev.gadget.core.llm.OllamaClient.builder().baseUrl(ollama.baseUrl()).build();
       fx.drone(ada, tmp.resolve("ws"), llm);
-      Page page = fx.page(ada.pageToken()).connected();
-      String session = fx.watchedSession(page);
-      await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+      Chat chat = chat(ada);
+      Page page = chat.page();
+      String session = chat.session();
       String turn = submit(page, session, "read it");
       JsonNode done = page.completion(turn);
       assertThat(done.get("status").asText()).as("%s", done).isEqualTo("finished");
