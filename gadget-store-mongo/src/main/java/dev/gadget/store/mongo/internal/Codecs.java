@@ -232,10 +232,8 @@ public final class Codecs {
         .append("thinkingTokenCount", s.thinkingTokenCount())
         .append("toolCallCount", s.toolCallCount())
         .append("llmCalls", s.llmCalls())
-        .append("durationMs", s.durationMs());
-    if (s.crashRetries() > 0) {
-      d.append("crashRetries", s.crashRetries());
-    }
+        .append("durationMs", s.durationMs())
+        .append("crashRetries", s.crashRetries());
     putIfSet(d, "loadDurationMs", s.loadDurationMs());
     putIfSet(d, "promptEvalDurationMs", s.promptEvalDurationMs());
     putIfSet(d, "evalDurationMs", s.evalDurationMs());
