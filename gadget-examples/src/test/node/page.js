@@ -59,6 +59,19 @@ async function settled(page, timeout) {
   });
 }
 
+/** Records each workspace mode the drone list shows (its .drone-mode badge), in order. */
+function installModeRecorder() {
+  window.__modes = [];
+  const list = document.getElementById('drone-list');
+  const record = () => {
+    const badge = list.querySelector('.drone-mode');
+    const mode = badge ? badge.textContent : null;
+    if (mode && window.__modes[window.__modes.length - 1] !== mode) window.__modes.push(mode);
+  };
+  record();
+  new MutationObserver(record).observe(list, { childList: true, subtree: true, characterData: true });
+}
+
 async function submit(page, prompt, timeout) {
   const before = await page.locator('#turns .turn').count();
   await page.fill('#prompt', prompt);
@@ -126,13 +139,18 @@ const scenarios = {
   async stream(page, cfg) {
     await ready(page, cfg.timeoutMs);
     await page.evaluate(installRecorder);
+    await page.evaluate(installModeRecorder);
     step('ready');
     const status = await submit(page, cfg.prompt, cfg.timeoutMs);
     step('finished', { status });
+    // the drone's workspace mode, as the sidebar shows it, goes back to idle after the turn
+    await page.waitForFunction(() => window.__modes[window.__modes.length - 1] === 'idle',
+      null, { timeout: cfg.timeoutMs }).catch(() => {});
+    const modes = await page.evaluate(() => window.__modes);
     const samples = await page.evaluate(() => window.__samples);
     const finalIds = await page.evaluate(() => window.__blockIds());
     const blocks = await page.evaluate(() => window.gadgetPage.blocks());
-    return { status, samples, finalIds, blocks };
+    return { status, samples, finalIds, blocks, modes };
   },
 
   /** The session's blocks, then the same after a reload (from the store). */

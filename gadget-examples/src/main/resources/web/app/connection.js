@@ -10,6 +10,7 @@ import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
 import { onTurnChanges } from './diff.js';
 import { addBlock } from './render.js';
+import { onTurnRecovered, onTurnStats } from './turn-live.js';
 
 const TOKEN_ERRORS = ['missing token', 'invalid token', 'this is a drone token'];
 
@@ -46,6 +47,9 @@ export function connect() {
   });
   socket.on('turnStarted', (p) => onTurnStarted(p.turn));
   socket.on('droneStatus', () => refreshDrones());
+  socket.on('workspaceMode', () => refreshDrones());
+  socket.on('turnRecovered', onTurnRecovered);
+  socket.on('turnStats', onTurnStats);
   socket.on('blocksSuperseded', (p) => onSuperseded(p));
   socket.on('turnChanges', (p) => onTurnChanges(p, onStream, addBlock));
   for (const name of ['thinking', 'response', 'toolStarted', 'toolOutput', 'toolCall',

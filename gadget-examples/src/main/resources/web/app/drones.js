@@ -1,5 +1,5 @@
-// The sidebar's list of drones: fetched after a (re)connect, on droneStatus events, around
-// turns, and every 10 seconds.
+// The sidebar's list of drones with their workspace mode: fetched after a (re)connect, on
+// droneStatus and workspaceMode events, around turns, and every 10 seconds.
 import { state } from './state.js';
 import { $, el } from './dom.js';
 import { request } from './server.js';
@@ -15,6 +15,7 @@ export async function refreshDrones() {
       li.appendChild(el('span', 'dot ' + d.status));
       li.appendChild(el('span', 'drone-host', d.hostname));
       li.appendChild(el('span', 'drone-status', d.status));
+      if (d.mode && d.status !== 'offline') li.appendChild(el('span', 'drone-mode ' + d.mode, d.mode));
       li.title = d.workspaceDir || '';
       ul.appendChild(li);
     }

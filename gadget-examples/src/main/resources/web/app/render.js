@@ -10,6 +10,7 @@ import { toolElement } from './tools.js';
 import { isPlan, planElement } from './plan.js';
 import { diffElement, markUndone } from './diff.js';
 import { compactionElement, contextMeter } from './context.js';
+import { statsParts } from './stats.js';
 
 let sanitizerReady = false;
 
@@ -121,21 +122,17 @@ export function renderStatus(tv) {
   f.textContent = '';
   f.dataset.status = tv.status;
   tv.el.dataset.status = tv.status;
+  const parts = statsParts(tv.stats);
   if (tv.status === 'processing') {
     f.appendChild(el('span', 'spinner'));
     f.appendChild(el('span', null, 'working…'));
+    if (tv.notice) f.appendChild(el('span', 'status-notice', tv.notice));
+    if (parts.length) f.appendChild(el('span', 'status-stats', parts.join(' · ')));
     return;
   }
   f.appendChild(el('span', 'status-label', tv.status));
   if (tv.error) f.appendChild(el('span', 'status-error', tv.error));
-  const s = tv.stats;
-  if (s && (s.durationMs || s.toolCallCount || s.completionTokens)) {
-    const parts = [];
-    if (s.toolCallCount) parts.push(s.toolCallCount + ' tool call' + (s.toolCallCount === 1 ? '' : 's'));
-    if (s.completionTokens) parts.push(s.completionTokens + ' tokens');
-    if (s.durationMs) parts.push((s.durationMs / 1000).toFixed(1) + ' s');
-    f.appendChild(el('span', 'status-stats', parts.join(' · ')));
-  }
-  const meter = contextMeter(s);
+  if (parts.length) f.appendChild(el('span', 'status-stats', parts.join(' · ')));
+  const meter = contextMeter(tv.stats);
   if (meter) f.appendChild(meter);
 }

@@ -35,6 +35,7 @@ export function applySnapshot(snap) {
     if (l) {
       tv.lastSeq = l.lastSeq;
       tv.status = 'processing';
+      if (l.stats) tv.stats = l.stats;
       if (l.openBlock) blocks = blocks.filter((b) => b.seq < l.openBlock.seq);
       else if (l.lastSeq < 0) blocks = [];
     }

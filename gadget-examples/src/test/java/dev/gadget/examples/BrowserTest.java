@@ -130,6 +130,11 @@ class BrowserTest {
     int thinkingId = finalIds.get(0);
     assertThat(lengths.get(thinkingId)).as("lengths the first thinking block showed")
         .hasSizeGreaterThanOrEqualTo(3);
+    // the sidebar showed the drone's workspace mode go to agent for the turn, then back to idle
+    List<String> shownModes = new ArrayList<>();
+    r.get("modes").forEach(m -> shownModes.add(m.asText()));
+    assertThat(shownModes).containsSubsequence("agent", "idle");
+    assertThat(shownModes).last().isEqualTo("idle");
   }
 
   @Test

@@ -53,6 +53,11 @@ final class MeteredAgentListener implements AgentListener {
   }
 
   @Override
+  public void onStats(dev.gadget.core.model.TurnStats soFar) {
+    delegate.onStats(soFar);
+  }
+
+  @Override
   public void onComplete(AgentOutcome outcome) {
     Timer.builder(GadgetMetrics.AGENT_TURN_DURATION)
         .description("How long an agent run took, by how it ended")

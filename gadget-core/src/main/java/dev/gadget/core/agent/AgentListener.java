@@ -51,6 +51,13 @@ public interface AgentListener {
    */
   default void onToolEnd(ToolCall call, boolean success, Duration duration) {}
 
+  /**
+   * The turn's stats so far (tokens, round trips, time, Ollama's durations, the tools'
+   * durations), after each model round and after each tool run (seeds 001/002: counted as the
+   * turn goes, not only at its end). The final ones are {@link AgentOutcome#stats()}.
+   */
+  default void onStats(dev.gadget.core.model.TurnStats soFar) {}
+
   /** The run ended. Terminal: called exactly once, last. */
   default void onComplete(AgentOutcome outcome) {}
 }

@@ -7,6 +7,7 @@ import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.drone.internal.CrashRecovery;
 import dev.gadget.core.drone.internal.ServerLink;
+import dev.gadget.core.drone.internal.DroneLog;
 import dev.gadget.core.drone.internal.DroneState;
 import dev.gadget.core.drone.internal.DroneWorkspace;
 import dev.gadget.core.drone.internal.JobRunner;
@@ -65,6 +66,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final Git git;
   private final Clock clock;
   private final DroneListener listener;
+  private final DroneLog droneLog;
   private final ScheduledExecutorService timer;
   private final ExecutorService worker;
   private final DroneState state = new DroneState();
@@ -87,7 +89,9 @@ public final class GadgetDrone implements AutoCloseable {
     this.stopTimeout = b.stopTimeout;
     this.git = new Git(b.gitTimeout);
     this.clock = b.clock;
-    this.listener = new SafeDroneListener(b.listener);
+    this.droneLog = new DroneLog(workspaceDir, b.clock, b.logLimit, token,
+        new SafeDroneListener(b.listener));
+    this.listener = droneLog;
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gadget-drone-timer"));
     this.worker = Executors.newSingleThreadExecutor(r -> daemon(r, "gadget-drone-worker"));
   }
@@ -123,21 +127,27 @@ public final class GadgetDrone implements AutoCloseable {
     }
     lock = held;
     log.info("workspace {} in {}", workspace.id(), workspace.dir());
+    droneLog.line("INFO", "drone started on " + hostname + ": workspace " + workspace.id()
+        + " in " + workspace.dir());
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
+    files.starting();
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
         heartbeatInterval, ackTimeout);
-    TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer);
+    TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer,
+        droneLog::redact);
     jobs = new JobRunner(state, files, link, completion, this::newLoop, turnTools, clock,
         worker);
     jobs.restoreMode();
-    CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion);
+    CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion, timer,
+        clock);
     recovery.load();
     link.tools(tools);
-    link.connect(new ServerEvents(jobs, recovery, files), recovery::ask);
+    link.connect(new ServerEvents(jobs, recovery, files, state), recovery::ask);
   }
 
   /** The agent loop for a work order's provider, with the drone's tools and the turn's. */
   private AgentLoop newLoop(ProviderConfig provider, List<Tool> turnTools) {
+    droneLog.secret(provider.apiKey());
     LlmClient llm = llmClients.apply(provider);
     List<Tool> all = new java.util.ArrayList<>(tools);
     all.addAll(turnTools);
@@ -186,10 +196,16 @@ public final class GadgetDrone implements AutoCloseable {
     transport.close();
     timer.shutdownNow();
     worker.shutdownNow();
+    synchronized (this) {
+      if (lock != null) {
+        droneLog.line("INFO", "drone stopped");
+      }
+    }
     releaseLock();
   }
 
   private synchronized void releaseLock() {
+    droneLog.close();
     if (workspace != null) {
       workspace.close();
     }
@@ -230,6 +246,7 @@ public final class GadgetDrone implements AutoCloseable {
     private Duration stopTimeout = Duration.ofSeconds(5);
     private Duration gitTimeout = Duration.ofMinutes(5);
     private Clock clock = Clock.systemUTC();
+    private long logLimit = 1_048_576;
     private DroneListener listener = new DroneListener() {};
 
     private static String defaultHostname() {
@@ -323,6 +340,18 @@ public final class GadgetDrone implements AutoCloseable {
     /** Stamps files. */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * The most {@code .gadget/logs/drone.log} may hold before it is rotated to
+     * {@code drone.log.1} (1 MB; so at most twice that on disk). At least 1,024 bytes.
+     */
+    public Builder logLimit(long bytes) {
+      if (bytes < 1_024) {
+        throw new IllegalArgumentException("logLimit must be at least 1024 bytes; got " + bytes);
+      }
+      this.logLimit = bytes;
       return this;
     }
 

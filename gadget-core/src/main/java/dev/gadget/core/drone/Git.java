@@ -36,14 +36,50 @@ public final class Git {
    * @throws WorkspaceException if the clone fails
    */
   public boolean cloneOrFetch(String gitUrl, Path dir) {
+    return checkout(gitUrl, dir) == Checkout.CLONED;
+  }
+
+  /** What {@link #checkout} did. */
+  public enum Checkout {
+    /** Cloned: the working tree is the remote's. */
+    CLONED,
+    /**
+     * Fetched, and the working tree is up to date with its upstream branch (it was, or a
+     * fast-forward brought it there).
+     */
+    SYNCED,
+    /**
+     * The fetch failed, or the checkout is not its upstream's (local commits, a detached head,
+     * no upstream, or changes a fast-forward would overwrite): it is used as it is.
+     */
+    NOT_SYNCED
+  }
+
+  /**
+   * Like {@link #cloneOrFetch}, and after a successful fetch fast-forwards the checked-out branch
+   * to its upstream when it can ({@code merge --ff-only}: never a reset, never a merge commit,
+   * never over local changes it would overwrite), saying whether the tree is now up to date.
+   *
+   * @throws WorkspaceException if the clone fails
+   */
+  public Checkout checkout(String gitUrl, Path dir) {
     if (Files.isDirectory(dir.resolve(".git"))) {
       try {
         run(dir, "fetch", "--quiet", "--all", "--prune");
       } catch (WorkspaceException e) {
         log.warn("git fetch in {} failed, working on the existing checkout: {}", dir,
             e.getMessage());
+        return Checkout.NOT_SYNCED;
       }
-      return false;
+      try {
+        run(dir, "merge", "--ff-only", "--quiet", "@{upstream}");
+        String heads = run(dir, "rev-parse", "HEAD", "@{upstream}");
+        String[] ids = heads.strip().split("\\s+");
+        return ids.length == 2 && ids[0].equals(ids[1]) ? Checkout.SYNCED : Checkout.NOT_SYNCED;
+      } catch (WorkspaceException e) {
+        log.info("{} is not its upstream's after the fetch: {}", dir, e.getMessage());
+        return Checkout.NOT_SYNCED;
+      }
     }
     if (Files.exists(dir)) {
       try (var entries = Files.list(dir)) {
@@ -55,10 +91,11 @@ public final class Git {
       }
     }
     run(dir.getParent(), "clone", "--quiet", "--", gitUrl, dir.getFileName().toString());
-    return true;
+    return Checkout.CLONED;
   }
 
-  private void run(Path cwd, String... args) {
+  /** Runs git; what it printed (at most 16 KB). */
+  private String run(Path cwd, String... args) {
     List<String> cmd = new ArrayList<>(List.of("git", "-c", "protocol.ext.allow=never"));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true);
@@ -91,6 +128,7 @@ public final class Git {
         throw new WorkspaceException("git " + args[0] + " failed (exit " + p.exitValue() + "): "
             + said);
       }
+      return new String(out, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new WorkspaceException("git " + args[0] + " failed: " + e.getMessage(), e);
     } catch (InterruptedException e) {

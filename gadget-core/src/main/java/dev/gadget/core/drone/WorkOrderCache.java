@@ -1,6 +1,8 @@
 package dev.gadget.core.drone;
 
 import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.WorkOrder;
 import java.time.Instant;
 import java.util.List;
@@ -18,9 +20,11 @@ import java.util.Objects;
  * @param workOrderId the work order's id
  * @param receivedAt when the drone received it
  * @param prompt the user's prompt
- * @param status {@code processing}, {@code completed} or {@code error}; {@link #STOPPED} once
- *     the drone was stopped during the turn and reported it cancelled
- * @param error the error, for {@code error}; for {@link #STOPPED} the turn's end message
+ * @param status {@code processing} while the turn runs; once it ended, until the server
+ *     acknowledges that end, {@link #COMPLETED} (finished or cancelled), {@link #ERROR} (error
+ *     or interrupted) or {@link #STOPPED} (the drone was stopped during the turn and reported it
+ *     cancelled)
+ * @param error the turn's end message: the error, for {@link #ERROR}; why, for a cancelled turn
  * @param workOrder the work order, without secrets
  * @param lastSeq the last stream event the drone sent
  * @param journal the completed tool rounds, oldest first
@@ -28,6 +32,8 @@ import java.util.Objects;
  *     far, each with its result once it has one; a call without a result was running when the
  *     drone stopped and is never run again (see {@link Round#interrupted()}); {@code null} while
  *     the model streams
+ * @param endStatus once the turn ended, its status as reported to the server, else {@code null}
+ * @param stats once the turn ended, its stats as reported, else {@code null}
  */
 public record WorkOrderCache(
     String turnId,
@@ -41,7 +47,9 @@ public record WorkOrderCache(
     WorkOrder workOrder,
     long lastSeq,
     List<Round> journal,
-    Round pending) {
+    Round pending,
+    TurnStatus endStatus,
+    TurnStats stats) {
   public WorkOrderCache {
     Objects.requireNonNull(turnId, "turnId");
     Objects.requireNonNull(workOrder, "workOrder");
@@ -57,12 +65,35 @@ public record WorkOrderCache(
    * for crash recovery.
    */
   public static final String STOPPED = "stopped";
+  /** The status of a turn that ended finished or cancelled (seed 001's {@code completed}). */
+  public static final String COMPLETED = "completed";
+  /** The status of a turn that ended in an error (seed 001's {@code error}). */
+  public static final String ERROR = "error";
+
+  /**
+   * Whether the turn ended (its end is reported, waiting for the server's acknowledgement): a
+   * next start reports that end again instead of asking for crash recovery.
+   */
+  public boolean ended() {
+    return STOPPED.equals(status) || COMPLETED.equals(status) || ERROR.equals(status);
+  }
+
+  /**
+   * This entry for a turn that ended with {@code status}, {@code stats} and {@code message},
+   * reported by the {@code workOrderComplete} numbered {@code endSeq}.
+   */
+  public WorkOrderCache ended(TurnStatus status, TurnStats stats, String message, long endSeq) {
+    String state = status == TurnStatus.FINISHED || status == TurnStatus.CANCELLED
+        ? COMPLETED : ERROR;
+    return new WorkOrderCache(turnId, chatSessionId, projectId, workOrderId, receivedAt, prompt,
+        state, message, workOrder, endSeq, journal, pending, status, stats);
+  }
 
   /** A new cache entry for {@code order}, received at {@code now}. */
   public static WorkOrderCache of(WorkOrder order, Instant now, long lastSeq) {
     return new WorkOrderCache(order.chatTurn().id(), order.chatSession().id(),
         order.project().id(), order.id(), now, order.chatTurn().prompt(), "processing", null,
-        order.withoutSecrets(), lastSeq, List.of(), null);
+        order.withoutSecrets(), lastSeq, List.of(), null, null, null);
   }
 
   /**
@@ -73,13 +104,14 @@ public record WorkOrderCache(
     List<Round> rounds = new java.util.ArrayList<>(journal);
     rounds.add(round);
     return new WorkOrderCache(turnId, chatSessionId, projectId, workOrderId, receivedAt, prompt,
-        status, error, workOrder, lastSeq, rounds, null);
+        status, error, workOrder, lastSeq, rounds, null, endStatus, stats);
   }
 
   /** This entry with {@code round} as the round whose tools are running, and the last seq sent. */
   public WorkOrderCache withPending(Round round, long lastSeq) {
     return new WorkOrderCache(turnId, chatSessionId, projectId, workOrderId, receivedAt, prompt,
-        status, error, workOrder, lastSeq, journal, Objects.requireNonNull(round, "round"));
+        status, error, workOrder, lastSeq, journal, Objects.requireNonNull(round, "round"),
+        endStatus, stats);
   }
 
   /**
@@ -101,7 +133,7 @@ public record WorkOrderCache(
    */
   public WorkOrderCache stopped(String message, long endSeq) {
     return new WorkOrderCache(turnId, chatSessionId, projectId, workOrderId, receivedAt, prompt,
-        STOPPED, message, workOrder, endSeq, journal, pending);
+        STOPPED, message, workOrder, endSeq, journal, pending, TurnStatus.CANCELLED, null);
   }
 
   /**

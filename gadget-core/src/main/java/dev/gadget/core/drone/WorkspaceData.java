@@ -1,5 +1,8 @@
 package dev.gadget.core.drone;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.gadget.core.model.WorkspaceMode;
 import java.time.Instant;
 import java.util.List;
@@ -8,7 +11,8 @@ import java.util.Objects;
 /**
  * The contents of {@code .gadget/workspace.json} (seed 001, section 7.3): the workspace's
  * identity, which chat session and project it is locked to, the projects cloned into it, and its
- * drone registration. Never holds a secret.
+ * drone registration. Entities carry their id as {@code _id}, as in the seed's example; a file
+ * written before with {@code id} reads too. Never holds a secret.
  *
  * @param workspaceId the workspace's UUID, immutable once created
  * @param createdAt when the workspace was created
@@ -22,6 +26,7 @@ import java.util.Objects;
  *     workspace over (a restarted drone stays in user mode and refuses work orders), otherwise
  *     {@link WorkspaceMode#IDLE}; agent mode, which a work order sets, is never kept
  */
+@JsonInclude(JsonInclude.Include.ALWAYS)
 public record WorkspaceData(
     String workspaceId,
     Instant createdAt,
@@ -52,7 +57,9 @@ public record WorkspaceData(
    * @param name its name
    * @param lockedAt when it was locked
    */
-  public record SessionLock(String id, String name, Instant lockedAt) {}
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  public record SessionLock(@JsonProperty("_id") @JsonAlias("id") String id, String name,
+      Instant lockedAt) {}
 
   /**
    * The project a workspace is locked to.
@@ -62,7 +69,9 @@ public record WorkspaceData(
    * @param gitUrl its remote
    * @param lockedAt when it was locked
    */
-  public record ProjectLock(String id, String slug, String gitUrl, Instant lockedAt) {}
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  public record ProjectLock(@JsonProperty("_id") @JsonAlias("id") String id, String slug,
+      String gitUrl, Instant lockedAt) {}
 
   /**
    * A project cloned into the workspace.
@@ -71,18 +80,28 @@ public record WorkspaceData(
    * @param slug its directory
    * @param gitUrl its remote
    * @param clonedAt when it was cloned
-   * @param lastSyncAt when it was last fetched
+   * @param lastSyncAt when a fetch last found (or, fast-forwarding, brought) its working tree
+   *     up to date with the remote; a fetch that leaves it behind or that fails keeps the old
+   *     time ({@code null}: never since the clone's own)
    */
-  public record ProjectEntry(
-      String id, String slug, String gitUrl, Instant clonedAt, Instant lastSyncAt) {}
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  public record ProjectEntry(@JsonProperty("_id") @JsonAlias("id") String id, String slug,
+      String gitUrl, Instant clonedAt, Instant lastSyncAt) {}
 
   /**
-   * The drone's registration as of its last connection.
+   * The drone's registration: written with {@code status} {@code starting} when the drone
+   * starts, before it connects; the server's registration id and time once it is connected; the
+   * status ({@code available}, {@code busy}) as it changes.
    *
-   * @param status the drone's status
-   * @param registeredAt when it registered
+   * @param id the registration's id the server assigned, or {@code null} before the first
+   *     connection
+   * @param status the drone's status: {@code starting}, {@code available} or {@code busy}
+   * @param registeredAt when the server first registered this workspace's drone, or {@code null}
+   *     before the first connection
    */
-  public record Registration(String status, Instant registeredAt) {}
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  public record Registration(@JsonProperty("_id") String id, String status,
+      Instant registeredAt) {}
 
   WorkspaceData withHost(String hostname, String workspaceDir) {
     return new WorkspaceData(workspaceId, createdAt, hostname, workspaceDir, chatSession,

@@ -1,44 +1,109 @@
 package dev.gadget.core.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * What a turn cost.
+ * What a turn cost (seeds 001/002: token counting and duration tracking). While the turn runs,
+ * the drone sends these as they grow ({@code turnStats}); the turn's end carries the final ones.
  *
  * @param promptTokens input tokens over all the turn's LLM calls
  * @param completionTokens output tokens, thinking included
  * @param thinkingTokenCount the part of the output that was thinking (seed 000's name)
  * @param toolCallCount how many tools ran
  * @param llmCalls how many round trips to the LLM the loop made
- * @param durationMs wall time from start to end
+ * @param durationMs wall time from start to end (so far, while it runs)
  * @param contextTokens the measured tokens of the context the last model call sent (0: not
  *     measured)
  * @param contextBudget the most tokens the context may take: the model's context window less the
  *     reply's reserve, or the loop's configured budget (0: not known)
+ * @param crashRetries how many times a drone's crash made the server retry the turn (seed 001,
+ *     "Drone crashed during processing - retrying")
+ * @param loadDurationMs Ollama's {@code load_duration} over the turn's calls, in milliseconds, or
+ *     {@code null} when the provider reported none
+ * @param promptEvalDurationMs Ollama's {@code prompt_eval_duration} summed, or {@code null}
+ * @param evalDurationMs Ollama's {@code eval_duration} summed, or {@code null}
+ * @param toolDurations each tool run's duration, in call order (empty is not written)
  */
+@JsonInclude(JsonInclude.Include.NON_DEFAULT)
 public record TurnStats(
-    long promptTokens,
-    long completionTokens,
-    long thinkingTokenCount,
-    int toolCallCount,
-    int llmCalls,
-    long durationMs,
+    @JsonInclude(JsonInclude.Include.ALWAYS) long promptTokens,
+    @JsonInclude(JsonInclude.Include.ALWAYS) long completionTokens,
+    @JsonInclude(JsonInclude.Include.ALWAYS) long thinkingTokenCount,
+    @JsonInclude(JsonInclude.Include.ALWAYS) int toolCallCount,
+    @JsonInclude(JsonInclude.Include.ALWAYS) int llmCalls,
+    @JsonInclude(JsonInclude.Include.ALWAYS) long durationMs,
     long contextTokens,
-    long contextBudget) {
+    long contextBudget,
+    @JsonInclude(JsonInclude.Include.ALWAYS) int crashRetries,
+    Long loadDurationMs,
+    Long promptEvalDurationMs,
+    Long evalDurationMs,
+    List<ToolDuration> toolDurations) {
   /** All zero. */
-  public static final TurnStats EMPTY = new TurnStats(0, 0, 0, 0, 0, 0, 0, 0);
+  public static final TurnStats EMPTY = new TurnStats(0, 0, 0, 0, 0, 0);
 
-  /**
-   * Stats with no record of the context.
-   *
-   * @param promptTokens input tokens over all the turn's LLM calls
-   * @param completionTokens output tokens, thinking included
-   * @param thinkingTokenCount the part of the output that was thinking
-   * @param toolCallCount how many tools ran
-   * @param llmCalls how many round trips to the LLM the loop made
-   * @param durationMs wall time from start to end
-   */
+  public TurnStats {
+    toolDurations = toolDurations == null ? List.of() : List.copyOf(toolDurations);
+  }
+
+  /** Token and call counts only (no context, crash retries, provider or tool durations). */
   public TurnStats(long promptTokens, long completionTokens, long thinkingTokenCount,
       int toolCallCount, int llmCalls, long durationMs) {
     this(promptTokens, completionTokens, thinkingTokenCount, toolCallCount, llmCalls, durationMs,
         0, 0);
   }
+
+  /** Token and call counts with the context's measure and budget. */
+  public TurnStats(long promptTokens, long completionTokens, long thinkingTokenCount,
+      int toolCallCount, int llmCalls, long durationMs, long contextTokens, long contextBudget) {
+    this(promptTokens, completionTokens, thinkingTokenCount, toolCallCount, llmCalls, durationMs,
+        contextTokens, contextBudget, 0, null, null, null, List.of());
+  }
+
+  /** Counts with crash retries and provider and tool durations, without the context. */
+  public TurnStats(long promptTokens, long completionTokens, long thinkingTokenCount,
+      int toolCallCount, int llmCalls, long durationMs, int crashRetries, Long loadDurationMs,
+      Long promptEvalDurationMs, Long evalDurationMs, List<ToolDuration> toolDurations) {
+    this(promptTokens, completionTokens, thinkingTokenCount, toolCallCount, llmCalls, durationMs,
+        0, 0, crashRetries, loadDurationMs, promptEvalDurationMs, evalDurationMs, toolDurations);
+  }
+
+  /** These stats with {@code n} crash retries. */
+  public TurnStats withCrashRetries(int n) {
+    return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
+        llmCalls, durationMs, contextTokens, contextBudget, n, loadDurationMs,
+        promptEvalDurationMs, evalDurationMs, toolDurations);
+  }
+
+  /** These stats with Ollama's durations (milliseconds, each {@code null} when unknown). */
+  public TurnStats withProviderDurations(Long loadMs, Long promptEvalMs, Long evalMs) {
+    return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
+        llmCalls, durationMs, contextTokens, contextBudget, crashRetries, loadMs, promptEvalMs,
+        evalMs, toolDurations);
+  }
+
+  /** These stats with {@code durations} as the tools' durations. */
+  public TurnStats withToolDurations(List<ToolDuration> durations) {
+    return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
+        llmCalls, durationMs, contextTokens, contextBudget, crashRetries, loadDurationMs,
+        promptEvalDurationMs, evalDurationMs, new ArrayList<>(durations));
+  }
+
+  /** These stats with the context's measure and budget. */
+  public TurnStats withContext(long tokens, long budget) {
+    return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
+        llmCalls, durationMs, tokens, budget, crashRetries, loadDurationMs, promptEvalDurationMs,
+        evalDurationMs, toolDurations);
+  }
+
+  /**
+   * How long one tool run took.
+   *
+   * @param callId the call
+   * @param name the tool
+   * @param durationMs how long it ran, in milliseconds
+   */
+  public record ToolDuration(String callId, String name, long durationMs) {}
 }

@@ -16,19 +16,29 @@ import java.util.Objects;
  * @param provider the LLM to call
  * @param chatSession the session and its earlier messages
  * @param chatTurn the turn to run
+ * @param workspaceId the workspace of the drone the server sent it to (seed 001,
+ *     {@code processWorkOrder}), or {@code null}: any; a drone refuses a work order meant for
+ *     another workspace
  */
 public record WorkOrder(
     @JsonProperty("_id") String id,
     ProjectRef project,
     ProviderConfig provider,
     SessionRef chatSession,
-    TurnRef chatTurn) {
+    TurnRef chatTurn,
+    String workspaceId) {
   public WorkOrder {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(project, "project");
     Objects.requireNonNull(provider, "provider");
     Objects.requireNonNull(chatSession, "chatSession");
     Objects.requireNonNull(chatTurn, "chatTurn");
+  }
+
+  /** A work order for any workspace ({@code workspaceId} {@code null}). */
+  public WorkOrder(String id, ProjectRef project, ProviderConfig provider,
+      SessionRef chatSession, TurnRef chatTurn) {
+    this(id, project, provider, chatSession, chatTurn, null);
   }
 
   /**
@@ -38,7 +48,8 @@ public record WorkOrder(
   public WorkOrder withoutSecrets() {
     ProjectRef safe = new ProjectRef(project.id(), project.name(), project.slug(),
         ProjectRef.withoutCredentials(project.gitUrl()));
-    return new WorkOrder(id, safe, provider.withoutApiKey(), chatSession, chatTurn);
+    return new WorkOrder(id, safe, provider.withoutApiKey(), chatSession, chatTurn,
+        workspaceId);
   }
 
   /**

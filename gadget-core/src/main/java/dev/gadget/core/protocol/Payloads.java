@@ -83,12 +83,13 @@ public final class Payloads {
    * @param runningTool the tool running now (its {@code toolStarted}), or {@code null}
    * @param toolOutput what it printed so far (the last {@code 64,000} characters of the
    *     {@code toolOutput} events), or {@code null}
+   * @param stats the stats the drone last sent for it ({@code turnStats}), or {@code null}
    */
   public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock,
-      ToolStarted runningTool, String toolOutput) {
-    /** A running turn with no tool running. */
+      ToolStarted runningTool, String toolOutput, TurnStats stats) {
+    /** A running turn with no tool running and no stats yet. */
     public LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {
-      this(turnId, lastSeq, openBlock, null, null);
+      this(turnId, lastSeq, openBlock, null, null, null);
     }
   }
 
@@ -151,12 +152,27 @@ public final class Payloads {
   /** {@code cancelWorkOrder}. */
   public record CancelWorkOrder(@Rule(required = true, maxLength = Limits.ID) String turnId) {}
 
-  /** {@code thinking} and {@code response}: tokens of a turn. */
+  /**
+   * {@code thinking} and {@code response}: tokens of a turn.
+   *
+   * @param turnId the turn
+   * @param seq the stream event's number
+   * @param data the text
+   * @param tokens optional (seed 003's "token count with each chunk"): how many chunks the model
+   *     has streamed in this turn so far, this one included, since the drone (re)started it;
+   *     Ollama and OpenAI-compatible servers stream one token per chunk, so it counts tokens as
+   *     they come (the exact counts arrive with {@code turnStats}); {@code null} when not sent
+   */
   public record TextEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
-      long seq, @Rule(required = true, blankAllowed = true) String data) {
+      long seq, @Rule(required = true, blankAllowed = true) String data, Long tokens) {
     public TextEvent {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(data, "data");
+    }
+
+    /** An event without a token count. */
+    public TextEvent(String turnId, long seq, String data) {
+      this(turnId, seq, data, null);
     }
   }
 
@@ -236,11 +252,23 @@ public final class Payloads {
    * @param action {@code "discard"} or {@code "retry"}
    * @param retry for a retry, the work order to run again (with its API key), its first
    *     {@code seq}, and whether to resume after the journal
+   * @param retryDelay for a retry, how many milliseconds the drone waits before it retries (seed
+   *     001); {@code null} or 0: at once
    */
   public record CrashRecoveryResponse(
       @Rule(required = true, maxLength = Limits.ID) String turnId,
       @Rule(required = true, oneOf = {"discard", "retry"}) String action,
-      ProcessWorkOrder retry) {
+      ProcessWorkOrder retry, Long retryDelay) {
+    /** An answer that asks for no wait. */
+    public CrashRecoveryResponse(String turnId, String action, ProcessWorkOrder retry) {
+      this(turnId, action, retry, null);
+    }
+
+    /** How long to wait before retrying, in milliseconds (0 for none). */
+    public long retryDelayMillis() {
+      return retryDelay == null ? 0 : Math.max(0, retryDelay);
+    }
+
     /** Discard the cached work order. */
     public static final String DISCARD = "discard";
     /** Run it again. */
@@ -438,4 +466,91 @@ public final class Payloads {
       Objects.requireNonNull(compaction, "compaction");
     }
   }
+
+  /**
+   * {@code workspaceMode}: a drone's workspace mode changed.
+   *
+   * @param droneId the drone (set by the server; {@code null} from the drone itself)
+   * @param mode the mode it is in now
+   */
+  public record WorkspaceModeEvent(@Rule(maxLength = Limits.ID) String droneId,
+      @Rule(required = true) WorkspaceMode mode) {
+    public WorkspaceModeEvent {
+      Objects.requireNonNull(mode, "mode");
+    }
+  }
+
+  /** {@code getWorkspaceState} and {@code releaseSessionLock}: the drone they are for. */
+  public record DroneRef(@Rule(required = true, maxLength = Limits.ID) String droneId) {}
+
+  /**
+   * A drone's workspace as the drone reports it ({@code getWorkspaceState}).
+   *
+   * @param workspace what {@code .gadget/workspace.json} holds (projects with their clone and sync
+   *     times, the session and project locks, the registration)
+   * @param mode the workspace mode now
+   * @param status the drone's status now
+   * @param activeTurnId the turn it runs, or {@code null}
+   * @param cachedTurn the work order in {@code .gadget/work-order.json}, or {@code null}
+   */
+  public record WorkspaceState(@Rule(required = true) dev.gadget.core.drone.WorkspaceData workspace,
+      @Rule(required = true) WorkspaceMode mode, @Rule(required = true) DroneStatus status,
+      @Rule(maxLength = Limits.ID) String activeTurnId, CachedTurn cachedTurn) {}
+
+  /**
+   * The work order a drone has cached in {@code .gadget/work-order.json} (never its prompt's
+   * provider or key).
+   *
+   * @param turnId the turn
+   * @param chatSessionId its session
+   * @param projectId its project
+   * @param workOrderId the work order
+   * @param receivedAt when the drone received it
+   * @param status {@code processing}, {@code completed}, {@code error} or {@code stopped}
+   * @param error the error message, for {@code error}
+   * @param lastSeq the last stream event sent
+   * @param journaledRounds how many tool rounds are journaled
+   */
+  public record CachedTurn(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      @Rule(maxLength = Limits.ID) String chatSessionId,
+      @Rule(maxLength = Limits.ID) String projectId,
+      @Rule(maxLength = Limits.ID) String workOrderId, java.time.Instant receivedAt,
+      @Rule(maxLength = Limits.NAME) String status, String error, long lastSeq,
+      int journaledRounds) {}
+
+  /** The drone's answer to {@code getWorkspaceState}: the state, or {@code ok: false, error}. */
+  public record WorkspaceStateReply(boolean ok, String error, WorkspaceState state) {}
+
+  /**
+   * The ack of {@code droneRegistration}.
+   *
+   * @param id the drone's registration id (one per user and workspace)
+   * @param status its status as the server sees it
+   * @param registeredAt when the server first registered it
+   */
+  public record RegistrationReply(
+      @com.fasterxml.jackson.annotation.JsonProperty("_id") @Rule(required = true,
+          maxLength = Limits.ID) String id,
+      DroneStatus status, java.time.Instant registeredAt) {}
+
+  /**
+   * {@code turnRecovered} (server to page).
+   *
+   * @param turnId the turn
+   * @param message what happened, for people
+   * @param retryDelay how many milliseconds the drone waits before it retries
+   * @param crashRetries how many times this turn was retried after a crash, this one included
+   */
+  public record TurnRecovered(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      String message, long retryDelay, int crashRetries) {}
+
+  /**
+   * {@code turnStats}: a running turn's stats so far (the last one sent wins; the turn's end
+   * carries the final ones).
+   *
+   * @param turnId the turn
+   * @param stats its stats so far
+   */
+  public record TurnStatsEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      @Rule(required = true) TurnStats stats) {}
 }

@@ -127,6 +127,40 @@ public final class Protocol {
   /** Drone -> server -> page: the agent compacted its context (a stream event, numbered). */
   public static final String COMPACTION = "compaction";
 
+  /**
+   * Drone to server, server to every page of the drone's user: the drone's workspace mode
+   * changed ({@code agent} while a turn runs, {@code user}, {@code idle}); sent on every change
+   * and on every (re)connection.
+   */
+  public static final String WORKSPACE_MODE = "workspaceMode";
+
+  /**
+   * Page to server to drone: the drone's workspace state now ({@code .gadget/workspace.json},
+   * its mode and status, the cached work order's turn), answered by the drone itself.
+   */
+  public static final String GET_WORKSPACE_STATE = "getWorkspaceState";
+  /** Page to server to drone: release the workspace's lock on a chat session and its project. */
+  public static final String RELEASE_SESSION_LOCK = "releaseSessionLock";
+
+  /**
+   * Drone to server, on every connection: the drone's registration as the server keeps it (its
+   * id, status and time), which the drone writes to {@code .gadget/workspace.json}. Ack: a
+   * {@link Payloads.RegistrationReply}.
+   */
+  public static final String DRONE_REGISTRATION = "droneRegistration";
+
+  /**
+   * Server to page: a drone crashed during a watched turn, and the server told it to retry
+   * (seed 001, "Drone crashed during processing - retrying").
+   */
+  public static final String TURN_RECOVERED = "turnRecovered";
+
+  /**
+   * Drone to server, server to the turn's watchers: the running turn's stats so far, after each
+   * model round and each tool run.
+   */
+  public static final String TURN_STATS = "turnStats";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));

@@ -67,7 +67,8 @@ public final class GadgetServer implements AutoCloseable {
     this.settings = new ServerSettings(store, b.clock,
         Objects.requireNonNull(b.providers, "provider"), b.droneGracePeriod, b.silenceTimeout,
         b.cancelTimeout, b.ackTimeout,
-        new SafeServerListener(new UsageRecorder(store, b.listener)), b.secretKeys);
+        new SafeServerListener(new UsageRecorder(store, b.listener)), b.secretKeys,
+        b.crashRetryDelay);
     this.authenticator = new Authenticator(new Tokens(settings.store(), settings.clock()));
     WatcherRooms rooms = new WatcherRooms();
     DroneRouter router = new DroneRouter();
@@ -175,6 +176,7 @@ public final class GadgetServer implements AutoCloseable {
     private Duration ackTimeout = Duration.ofSeconds(15);
     private ServerListener listener = new ServerListener() {};
     private SecretKeys secretKeys;
+    private Duration crashRetryDelay = Duration.ZERO;
 
     /**
      * The keys that seal the API keys users give their providers before they are stored (see
@@ -231,6 +233,20 @@ public final class GadgetServer implements AutoCloseable {
     /** How long a cancelled turn waits for the drone to confirm (10 s). */
     public Builder cancelTimeout(Duration d) {
       this.cancelTimeout = positive(d);
+      return this;
+    }
+
+    /**
+     * How long a drone that restarted after a crash waits before it retries the turn it was
+     * running (seed 001's {@code crashRecoveryResponse.retryDelay}; default none: the restart
+     * took its own time). Must be shorter than {@link #silenceTimeout}, which counts from the
+     * end of the wait.
+     */
+    public Builder crashRetryDelay(Duration d) {
+      if (d == null || d.isNegative()) {
+        throw new IllegalArgumentException("crashRetryDelay must not be negative");
+      }
+      this.crashRetryDelay = d;
       return this;
     }
 

@@ -50,4 +50,32 @@ class WorkspaceTest {
           .containsExactlyInAnyOrder("workspace.json", "work-order.json");
     }
   }
+
+  @Test
+  void aWorkspaceFileWrittenWithIdKeysStillOpensAndIsRewrittenWithUnderscoreIds()
+      throws Exception {
+    Path dir = tmp.resolve("old");
+    Files.createDirectories(dir.resolve(".gadget"));
+    Files.writeString(dir.resolve(".gadget/workspace.json"), """
+        {"workspaceId": "550e8400-e29b-41d4-a716-446655440000",
+         "createdAt": "2026-04-29T19:30:00Z", "hostname": "h", "workspaceDir": "/x",
+         "chatSession": {"id": "s1", "name": "Chat", "lockedAt": "2026-04-29T20:15:00Z"},
+         "lockedProject": {"id": "p1", "slug": "sample", "gitUrl": "file:///o.git",
+                           "lockedAt": "2026-04-29T20:15:00Z"},
+         "projects": [{"id": "p1", "slug": "sample", "gitUrl": "file:///o.git",
+                       "clonedAt": "2026-04-29T19:30:00Z", "lastSyncAt": null}],
+         "registration": {"status": "available", "registeredAt": "2026-04-29T19:30:00Z"},
+         "mode": "idle"}
+        """);
+    Workspace w = Workspace.open(dir, "h", Clock.systemUTC());
+    assertThat(w.data().chatSession().id()).isEqualTo("s1");
+    assertThat(w.data().lockedProject().id()).isEqualTo("p1");
+    assertThat(w.data().projects()).extracting(WorkspaceData.ProjectEntry::id)
+        .containsExactly("p1");
+    assertThat(w.data().registration().id()).isNull();
+    String rewritten = Files.readString(dir.resolve(".gadget/workspace.json"));
+    assertThat(rewritten).contains("\"_id\" : \"s1\"").contains("\"_id\" : \"p1\"")
+        .doesNotContain("\"id\"");
+    w.close();
+  }
 }

@@ -209,8 +209,9 @@ final class RuntimeFixture implements AutoCloseable {
       for (String e : List.of(Protocol.TURN_STARTED, Protocol.BLOCKS_SUPERSEDED,
           Protocol.THINKING, Protocol.RESPONSE,
           Protocol.TOOL_CALL, Protocol.TOOL_STARTED, Protocol.TOOL_OUTPUT,
-          Protocol.WORK_ORDER_COMPLETE,
-          Protocol.DRONE_STATUS, Protocol.TURN_CHANGES, Protocol.COMPACTION)) {
+          Protocol.WORK_ORDER_COMPLETE, Protocol.DRONE_STATUS, Protocol.TURN_CHANGES,
+          Protocol.COMPACTION, Protocol.WORKSPACE_MODE, Protocol.TURN_RECOVERED,
+          Protocol.TURN_STATS)) {
         connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
       }
     }
@@ -228,6 +229,14 @@ final class RuntimeFixture implements AutoCloseable {
 
     JsonNode request(String event, Map<String, ?> payload) throws Exception {
       return request(event, (Object) payload);
+    }
+
+    /** Submits {@code prompt} in {@code sessionId}; the new turn's id (an error fails). */
+    String submit(String sessionId, String prompt) throws Exception {
+      JsonNode reply = request(Protocol.SUBMIT_PROMPT,
+          Map.of("sessionId", sessionId, "prompt", prompt));
+      assertThat(reply.has("error")).as("submit error: %s", reply).isFalse();
+      return reply.get("turnId").asText();
     }
 
     List<Event> eventsOf(String turnId) {

@@ -104,6 +104,8 @@ public final class AgentTurn implements AgentRun {
       events.emit(l -> l.onIteration(n));
       LlmCompletion reply = model.call(messages);
       journal.reply(reply);
+      dev.gadget.core.model.TurnStats soFar = journal.stats();
+      events.emit(l -> l.onStats(soFar));
       messages.add(LlmMessage.assistant(reply)); // signed reasoning goes back as it came
       if (reply.toolCalls().isEmpty()) {
         return outcome(AgentOutcome.Status.FINISHED, null, null);

@@ -7,6 +7,7 @@ import dev.gadget.core.agent.ToolException;
 import dev.gadget.core.agent.ToolResult;
 import dev.gadget.core.llm.LlmToolCall;
 import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.stream.StreamChunk;
 import java.time.Clock;
 import java.time.Duration;
@@ -63,8 +64,11 @@ public final class ToolRunner {
     ToolCall finished = started.withOutcome(result.forModel(), result.error(),
         duration.toMillis());
     journal.toolRan(finished);
+    journal.toolTook(finished, duration);
     boolean success = !result.error();
     events.emit(l -> l.onToolEnd(finished, success, duration));
+    TurnStats soFar = journal.stats();
+    events.emit(l -> l.onStats(soFar));
     events.emit(l -> l.onChunk(new StreamChunk.ToolCallChunk(finished)));
     if (wasCancelled) {
       throw new Cancelled();

@@ -29,6 +29,10 @@ public final class TurnJournal {
   private long contextTokens;
   private long contextBudget;
   private String lastText = "";
+  private Long loadMs;
+  private Long promptEvalMs;
+  private Long evalMs;
+  private final List<TurnStats.ToolDuration> toolDurations = new ArrayList<>();
 
   /** A journal whose turn starts now. */
   public TurnJournal(Clock clock) {
@@ -61,6 +65,30 @@ public final class TurnJournal {
     promptTokens += usage.promptTokens();
     completionTokens += usage.completionTokens();
     thinkingTokens += usage.reasoningTokens();
+    loadMs = plus(loadMs, usage.loadDuration());
+    promptEvalMs = plus(promptEvalMs, usage.promptEvalDuration());
+    evalMs = plus(evalMs, usage.evalDuration());
+  }
+
+  private static Long plus(Long sum, java.time.Duration d) {
+    if (d == null) {
+      return sum;
+    }
+    return Long.valueOf((sum == null ? 0L : sum.longValue()) + d.toMillis());
+  }
+
+  /** How long the tool of {@code call} ran. */
+  public void toolTook(ToolCall call, java.time.Duration duration) {
+    toolDurations.add(new TurnStats.ToolDuration(call.callId(), call.name(),
+        duration.toMillis()));
+  }
+
+  /** The turn's stats so far: tokens, calls, time, Ollama's durations, the tools' durations. */
+  public TurnStats stats() {
+    long ms = Math.max(0, Duration.between(startedAt, clock.instant()).toMillis());
+    return new TurnStats(promptTokens, completionTokens, thinkingTokens, toolCalls.size(),
+        llmCalls, ms, contextTokens, contextBudget)
+        .withProviderDurations(loadMs, promptEvalMs, evalMs).withToolDurations(toolDurations);
   }
 
   /** The model's reply: its text is the turn's text so far; with text or thinking it is kept. */
@@ -80,9 +108,7 @@ public final class TurnJournal {
 
   /** The outcome of the turn as it stands. */
   public AgentOutcome outcome(AgentOutcome.Status status, String message, Throwable error) {
-    long ms = Math.max(0, Duration.between(startedAt, clock.instant()).toMillis());
-    TurnStats stats = new TurnStats(promptTokens, completionTokens, thinkingTokens,
-        toolCalls.size(), llmCalls, ms, contextTokens, contextBudget);
+    TurnStats stats = stats();
     return new AgentOutcome(status, lastText, message, stats, toolCalls, chatMessages, error);
   }
 }

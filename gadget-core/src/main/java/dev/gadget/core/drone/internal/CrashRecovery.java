@@ -14,10 +14,17 @@ import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Ack;
 import dev.gadget.core.transport.Connection;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,10 +41,17 @@ public final class CrashRecovery {
   private final ServerLink link;
   private final JobRunner jobs;
   private final TurnCompletion completion;
+  private final ScheduledExecutorService timer;
+  private final Clock clock;
 
-  /** Recovery that retries through {@code jobs} and reports stopped turns through completion. */
+  /**
+   * Recovery that retries through {@code jobs} and reports stopped turns through completion; a
+   * retry the server delays waits on {@code timer} until {@code clock} says the time has come.
+   */
   public CrashRecovery(DroneState state, DroneWorkspace workspace, ServerLink link,
-      JobRunner jobs, TurnCompletion completion) {
+      JobRunner jobs, TurnCompletion completion, ScheduledExecutorService timer, Clock clock) {
+    this.timer = Objects.requireNonNull(timer, "timer");
+    this.clock = Objects.requireNonNull(clock, "clock");
     this.state = Objects.requireNonNull(state, "state");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
     this.link = Objects.requireNonNull(link, "link");
@@ -60,7 +74,7 @@ public final class CrashRecovery {
       } catch (WorkspaceException e) {
         return; // ask() moves it aside and says so
       }
-      cached.filter(c -> !WorkOrderCache.STOPPED.equals(c.status())).ifPresent(c -> {
+      cached.filter(c -> !c.ended()).ifPresent(c -> {
         state.job = new Job(c.turnId(), c.lastSeq() + 1);
         state.job.pendingRecovery = true;
       });
@@ -93,7 +107,7 @@ public final class CrashRecovery {
         return;
       }
       cache = cached.get();
-      if (WorkOrderCache.STOPPED.equals(cache.status())) {
+      if (cache.ended()) {
         if (state.job != null) {
           return;
         }
@@ -107,10 +121,11 @@ public final class CrashRecovery {
       }
     }
     if (stopped != null) {
-      log.info("turn {} was stopped before the server acknowledged its end; telling it now",
-          cache.turnId());
+      log.info("turn {} ended ({}) before the server acknowledged its end; telling it now",
+          cache.turnId(), cache.status());
       completion.resend(stopped, new Payloads.WorkOrderComplete(cache.turnId(),
-          cache.lastSeq(), TurnStatus.CANCELLED, TurnStats.EMPTY, cache.error()));
+          cache.lastSeq(), cache.endStatus() == null ? TurnStatus.CANCELLED : cache.endStatus(),
+          cache.stats() == null ? TurnStats.EMPTY : cache.stats(), cache.error()));
       return;
     }
     log.warn("found the work order of turn {} from before a crash; asking the server",
@@ -155,12 +170,50 @@ public final class CrashRecovery {
           interrupted.add(c.withFailure(WorkOrderCache.Round.INTERRUPTED));
         }
       }
-      jobs.begin(r.retry().workOrder(), r.retry().firstSeq(),
+      Runnable retryNow = () -> jobs.begin(r.retry().workOrder(), r.retry().firstSeq(),
           resume ? cache.resumable() : List.of(), interrupted);
+      long delay = r.retryDelayMillis();
+      if (delay == 0) {
+        retryNow.run();
+      } else {
+        log.info("waiting {} ms, as the server asked, before retrying turn {}", delay,
+            r.turnId());
+        after(delay, retryNow);
+      }
     } else {
       log.info("the server discarded turn {} from before the crash", r.turnId());
       link.emitStatus();
     }
+  }
+
+  /**
+   * Runs {@code task} once the drone's clock has moved {@code delayMillis} on: checked on the
+   * timer every 50 ms at most (so a test's clock decides when), never after the drone closed.
+   */
+  private void after(long delayMillis, Runnable task) {
+    Instant due = clock.instant().plusMillis(delayMillis);
+    long step = Math.max(1, Math.min(50, delayMillis));
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
+    self.set(timer.scheduleAtFixedRate(() -> {
+      if (done.get()) {
+        return;
+      }
+      boolean go = !state.closed && !clock.instant().isBefore(due);
+      if ((go || state.closed) && done.compareAndSet(false, true)) {
+        ScheduledFuture<?> f = self.get();
+        if (f != null) {
+          f.cancel(false);
+        }
+        if (go) {
+          try {
+            task.run();
+          } catch (RuntimeException e) {
+            log.error("retrying the turn failed", e);
+          }
+        }
+      }
+    }, step, step, TimeUnit.MILLISECONDS));
   }
 
   /** The LLM messages of journaled rounds: each assistant reply, then each tool's result. */

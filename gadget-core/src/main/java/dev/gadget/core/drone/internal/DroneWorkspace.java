@@ -52,12 +52,14 @@ public final class DroneWorkspace {
   /** Clones or fetches {@code project}, records it in {@code workspace.json}; its directory. */
   Path checkout(WorkOrder.ProjectRef project) {
     Path projectDir = workspace.projectDir(project.slug());
-    boolean cloned = git.cloneOrFetch(project.gitUrl(), projectDir);
-    recordProject(project, cloned);
+    Git.Checkout done = git.checkout(project.gitUrl(), projectDir);
+    recordProject(project, done);
     return projectDir;
   }
 
-  private void recordProject(WorkOrder.ProjectRef project, boolean cloned) {
+  private void recordProject(WorkOrder.ProjectRef project, Git.Checkout done) {
+    boolean cloned = done == Git.Checkout.CLONED;
+    java.time.Instant now = clock.instant();
     workspace.update(d -> {
       List<WorkspaceData.ProjectEntry> entries = new ArrayList<>();
       WorkspaceData.ProjectEntry existing = null;
@@ -70,19 +72,48 @@ public final class DroneWorkspace {
       }
       entries.add(new WorkspaceData.ProjectEntry(project.id(), project.slug(),
           WorkOrder.ProjectRef.withoutCredentials(project.gitUrl()),
-          existing == null || cloned ? clock.instant() : existing.clonedAt(), clock.instant()));
+          existing == null || cloned ? now : existing.clonedAt(),
+          done != Git.Checkout.NOT_SYNCED ? now
+              : existing == null ? null : existing.lastSyncAt()));
       return new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(), d.workspaceDir(),
           d.chatSession(), d.lockedProject(), entries, d.registration(), d.mode());
     });
   }
 
-  /** Records a (re)connection to the server with the status the drone registered with. */
-  void registered(DroneStatus status) {
-    WorkspaceData.Registration registration =
-        new WorkspaceData.Registration(status.name().toLowerCase(), clock.instant());
+  /**
+   * At start, before connecting (seed 001, 7.4): drops the projects whose checkout is gone, and
+   * records the registration as {@code starting}, with the id and time the server gave it last.
+   */
+  public void starting() {
+    pruneProjects();
+    setRegistration(r -> new WorkspaceData.Registration(r == null ? null : r.id(), "starting",
+        r == null ? null : r.registeredAt()));
+  }
+
+  /** Records the registration the server keeps for this drone, as it told it on connecting. */
+  void registered(Payloads.RegistrationReply reply, DroneStatus status) {
+    setRegistration(r -> new WorkspaceData.Registration(reply.id(), lower(status),
+        reply.registeredAt()));
+  }
+
+  /** Records the drone's status in its registration when it changed. */
+  void statusChanged(DroneStatus status) {
+    WorkspaceData.Registration now = workspace.data().registration();
+    if (now != null && !lower(status).equals(now.status())) {
+      setRegistration(r -> new WorkspaceData.Registration(r == null ? null : r.id(),
+          lower(status), r == null ? null : r.registeredAt()));
+    }
+  }
+
+  private static String lower(DroneStatus status) {
+    return status.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private void setRegistration(
+      java.util.function.UnaryOperator<WorkspaceData.Registration> change) {
     workspace.update(d -> new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(),
-        d.workspaceDir(), d.chatSession(), d.lockedProject(), d.projects(), registration,
-        d.mode()));
+        d.workspaceDir(), d.chatSession(), d.lockedProject(), d.projects(),
+        change.apply(d.registration()), d.mode()));
   }
 
   /** Handles the server's request to lock the workspace to a chat session and its project. */
@@ -101,6 +132,34 @@ public final class DroneWorkspace {
     } catch (WorkspaceException e) {
       ServerEvents.reply(ack, Payloads.OkReply.failure(e.getMessage()));
     }
+  }
+
+  /** Handles the server's request to release the workspace's session and project lock. */
+  void onReleaseLock(List<JsonNode> args, Ack ack) {
+    Protocol.payload(args, Payloads.DroneRef.class);
+    workspace.update(d -> new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(),
+        d.workspaceDir(), null, null, d.projects(), d.registration(), d.mode()));
+    ServerEvents.reply(ack, Payloads.OkReply.success());
+  }
+
+  /** Drops the projects whose checkout is gone from the workspace (the user removed them). */
+  void pruneProjects() {
+    workspace.update(d -> {
+      List<WorkspaceData.ProjectEntry> kept = new ArrayList<>();
+      for (WorkspaceData.ProjectEntry e : d.projects()) {
+        if (java.nio.file.Files.isDirectory(workspace.projectDir(e.slug()).resolve(".git"))) {
+          kept.add(e);
+        }
+      }
+      return kept.size() == d.projects().size() ? d
+          : new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(), d.workspaceDir(),
+              d.chatSession(), d.lockedProject(), kept, d.registration(), d.mode());
+    });
+  }
+
+  /** What {@code workspace.json} holds now. */
+  WorkspaceData data() {
+    return workspace.data();
   }
 
   /** The mode the user set, as {@code workspace.json} keeps it across restarts. */

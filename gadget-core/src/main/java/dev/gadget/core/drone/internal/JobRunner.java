@@ -73,6 +73,11 @@ public final class JobRunner {
       return;
     }
     WorkOrder order = p.workOrder();
+    if (order.workspaceId() != null && !order.workspaceId().equals(workspace.id())) {
+      ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, "this work order is for workspace "
+          + order.workspaceId() + ", not this drone's " + workspace.id()));
+      return;
+    }
     synchronized (state) {
       Job job = state.job;
       if (job != null && !job.finished) {
@@ -132,6 +137,7 @@ public final class JobRunner {
       workspace.writeWorkOrder(j.cache);
       j.heartbeat = link.startHeartbeats(j);
     }
+    link.emitMode();
     worker.execute(() -> run(j, order, journal, interrupted));
   }
 
@@ -335,5 +341,6 @@ public final class JobRunner {
       state.mode = p.mode();
     }
     ServerEvents.reply(ack, Payloads.OkReply.success());
+    link.emitMode();
   }
 }

@@ -23,13 +23,16 @@ public final class ServerEvents {
   private final CrashRecovery recovery;
   private final DroneWorkspace workspace;
   private final GitRequests git;
+  private final WorkspaceReport report;
 
   /** The handlers of a drone's parts. */
-  public ServerEvents(JobRunner jobs, CrashRecovery recovery, DroneWorkspace workspace) {
+  public ServerEvents(JobRunner jobs, CrashRecovery recovery, DroneWorkspace workspace,
+      DroneState state) {
     this.jobs = Objects.requireNonNull(jobs, "jobs");
     this.recovery = Objects.requireNonNull(recovery, "recovery");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
     this.git = new GitRequests(jobs, workspace);
+    this.report = new WorkspaceReport(state, workspace);
   }
 
   /** Registers every handler on the drone's connection. */
@@ -42,6 +45,8 @@ public final class ServerEvents {
     on(c, Protocol.UNDO_TURN, git::onUndo);
     on(c, Protocol.COMMIT_CHANGES, git::onCommit);
     on(c, Protocol.PUSH_CHANGES, git::onPush);
+    on(c, Protocol.GET_WORKSPACE_STATE, report::onGetState);
+    on(c, Protocol.RELEASE_SESSION_LOCK, workspace::onReleaseLock);
   }
 
   /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.drone.DroneListener;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.WorkspaceMode;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
@@ -12,6 +13,7 @@ import dev.gadget.core.transport.TransportClient;
 import dev.gadget.core.transport.TransportException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -112,12 +114,13 @@ public final class ServerLink {
     public void onConnect(Connection c) {
       c.emit(Protocol.DRONE_TOOLS, Protocol.args(tools));
       listener.onConnected();
-      workspace.registered(state.status());
+      askRegistration(c);
       Consumer<Connection> ready = whenReady;
       if (ready != null) {
         ready.accept(c);
       }
       emitStatus();
+      emitMode();
     }
 
     @Override
@@ -138,6 +141,23 @@ public final class ServerLink {
     }
   }
 
+  /** Asks the server for this drone's registration and writes it to {@code workspace.json}. */
+  private void askRegistration(Connection c) {
+    c.emitWithAck(Protocol.DRONE_REGISTRATION, Protocol.args(Map.of()), ackTimeout)
+        .whenComplete((reply, error) -> {
+          if (error != null) {
+            log.debug("no registration from the server: {}", error.getMessage());
+            return;
+          }
+          try {
+            workspace.registered(Protocol.payload(reply, Payloads.RegistrationReply.class),
+                state.status());
+          } catch (RuntimeException e) {
+            log.warn("cannot record the registration: {}", e.getMessage());
+          }
+        });
+  }
+
   /** Tells the server and the listener whether the drone is busy, and with which turn. */
   void emitStatus() {
     String turnId;
@@ -152,7 +172,24 @@ public final class ServerLink {
     if (c != null && !state.closed) {
       c.emit(Protocol.DRONE_STATUS, Protocol.args(new Payloads.DroneStatusEvent(null, s, turnId)));
     }
+    try {
+      workspace.statusChanged(s);
+    } catch (RuntimeException e) {
+      log.warn("cannot record the drone's status: {}", e.getMessage());
+    }
     listener.onStatus(s, turnId);
+  }
+
+  /** Tells the server the workspace's mode (agent, user, idle); it tells the user's pages. */
+  void emitMode() {
+    WorkspaceMode mode;
+    synchronized (state) {
+      mode = state.mode;
+    }
+    Connection c = connection;
+    if (c != null && !state.closed) {
+      c.emit(Protocol.WORKSPACE_MODE, Protocol.args(new Payloads.WorkspaceModeEvent(null, mode)));
+    }
   }
 
   /** Sends a turn's stream event (the transport buffers it while reconnecting). */

@@ -33,6 +33,8 @@ final class Streamer implements AgentListener {
   private ToolOutputLimiter output;
   private String outputCallId;
   private ScheduledFuture<?> outputFlush;
+  /** Thinking and response chunks streamed so far (seed 003's token count per chunk). */
+  private long streamed;
 
   Streamer(Job job, DroneState state, DroneWorkspace workspace, ServerLink link,
       TurnCompletion completion) {
@@ -188,11 +190,11 @@ final class Streamer implements AgentListener {
       if (chunk instanceof StreamChunk.Thinking t) {
         thinking.append(t.data());
         event = Protocol.THINKING;
-        payload = new Payloads.TextEvent(job.turnId, seq, t.data());
+        payload = new Payloads.TextEvent(job.turnId, seq, t.data(), ++streamed);
       } else if (chunk instanceof StreamChunk.Response r) {
         text.append(r.data());
         event = Protocol.RESPONSE;
-        payload = new Payloads.TextEvent(job.turnId, seq, r.data());
+        payload = new Payloads.TextEvent(job.turnId, seq, r.data(), ++streamed);
       } else if (chunk instanceof StreamChunk.CompactionChunk c) {
         event = Protocol.COMPACTION;
         payload = new Payloads.CompactionEvent(job.turnId, seq, c.compaction());
@@ -208,6 +210,16 @@ final class Streamer implements AgentListener {
       }
     }
     link.emit(event, payload);
+  }
+
+  @Override
+  public void onStats(dev.gadget.core.model.TurnStats soFar) {
+    synchronized (state) {
+      if (job.abandoned) {
+        return;
+      }
+    }
+    link.emit(Protocol.TURN_STATS, new Payloads.TurnStatsEvent(job.turnId, soFar));
   }
 
   @Override

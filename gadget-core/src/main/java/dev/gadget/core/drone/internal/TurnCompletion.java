@@ -11,6 +11,7 @@ import dev.gadget.core.protocol.Protocol;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +27,15 @@ public final class TurnCompletion {
   private final ServerLink link;
   private final DroneListener listener;
   private final ScheduledExecutorService timer;
+  private final UnaryOperator<String> redact;
 
-  /** Retries on {@code timer}. */
+  /**
+   * Retries on {@code timer}; a turn's end message goes through {@code redact} first, so that no
+   * secret reaches the server, the pages or the drone's files.
+   */
   public TurnCompletion(DroneState state, DroneWorkspace workspace, ServerLink link,
-      DroneListener listener, ScheduledExecutorService timer) {
+      DroneListener listener, ScheduledExecutorService timer, UnaryOperator<String> redact) {
+    this.redact = Objects.requireNonNull(redact, "redact");
     this.state = Objects.requireNonNull(state, "state");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
     this.link = Objects.requireNonNull(link, "link");
@@ -44,6 +50,7 @@ public final class TurnCompletion {
 
   /** As {@link #complete(Job, TurnStatus, TurnStats, String)}, with the model's last reply. */
   void complete(Job j, TurnStatus status, TurnStats stats, String message, String text) {
+    message = redact.apply(message);
     long seq;
     synchronized (state) {
       if (j.abandoned) {
@@ -62,6 +69,10 @@ public final class TurnCompletion {
           j.cache = j.cache.stopped(message, seq);
           writeCache(j.cache);
         }
+      } else if (j.cache != null) {
+        // seed 001: completed or error (with the message) until the server has the end
+        j.cache = j.cache.ended(status, stats, message, seq);
+        writeCache(j.cache);
       }
       if (j.heartbeat != null) {
         j.heartbeat.cancel(false);
@@ -120,6 +131,7 @@ public final class TurnCompletion {
           if (!stopping) {
             // A stopping drone goes offline next; it is not available for work.
             link.emitStatus();
+            link.emitMode();
           }
         }));
   }

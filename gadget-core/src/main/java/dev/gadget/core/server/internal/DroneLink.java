@@ -3,6 +3,7 @@ package dev.gadget.core.server.internal;
 import static dev.gadget.core.server.internal.Requests.handle;
 import static dev.gadget.core.server.internal.Requests.reply;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.Ids;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
@@ -151,6 +152,27 @@ public final class DroneLink {
         rooms.toUserPages(me.userId, new Payloads.DroneStatusEvent(me.id, e.status(), e.turnId()));
       }
     });
+    handle(c, Protocol.TURN_STATS, Payloads.TurnStatsEvent.class, (e, ack) -> {
+      LiveTurn t = turns.get(e.turnId());
+      if (t != null && t.droneId.equals(me.id)) {
+        synchronized (t.lock) {
+          if (t.ended) {
+            return;
+          }
+          t.liveStats = e.stats();
+          t.lastEventAt = settings.clock().instant();
+        }
+        rooms.toWatchers(t.turn.sessionId(), Protocol.TURN_STATS, e);
+      }
+    });
+    handle(c, Protocol.DRONE_REGISTRATION, JsonNode.class, (e, ack) -> reply(ack,
+        new Payloads.RegistrationReply(me.id, me.status, store.findDrone(me.id)
+            .map(DroneRegistration::registeredAt).orElse(null))));
+    handle(c, Protocol.WORKSPACE_MODE, Payloads.WorkspaceModeEvent.class, (e, ack) -> {
+      me.mode = e.mode();
+      rooms.toUserPages(me.userId, Protocol.WORKSPACE_MODE,
+          new Payloads.WorkspaceModeEvent(me.id, e.mode()));
+    });
   }
 
   /** The drone's link dropped: it goes offline, and its turn waits the grace period for it. */
@@ -191,9 +213,13 @@ public final class DroneLink {
       synchronized (t.lock) {
         if (!t.ended) {
           t.cancelGrace();
+          // The same link asking again (it asks on connecting and once ready) is answered the
+          // same, and counts once.
+          boolean again = t.retriedBy == c;
+          t.retriedBy = c;
           // What was streamed before the crash stays; the retry's stream goes on after it.
           long firstSeq = t.lastSeq + 1;
-          if (req.redoes()) {
+          if (req.redoes() && !again) {
             // The round streams again: what the user saw of it stays, marked superseded, and
             // the redone round streams as new blocks.
             List<Integer> superseded = t.supersedeRound();
@@ -202,14 +228,25 @@ public final class DroneLink {
                   new Payloads.BlocksSuperseded(t.turn.id(), superseded));
             }
           }
-          t.lastEventAt = settings.clock().instant();
+          long delay = settings.crashRetryDelay().toMillis();
+          // the silence check counts from the end of the wait
+          t.lastEventAt = settings.clock().instant().plusMillis(delay);
+          if (!again) {
+            t.crashRetries++;
+          }
           drone.status = DroneStatus.BUSY;
           drone.activeTurnId = t.turn.id();
           answer = new Payloads.CrashRecoveryResponse(t.turn.id(),
               Payloads.CrashRecoveryResponse.RETRY,
-              new Payloads.ProcessWorkOrder(t.workOrder, firstSeq, req.journaledMessages() > 0));
-          log.info("drone {} crashed during turn {}; retrying from seq {}", drone.id,
-              t.turn.id(), firstSeq);
+              new Payloads.ProcessWorkOrder(t.workOrder, firstSeq, req.journaledMessages() > 0),
+              delay);
+          if (!again) {
+            rooms.toWatchers(t.turn.sessionId(), Protocol.TURN_RECOVERED,
+                new Payloads.TurnRecovered(t.turn.id(), TurnRecoveredText.of(delay), delay,
+                    t.crashRetries));
+          }
+          log.info("drone {} crashed during turn {}; retrying from seq {} in {} ms", drone.id,
+              t.turn.id(), firstSeq, delay);
         }
       }
     }

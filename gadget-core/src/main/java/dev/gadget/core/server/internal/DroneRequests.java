@@ -67,6 +67,48 @@ final class DroneRequests {
         });
   }
 
+  /** Releases a drone's session and project lock (its {@code workspace.json} says so). */
+  void releaseLock(String userId, Payloads.DroneRef req, Ack ack) {
+    Connection connection = connectionOf(userId, req.droneId());
+    askDrone(connection, Protocol.RELEASE_SESSION_LOCK, new Payloads.DroneRef(req.droneId()),
+        ack, Payloads.OkReply::success);
+  }
+
+  /** Asks a drone for its workspace state; the page gets {@code {"state"}} or {@code {"error"}}. */
+  void workspaceState(String userId, Payloads.DroneRef req, Ack ack) {
+    Connection connection = connectionOf(userId, req.droneId());
+    connection.emitWithAck(Protocol.GET_WORKSPACE_STATE, Protocol.args(req),
+        settings.ackTimeout()).whenComplete((r, e) -> {
+          Object answer;
+          if (e != null) {
+            answer = new Payloads.ErrorReply("the drone did not answer: " + e.getMessage());
+          } else {
+            Payloads.WorkspaceStateReply reply;
+            try {
+              reply = Protocol.payload(r, Payloads.WorkspaceStateReply.class);
+            } catch (IllegalArgumentException ex) {
+              log.warn("a drone's workspace state does not fit: {}", ex.getMessage());
+              reply = new Payloads.WorkspaceStateReply(false,
+                  "the drone sent an invalid answer", null);
+            }
+            answer = reply.ok() && reply.state() != null
+                ? Map.of("state", reply.state())
+                : new Payloads.ErrorReply(reply.error() == null
+                    ? "the drone sent no state" : reply.error());
+          }
+          Requests.reply(ack, answer);
+        });
+  }
+
+  private Connection connectionOf(String userId, String droneId) {
+    ConnectedDrone drone = router.find(droneId);
+    Connection connection = drone == null ? null : drone.connection;
+    if (drone == null || !drone.userId.equals(userId) || connection == null) {
+      throw new RequestException("that drone is not connected");
+    }
+    return connection;
+  }
+
   /**
    * Forwards a page's request to a drone and answers the page: {@code onOk}'s reply when the
    * drone agrees, otherwise {@code {"error"}} with the drone's reason. Never leaves the page

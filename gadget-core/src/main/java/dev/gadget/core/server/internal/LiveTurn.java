@@ -47,6 +47,12 @@ final class LiveTurn {
   boolean ended;
   ScheduledFuture<?> graceTimer;
   ScheduledFuture<?> cancelTimer;
+  /** How many times a drone's crash made the server retry this turn. Guarded by {@link #lock}. */
+  int crashRetries;
+  /** The drone link that was last told to retry this turn. Guarded by {@link #lock}. */
+  dev.gadget.core.transport.Connection retriedBy;
+  /** The stats the drone last sent while the turn runs, or {@code null}. Guarded by lock. */
+  dev.gadget.core.model.TurnStats liveStats;
 
   LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId, Object lock, ChatStore store,
       Clock clock) {

@@ -92,7 +92,7 @@ public final class LiveTurns {
         if (t.turn.sessionId().equals(session.id())) {
           liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
               t.aggregator.openBlock().orElse(null), t.runningTool,
-              t.runningTool == null ? null : t.toolOutput.toString()));
+              t.runningTool == null ? null : t.toolOutput.toString(), t.liveStats));
         }
       }
       rooms.join(session.id(), page);
@@ -155,6 +155,9 @@ public final class LiveTurns {
     synchronized (t.lock) {
       if (t.ended) {
         return;
+      }
+      if (t.crashRetries > 0) {
+        finalStats = finalStats.withCrashRetries(t.crashRetries);
       }
       t.ended = true;
       long seq = t.lastSeq + 1;

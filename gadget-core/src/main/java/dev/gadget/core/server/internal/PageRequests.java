@@ -16,6 +16,7 @@ import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.DroneRegistration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -105,11 +106,18 @@ public final class PageRequests {
       store.renameProject(p.id(), name);
       reply(ack, Map.of("project", p.withName(name)));
     });
+    handle(c, Protocol.GET_WORKSPACE_STATE, Payloads.DroneRef.class,
+        (req, ack) -> droneRequests.workspaceState(userId, req, ack));
+    handle(c, Protocol.RELEASE_SESSION_LOCK, Payloads.DroneRef.class,
+        (req, ack) -> droneRequests.releaseLock(userId, req, ack));
     providerRequests.register(c, userId);
     changeRequests.register(c, userId);
   }
 
-  /** The user's drones as stored, each connected one with its {@code toolCount}. */
+  /**
+   * The user's drones as stored, each connected one with its {@code toolCount} and its workspace
+   * {@code mode} as the server knows it.
+   */
   private List<JsonNode> droneList(String userId) {
     List<JsonNode> out = new ArrayList<>();
     for (DroneRegistration d : store.listDrones(userId)) {
@@ -117,6 +125,7 @@ public final class PageRequests {
       ConnectedDrone live = router.find(d.id());
       if (live != null && live.isConnected()) {
         n.put("toolCount", live.toolCount());
+        n.put("mode", live.mode.name().toLowerCase(Locale.ROOT));
       }
       out.add(n);
     }

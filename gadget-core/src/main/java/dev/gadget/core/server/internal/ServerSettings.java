@@ -13,7 +13,8 @@ import java.util.function.Function;
 /**
  * What every part of the server shares: the store, the clock, the provider choice and the
  * timeouts, the listener, and the secret keys that seal users' API keys ({@code null}: none,
- * so no API key can be stored), as the server's builder set them.
+ * so no API key can be stored), and how long a drone waits before retrying a turn after a crash,
+ * as the server's builder set them.
  */
 public record ServerSettings(
     ChatStore store,
@@ -24,7 +25,8 @@ public record ServerSettings(
     Duration cancelTimeout,
     Duration ackTimeout,
     ServerListener listener,
-    SecretKeys secrets) {
+    SecretKeys secrets,
+    Duration crashRetryDelay) {
 
   public ServerSettings {
     Objects.requireNonNull(store, "store");
@@ -35,5 +37,6 @@ public record ServerSettings(
     Objects.requireNonNull(cancelTimeout, "cancelTimeout");
     Objects.requireNonNull(ackTimeout, "ackTimeout");
     Objects.requireNonNull(listener, "listener");
+    crashRetryDelay = crashRetryDelay == null ? Duration.ZERO : crashRetryDelay;
   }
 }

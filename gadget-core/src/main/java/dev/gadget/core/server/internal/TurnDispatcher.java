@@ -69,7 +69,7 @@ final class TurnDispatcher {
           llm.config(),
           new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history,
               authors())),
-          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt));
+          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt), drone.workspaceId);
       store.createTurn(turn);
       drone.status = DroneStatus.BUSY;
       drone.activeTurnId = turn.id();

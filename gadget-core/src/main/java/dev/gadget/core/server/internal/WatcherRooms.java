@@ -84,10 +84,15 @@ public final class WatcherRooms {
 
   /** Tells every page of {@code userId} that one of its drones changed status. */
   void toUserPages(String userId, Payloads.DroneStatusEvent status) {
-    List<JsonNode> args = Protocol.args(status);
+    toUserPages(userId, Protocol.DRONE_STATUS, status);
+  }
+
+  /** Sends {@code event} to every page of {@code userId} (news about one of its drones). */
+  void toUserPages(String userId, String event, Object payload) {
+    List<JsonNode> args = Protocol.args(payload);
     pageUsers.forEach((connection, user) -> {
       if (user.equals(userId)) {
-        connection.emit(Protocol.DRONE_STATUS, args);
+        connection.emit(event, args);
       }
     });
   }

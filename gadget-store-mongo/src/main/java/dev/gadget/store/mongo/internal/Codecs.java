@@ -288,21 +288,55 @@ public final class Codecs {
   }
 
   public static Document stats(TurnStats s) {
-    return new Document("promptTokens", s.promptTokens())
+    Document d = new Document("promptTokens", s.promptTokens())
         .append("completionTokens", s.completionTokens())
         .append("thinkingTokenCount", s.thinkingTokenCount())
         .append("toolCallCount", s.toolCallCount())
         .append("llmCalls", s.llmCalls())
         .append("durationMs", s.durationMs())
         .append("contextTokens", s.contextTokens())
-        .append("contextBudget", s.contextBudget());
+        .append("contextBudget", s.contextBudget())
+        .append("crashRetries", s.crashRetries());
+    putIfSet(d, "loadDurationMs", s.loadDurationMs());
+    putIfSet(d, "promptEvalDurationMs", s.promptEvalDurationMs());
+    putIfSet(d, "evalDurationMs", s.evalDurationMs());
+    if (!s.toolDurations().isEmpty()) {
+      List<Document> tools = new java.util.ArrayList<>();
+      for (TurnStats.ToolDuration t : s.toolDurations()) {
+        tools.add(new Document("callId", t.callId()).append("name", t.name())
+            .append("durationMs", t.durationMs()));
+      }
+      d.append("toolDurations", tools);
+    }
+    return d;
+  }
+
+  private static void putIfSet(Document d, String key, Long value) {
+    if (value != null) {
+      d.append(key, value);
+    }
   }
 
   static TurnStats stats(Document d) {
+    List<TurnStats.ToolDuration> tools = new java.util.ArrayList<>();
+    List<Document> stored = d.getList("toolDurations", Document.class);
+    if (stored != null) {
+      for (Document t : stored) {
+        tools.add(new TurnStats.ToolDuration(optString(t, "callId"), optString(t, "name"),
+            optNumber(t, "durationMs")));
+      }
+    }
     return new TurnStats(optNumber(d, "promptTokens"), optNumber(d, "completionTokens"),
         optNumber(d, "thinkingTokenCount"), Math.toIntExact(optNumber(d, "toolCallCount")),
         Math.toIntExact(optNumber(d, "llmCalls")), optNumber(d, "durationMs"),
-        optNumber(d, "contextTokens"), optNumber(d, "contextBudget"));
+        optNumber(d, "contextTokens"), optNumber(d, "contextBudget"),
+        Math.toIntExact(optNumber(d, "crashRetries")), optLong(d, "loadDurationMs"),
+        optLong(d, "promptEvalDurationMs"), optLong(d, "evalDurationMs"), tools);
+  }
+
+  private static Long optLong(Document d, String key) {
+    Object v = d.get(key);
+    return v instanceof Number n ? n.longValue() : null;
   }
 
   static <T> T read(String collection, Document d, Function<Document, T> reader) {

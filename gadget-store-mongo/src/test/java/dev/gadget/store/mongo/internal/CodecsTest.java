@@ -153,6 +153,18 @@ class CodecsTest {
         });
   }
 
+  @Test
+  void statsKeepCrashRetriesOllamasDurationsAndToolDurationsWithTheJsonModelsNames() {
+    TurnStats full = new TurnStats(1, 2, 3, 1, 2, 900).withCrashRetries(1)
+        .withProviderDurations(300L, 130L, 700L)
+        .withToolDurations(List.of(new TurnStats.ToolDuration("c1", "read_file", 12)));
+    Document d = Codecs.stats(full);
+    assertThat(Codecs.stats(d)).isEqualTo(full);
+    assertSameShape(d, json(full));
+    assertThat(Codecs.stats(new Document("promptTokens", 1L))).isEqualTo(
+        new TurnStats(1, 0, 0, 0, 0, 0));
+  }
+
   private static JsonNode json(Object value) {
     return GadgetJson.mapper().valueToTree(value);
   }
