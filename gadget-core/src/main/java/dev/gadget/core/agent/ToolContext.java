@@ -1,5 +1,6 @@
 package dev.gadget.core.agent;
 
+import dev.gadget.core.agent.tools.CommandSandbox;
 import java.nio.file.Path;
 import java.util.function.Supplier;
 
@@ -45,6 +46,14 @@ public interface ToolContext {
    * first time it is asked for in a run. The built-in file tools keep what the agent has read here.
    */
   <T> T state(Class<T> type, Supplier<? extends T> factory);
+
+  /**
+   * Where commands run ({@code AgentLoop.Builder#sandbox}); a tool that starts processes wraps
+   * them in it. Default: {@link CommandSandbox#none()}.
+   */
+  default CommandSandbox sandbox() {
+    return CommandSandbox.none();
+  }
 
   /** A registered cancellation action. */
   interface Registration extends AutoCloseable {

@@ -6,6 +6,7 @@ import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.ToolException;
 import dev.gadget.core.agent.ToolResult;
 import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.stream.StreamChunk;
 import java.time.Clock;
@@ -27,6 +28,7 @@ public final class ToolRunner {
   private final RunState state;
   private final RunEvents events;
   private final TurnJournal journal;
+  private final Approvals approvals;
 
   /** Runs the tools of {@code settings} for one run. */
   public ToolRunner(LoopSettings settings, RunState state, RunEvents events, TurnJournal journal) {
@@ -35,6 +37,7 @@ public final class ToolRunner {
     this.state = state;
     this.events = events;
     this.journal = journal;
+    this.approvals = settings.approvals();
   }
 
   /**
@@ -43,11 +46,15 @@ public final class ToolRunner {
    * @throws Cancelled if the run was cancelled while the tool ran (after reporting it)
    */
   public ToolResult run(RunToolContext ctx, LlmToolCall call) {
+    ToolApproval approval = approvals.decide(ctx, call, parametersText(call.arguments()));
     ToolCall started = new ToolCall(call.id(), call.name(), parametersText(call.arguments()),
-        null);
+        null, approval);
     events.emit(l -> l.onToolStart(started));
     Instant t0 = clock.instant();
-    ToolResult result = execute(ctx, call);
+    ToolResult result = approval != null && !approval.approved()
+        ? ToolResult.error("denied: " + (approval.reason() == null ? "the call was not approved"
+            : approval.reason()) + ". It did not run.")
+        : execute(ctx, call);
     boolean wasCancelled = state.isCancelled();
     if (wasCancelled && !result.error()) {
       result = ToolResult.error(result.output() + "\n(the turn was cancelled while "
