@@ -34,6 +34,23 @@ public enum ApprovalPolicy {
     }
   }
 
+  /**
+   * Whether an approval of {@code run_command} for the rest of a session with the command prefix
+   * {@code prefix} covers {@code command}: it starts with the prefix and has no shell operator
+   * that could start another command ({@code ; & | ` $ < > ( )} or a line break).
+   */
+  public static boolean prefixCovers(String prefix, String command) {
+    if (prefix == null || command == null || !command.startsWith(prefix)) {
+      return false;
+    }
+    for (char c : command.toCharArray()) {
+      if (";&|`$<>()\n\r".indexOf(c) >= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The name on the command line and the wire: {@code never}, {@code commands-and-writes}, … */
   public String wireName() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');

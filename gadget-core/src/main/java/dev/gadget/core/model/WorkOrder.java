@@ -16,19 +16,29 @@ import java.util.Objects;
  * @param provider the LLM to call
  * @param chatSession the session and its earlier messages
  * @param chatTurn the turn to run
+ * @param approvalPolicy which tool calls wait for a person's approval: {@code never} (also when
+ *     {@code null}), {@code commands}, {@code commands-and-writes} or {@code everything} (the
+ *     wire names of {@code dev.gadget.core.agent.ApprovalPolicy})
  */
 public record WorkOrder(
     @JsonProperty("_id") String id,
     ProjectRef project,
     ProviderConfig provider,
     SessionRef chatSession,
-    TurnRef chatTurn) {
+    TurnRef chatTurn,
+    String approvalPolicy) {
   public WorkOrder {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(project, "project");
     Objects.requireNonNull(provider, "provider");
     Objects.requireNonNull(chatSession, "chatSession");
     Objects.requireNonNull(chatTurn, "chatTurn");
+  }
+
+  /** A work order whose tool calls wait for nobody. */
+  public WorkOrder(String id, ProjectRef project, ProviderConfig provider,
+      SessionRef chatSession, TurnRef chatTurn) {
+    this(id, project, provider, chatSession, chatTurn, null);
   }
 
   /**
@@ -38,7 +48,8 @@ public record WorkOrder(
   public WorkOrder withoutSecrets() {
     ProjectRef safe = new ProjectRef(project.id(), project.name(), project.slug(),
         ProjectRef.withoutCredentials(project.gitUrl()));
-    return new WorkOrder(id, safe, provider.withoutApiKey(), chatSession, chatTurn);
+    return new WorkOrder(id, safe, provider.withoutApiKey(), chatSession, chatTurn,
+        approvalPolicy);
   }
 
   /**

@@ -125,22 +125,6 @@ public record Approvals(ApprovalPolicy policy, ToolApprover approver, Duration t
     return c != null && c.isTextual() ? c.asText() : null;
   }
 
-  /**
-   * Whether {@code grantPrefix} covers {@code command}: the command starts with the prefix and,
-   * after it, has no shell operator that could start another command.
-   */
-  public static boolean prefixCovers(String grantPrefix, String command) {
-    if (command == null || !command.startsWith(grantPrefix)) {
-      return false;
-    }
-    for (char c : command.toCharArray()) {
-      if (";&|`$<>()\n\r".indexOf(c) >= 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /** What was approved for the rest of one run: a tool, or a tool's command prefix. */
   static final class Grants {
     private final List<String[]> grants = new CopyOnWriteArrayList<>();
@@ -151,7 +135,7 @@ public record Approvals(ApprovalPolicy policy, ToolApprover approver, Duration t
 
     boolean covers(String tool, String command) {
       for (String[] g : grants) {
-        if (g[0].equals(tool) && (g[1] == null || prefixCovers(g[1], command))) {
+        if (g[0].equals(tool) && (g[1] == null || ApprovalPolicy.prefixCovers(g[1], command))) {
           return true;
         }
       }

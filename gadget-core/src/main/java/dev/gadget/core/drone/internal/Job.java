@@ -21,6 +21,8 @@ final class Job {
   /** Cancelled before the loop started (during the checkout). */
   boolean cancelRequested;
   ScheduledFuture<?> heartbeat;
+  /** Asks the server about calls that wait for approval; null when none may wait. */
+  DroneApprovals approvals;
   /** The worker thread while it checks out and starts; a cancel interrupts it. */
   Thread starting;
 

@@ -37,6 +37,7 @@ public final class ServerEvents {
     on(c, Protocol.CRASH_RECOVERY_RESPONSE, recovery::onResponse);
     on(c, Protocol.REQUEST_SESSION_LOCK, withProject(workspace::onSessionLock));
     on(c, Protocol.REQUEST_WORKSPACE_MODE, jobs::onWorkspaceMode);
+    on(c, Protocol.APPROVAL_DECIDED, jobs::onApprovalDecided);
   }
 
   /**

@@ -1,15 +1,20 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.stream.BlockAggregator;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +44,13 @@ final class LiveTurn {
   boolean ended;
   ScheduledFuture<?> graceTimer;
   ScheduledFuture<?> cancelTimer;
+  /** The calls that wait for approval, oldest first ({@link ApprovalDesk}). */
+  final Map<String, PendingApproval> pendingApprovals = new LinkedHashMap<>();
+  /** How each call that waited was decided. */
+  final Map<String, ToolApproval> decidedApprovals = new HashMap<>();
+
+  /** A call that waits for approval, and the timer that denies it. */
+  record PendingApproval(Payloads.ApprovalPending event, ScheduledFuture<?> expiry) {}
 
   LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId, Object lock, ChatStore store,
       Clock clock) {

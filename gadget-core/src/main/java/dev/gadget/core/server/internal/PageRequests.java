@@ -5,6 +5,7 @@ import static dev.gadget.core.server.internal.Requests.reply;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.Ids;
+import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.protocol.Payloads;
@@ -29,16 +30,18 @@ public final class PageRequests {
   private final TurnDispatcher dispatcher;
   private final DroneRequests droneRequests;
   private final ProviderRequests providerRequests;
+  private final ApprovalDesk approvals;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
-      DroneRouter router) {
+      DroneRouter router, ApprovalDesk approvals) {
     this.settings = settings;
     this.store = settings.store();
     this.rooms = rooms;
     this.turns = turns;
     this.owned = new Ownership(store);
     ProviderResolver resolver = new ProviderResolver(settings);
-    this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver);
+    this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver, approvals);
+    this.approvals = approvals;
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
   }
@@ -66,8 +69,12 @@ public final class PageRequests {
     });
     handle(c, Protocol.LIST_DRONES, JsonNode.class, (req, ack) ->
         reply(ack, Map.of("drones", store.listDrones(userId))));
-    handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) ->
-        reply(ack, turns.snapshot(c, owned.session(userId, req.sessionId()))));
+    handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
+      Payloads.SessionSnapshot s = turns.snapshot(c, owned.session(userId, req.sessionId()));
+      reply(ack, new Payloads.SessionSnapshot(s.sessionId(), s.turns(), s.live(),
+          new Payloads.ApprovalPolicyReply(s.sessionId(),
+              approvals.policy(s.sessionId()).wireName(), s.approvals().pending())));
+    });
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
       rooms.leave(req.sessionId(), c);
       reply(ack, Payloads.OkReply.success());
@@ -83,6 +90,17 @@ public final class PageRequests {
     handle(c, Protocol.REQUEST_WORKSPACE_MODE, Payloads.WorkspaceModeRequest.class,
         (req, ack) -> droneRequests.workspaceMode(userId, req, ack));
     providerRequests.register(c, userId);
+    handle(c, Protocol.ANSWER_APPROVAL, Payloads.AnswerApproval.class, (req, ack) -> {
+      approvals.answer(userId, req);
+      reply(ack, Payloads.OkReply.success());
+    });
+    handle(c, Protocol.APPROVAL_POLICY, Payloads.ApprovalPolicyRequest.class, (req, ack) -> {
+      String id = owned.session(userId, req.sessionId()).id();
+      if (req.policy() != null) {
+        approvals.setPolicy(id, ApprovalPolicy.fromWireName(req.policy()));
+      }
+      reply(ack, new Payloads.ApprovalPolicyReply(id, approvals.policy(id).wireName(), null));
+    });
   }
 
   /** A page disconnected: it leaves every room. */

@@ -31,9 +31,11 @@ final class TurnDispatcher {
   private final DroneRouter router;
   private final LiveTurns turns;
   private final ProviderResolver providers;
+  private final ApprovalDesk approvals;
 
   TurnDispatcher(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns,
-      ProviderResolver providers) {
+      ProviderResolver providers, ApprovalDesk approvals) {
+    this.approvals = approvals;
     this.providers = providers;
     this.settings = settings;
     this.store = settings.store();
@@ -64,7 +66,8 @@ final class TurnDispatcher {
       WorkOrder order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project),
           llm.config(),
           new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history)),
-          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt));
+          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt),
+          approvals.policy(session.id()).wireName());
       store.createTurn(turn);
       drone.status = DroneStatus.BUSY;
       drone.activeTurnId = turn.id();
