@@ -88,7 +88,9 @@ class DroneProcessTest {
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), Main.class.getName(), "drone",
         "--server", app.pageUrl().toString(), "--workspace", workspace.toString(),
-        "--hostname", "proc-box")
+        "--hostname", "proc-box",
+        // host pids in the commands' files: the process-tree guard without a sandbox
+        "--sandbox", "full-access")
         .redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().put("GADGET_DRONE_TOKEN", ada.droneToken());
     Process p = pb.start();
