@@ -6,7 +6,8 @@
 # Needs a JDK 17+, git, and Node.js 20+ with npm (README.md, Requirements). Installs Chromium for
 # the web page's browser tests when none is found (GADGET_CHROMIUM, or chromium or
 # chromium-browser on the PATH): with apt-get (sudo when not root). Elsewhere, install Chromium
-# with your package manager or set GADGET_CHROMIUM to a Chromium or Chrome binary.
+# with your package manager or set GADGET_CHROMIUM to a Chromium or Chrome binary. Installs
+# bubblewrap (bwrap) for the command sandbox's tests the same way.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -35,6 +36,16 @@ if ! have_chromium; then
   # Debian calls it chromium; older Ubuntu releases chromium-browser.
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
     || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-browser
+fi
+
+# The agent's commands run in a bubblewrap sandbox (docs/AGENT.md, "Sandbox"); its tests use
+# a real one: bwrap, Debian's bubblewrap package.
+if ! command -v bwrap >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  echo "test.sh: installing bubblewrap for the sandbox tests (apt-get install -y bubblewrap)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap
 fi
 
 # The release as Maven Central would receive it, signed with a throwaway key and checked
