@@ -8,6 +8,7 @@ import { refreshAll } from './sidebar.js';
 import { onStream, onSuperseded, onTurnStarted } from './turns.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
+import { registerApprovals } from './approvals.js';
 
 const TOKEN_ERRORS = ['missing token', 'invalid token', 'this is a drone token'];
 
@@ -41,6 +42,7 @@ export function connect() {
       setTimeout(() => { if (state.socket === socket) socket.connect(); }, 3000);
     }
   });
+  registerApprovals(socket);
   socket.on('turnStarted', (p) => onTurnStarted(p.turn));
   socket.on('droneStatus', () => refreshDrones());
   socket.on('blocksSuperseded', (p) => onSuperseded(p));

@@ -4,6 +4,7 @@
 // place, into the block's existing element.
 import { state } from './state.js';
 import { el } from './dom.js';
+import { approvalNote } from './approvals.js';
 
 let sanitizerReady = false;
 
@@ -76,6 +77,11 @@ function toolElement(call) {
   s.appendChild(el('span', 'tool-status', ok ? 'done' : 'running…'));
   d.appendChild(s);
   const body = el('div', 'tool-body');
+  const note = approvalNote(call);
+  if (note) {
+    body.appendChild(note);
+    d.dataset.approval = call.approval.decision;
+  }
   body.appendChild(el('div', 'label', 'Parameters'));
   body.appendChild(el('pre', 'tool-params', pretty(call.parameters)));
   body.appendChild(el('div', 'label', 'Result'));

@@ -7,6 +7,7 @@ import { applySnapshot, clearTurns } from './turns.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
 import { refreshProviders, sessionChanged } from './providers.js';
+import { beforeWatch } from './approvals.js';
 
 /** After every (re)connect: projects, sessions, drones, and watch the session again. */
 export async function refreshAll() {
@@ -88,6 +89,7 @@ async function selectSession(id) {
     updateComposer();
     return;
   }
+  beforeWatch();
   const snapshot = await request('watchSession', { sessionId: id });
   if (state.sessionId !== id) return; // another session was picked meanwhile
   state.watched = id;

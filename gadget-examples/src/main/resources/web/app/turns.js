@@ -9,6 +9,7 @@ import { $, el } from './dom.js';
 import { api } from './server.js';
 import { addBlock, flush, markDirty, renderStatus, supersede } from './render.js';
 import { updateComposer } from './composer.js';
+import { applyApprovals } from './approvals.js';
 import { refreshDrones } from './drones.js';
 
 export function clearTurns() {
@@ -43,6 +44,7 @@ export function applySnapshot(snap) {
     renderStatus(tv);
   }
   flush();
+  applyApprovals(snap.approvals);
   scrollToEnd(true);
   updateComposer();
 }
