@@ -117,14 +117,20 @@ final class RuntimeFixture implements AutoCloseable {
   }
 
   GadgetDrone drone(Person owner, Path workspace, LlmClient llm) {
-    GadgetDrone d = GadgetDrone.builder()
+    return drone(owner, workspace, llm, b -> b);
+  }
+
+  /** A drone with {@code tweak} applied to its builder last. */
+  GadgetDrone drone(Person owner, Path workspace, LlmClient llm,
+      java.util.function.UnaryOperator<GadgetDrone.Builder> tweak) {
+    GadgetDrone d = tweak.apply(GadgetDrone.builder()
         .transport(transport.client())
         .token(owner.droneToken())
         .workspaceDir(workspace)
         .hostname("test-host")
         .llmClients(p -> llm)
         .heartbeatInterval(Duration.ofMillis(100))
-        .ackTimeout(Duration.ofSeconds(2))
+        .ackTimeout(Duration.ofSeconds(2)))
         .build();
     d.start();
     closeables.add(d);
