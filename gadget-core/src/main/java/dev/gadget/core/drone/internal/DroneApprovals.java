@@ -104,6 +104,9 @@ final class DroneApprovals implements ToolApprover {
     // A cancel of the run cancels the stage: stop asking.
     w.decision.whenComplete((d, e) -> w.stop());
     w.resend = link.repeat(w::send, resendEvery);
+    if (w.decision.isDone()) {
+      w.resend.cancel(false); // decided before the timer was kept: stop() could not cancel it
+    }
     w.send();
     return w.decision;
   }
