@@ -1,9 +1,9 @@
 package dev.gadget.core.agent;
 
+import dev.gadget.core.agent.internal.PolicyNames;
 import dev.gadget.core.agent.tools.EditFileTool;
 import dev.gadget.core.agent.tools.RunCommandTool;
 import dev.gadget.core.agent.tools.WriteFileTool;
-import java.util.Locale;
 
 /**
  * Which tool calls wait for a {@link ToolApprover}'s answer before they run. Set on the loop with
@@ -53,7 +53,7 @@ public enum ApprovalPolicy {
 
   /** The name on the command line and the wire: {@code never}, {@code commands-and-writes}, … */
   public String wireName() {
-    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return PolicyNames.of(this);
   }
 
   /**
@@ -62,13 +62,6 @@ public enum ApprovalPolicy {
    * @throws IllegalArgumentException naming the policies when there is no such policy
    */
   public static ApprovalPolicy fromWireName(String name) {
-    String n = name == null ? "" : name.strip().toUpperCase(Locale.ROOT).replace('-', '_');
-    for (ApprovalPolicy p : values()) {
-      if (p.name().equals(n)) {
-        return p;
-      }
-    }
-    throw new IllegalArgumentException("no approval policy \"" + name + "\"; the policies are "
-        + "never, commands, commands-and-writes and everything");
+    return PolicyNames.parse(ApprovalPolicy.class, name, "approval policy");
   }
 }

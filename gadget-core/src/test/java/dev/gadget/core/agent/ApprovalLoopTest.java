@@ -16,7 +16,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,14 +117,14 @@ class ApprovalLoopTest {
         }).build();
     AgentRun run = loop.start(AgentRequest.builder(repo.dir(), "m", "go").build(),
         new AgentListener() {});
-    await("the run to wait", () -> loopThread.get() != null
+    TestRepo.await("the run to wait", 20, () -> loopThread.get() != null
         && loopThread.get().getState() == Thread.State.TIMED_WAITING);
     run.cancel();
     AgentOutcome outcome = run.outcome().get(20, TimeUnit.SECONDS);
     assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.CANCELLED);
-    await("the approver's stage cancelled", never::isCancelled);
-    await("the loop's thread free", () -> loopThread.get().getState() != Thread.State.TIMED_WAITING
-        || !loopThread.get().isAlive());
+    TestRepo.await("the approver's stage cancelled", 20, never::isCancelled);
+    TestRepo.await("the loop's thread free", 20, () ->
+        loopThread.get().getState() != Thread.State.TIMED_WAITING || !loopThread.get().isAlive());
     assertThat(log()).isEmpty();
   }
 
@@ -167,15 +166,5 @@ class ApprovalLoopTest {
     assertThatIllegalArgumentException().isThrownBy(() -> ApprovalPolicy.fromWireName("x"))
         .withMessage("no approval policy \"x\"; the policies are never, commands, "
             + "commands-and-writes and everything");
-  }
-
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
   }
 }

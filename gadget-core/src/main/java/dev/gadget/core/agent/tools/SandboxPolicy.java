@@ -1,6 +1,6 @@
 package dev.gadget.core.agent.tools;
 
-import java.util.Locale;
+import dev.gadget.core.agent.internal.PolicyNames;
 
 /**
  * What a command the agent runs may touch, in the spirit of Codex's sandbox modes. See
@@ -16,7 +16,7 @@ public enum SandboxPolicy {
 
   /** The name on the command line and the wire: {@code read-only}, {@code workspace-write}, … */
   public String wireName() {
-    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return PolicyNames.of(this);
   }
 
   /**
@@ -25,13 +25,6 @@ public enum SandboxPolicy {
    * @throws IllegalArgumentException naming the policies when there is no such policy
    */
   public static SandboxPolicy fromWireName(String name) {
-    String n = name == null ? "" : name.strip().toUpperCase(Locale.ROOT).replace('-', '_');
-    for (SandboxPolicy p : values()) {
-      if (p.name().equals(n)) {
-        return p;
-      }
-    }
-    throw new IllegalArgumentException("no sandbox policy \"" + name + "\"; the policies are "
-        + "read-only, workspace-write and full-access");
+    return PolicyNames.parse(SandboxPolicy.class, name, "sandbox policy");
   }
 }

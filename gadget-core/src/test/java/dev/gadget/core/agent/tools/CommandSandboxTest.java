@@ -4,6 +4,7 @@ import static dev.gadget.core.agent.tools.FileToolsTest.args;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import dev.gadget.core.agent.TestRepo;
 import dev.gadget.core.agent.ToolResult;
 import dev.gadget.core.agent.internal.ProjectPaths;
 import dev.gadget.core.agent.internal.RunToolContext;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -180,9 +180,9 @@ class CommandSandboxTest {
     assertThat(r.output()).contains("started");
     if (full) {
       // Without a sandbox a daemon escapes the process tree (docs/AGENT.md says so).
-      await("the escaped child to be seen", () -> !marked().isEmpty());
+      TestRepo.await("the escaped child to be seen", 20, () -> !marked().isEmpty());
     } else {
-      await("every process of the sandbox to be gone", () -> marked().isEmpty());
+      TestRepo.await("every process of the sandbox to be gone", 20, () -> marked().isEmpty());
     }
   }
 
@@ -197,10 +197,10 @@ class CommandSandboxTest {
         throw new IllegalStateException(e);
       }
     });
-    await("both sandboxed processes to run", () -> marked().size() >= 2);
+    TestRepo.await("both sandboxed processes to run", 20, () -> marked().size() >= 2);
     ctx.cancel();
     assertThat(running.get(30, TimeUnit.SECONDS).output()).startsWith("cancelled");
-    await("every process of the sandbox to be gone", () -> marked().isEmpty());
+    TestRepo.await("every process of the sandbox to be gone", 20, () -> marked().isEmpty());
   }
 
   @Test
@@ -236,15 +236,5 @@ class CommandSandboxTest {
 
   private void killMarked() {
     marked().forEach(ProcessHandle::destroyForcibly);
-  }
-
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
   }
 }
