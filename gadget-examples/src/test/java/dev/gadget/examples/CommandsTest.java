@@ -217,7 +217,9 @@ class CommandsTest {
     Out d = new Out();
     Running drone = start(new DroneCommand(), d, Map.of("GADGET_DRONE_TOKEN", droneToken),
         "--server", page, "--workspace", tmp.resolve("ws").toString(), "--hostname", "box");
-    await("the drone to connect", () -> d.out().contains("[drone] connected to " + page));
+    // "available" comes with the server's answer to the registration, just after "connected".
+    await("the drone to connect", () -> d.out().contains("[drone] connected to " + page)
+        && d.out().contains("available: waiting for work"));
     assertThat(d.out()).contains("workspace " + tmp.resolve("ws"), "available: waiting for work")
         .doesNotContain(droneToken);
     assertThat(Files.exists(tmp.resolve("ws/.gadget/workspace.json"))).isTrue();
