@@ -6,7 +6,8 @@
 # Needs a JDK 17+, git, and Node.js 20+ with npm (README.md, Requirements). Installs Chromium for
 # the web page's browser tests when none is found (GADGET_CHROMIUM, or chromium or
 # chromium-browser on the PATH): with apt-get (sudo when not root). Elsewhere, install Chromium
-# with your package manager or set GADGET_CHROMIUM to a Chromium or Chrome binary.
+# with your package manager or set GADGET_CHROMIUM to a Chromium or Chrome binary. Installs
+# bubblewrap (bwrap) for the command sandbox's tests the same way.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -37,15 +38,24 @@ if ! have_chromium; then
     || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-browser
 fi
 
+# Installs Debian package $2 (for $3) with apt-get when command $1 is missing and apt-get is there.
+apt_install_for() {
+  if ! command -v "$1" >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    echo "test.sh: installing $2 for $3 (apt-get install -y $2)"
+    local sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2"
+  fi
+}
+
+# The agent's commands run in a bubblewrap sandbox (docs/AGENT.md, "Sandbox"); its tests use
+# a real one: bwrap, Debian's bubblewrap package.
+apt_install_for bwrap bubblewrap "the sandbox tests"
+
 # The release as Maven Central would receive it, signed with a throwaway key and checked
 # (scripts/release-check, docs/RELEASING.md): it needs gpg.
-if ! command -v gpg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-  echo "test.sh: installing gpg for the release check (apt-get install -y gnupg)"
-  SUDO=""
-  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnupg
-fi
+apt_install_for gpg gnupg "the release check"
 
 ./mvnw -B verify "$@"
 exec scripts/release-check

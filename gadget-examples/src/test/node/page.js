@@ -463,6 +463,51 @@ const scenarios = {
       keyInPage: html.includes(cfg.apiKey) || storage.includes(cfg.apiKey) };
   },
 
+  /**
+   * Approval: the chat asks before commands (set with the policy picker), the prompt's command
+   * waits, its card is reached with the keyboard (Shift+Tab from the prompt) and approved with
+   * Enter; the tool block says who approved it, before and after a reload.
+   */
+  async approval(page, cfg) {
+    const timeout = cfg.timeoutMs;
+    await ready(page, timeout);
+    await page.waitForSelector('#approval-policy:not([disabled])', { timeout });
+    await page.selectOption('#approval-policy', 'commands');
+    await page.waitForSelector('#approval-policy:not([disabled])', { timeout });
+    await page.fill('#prompt', cfg.prompt);
+    await page.press('#prompt', 'Enter');
+    await page.waitForSelector('#approvals .approval', { timeout });
+    const card = await page.$eval('#approvals .approval', (c) => ({
+      text: c.textContent,
+      params: c.querySelector('.approval-params').textContent,
+      buttons: Array.from(c.querySelectorAll('button')).map((b) => b.textContent),
+    }));
+    step('waiting', card);
+    await page.focus('#prompt');
+    const onApprove = () => !!document.activeElement
+      && document.activeElement.classList.contains('approve');
+    let tabs = 0;
+    while (tabs < 30 && !(await page.evaluate(onApprove))) {
+      await page.keyboard.press('Shift+Tab');
+      tabs++;
+    }
+    await page.keyboard.press('Enter');
+    const status = await settled(page, timeout);
+    const cardsLeft = await page.locator('#approvals .approval').count();
+    const note = () => {
+      const n = document.querySelector('#turns .block[data-mode="tool"] .approval-note');
+      return n ? n.textContent : null;
+    };
+    const before = await page.evaluate(note);
+    await page.reload();
+    await ready(page, timeout);
+    await page.waitForSelector('#turns .block[data-mode="tool"]', { timeout });
+    const after = await page.evaluate(note);
+    const policyAfter = await page.$eval('#approval-policy', (e) => e.value);
+    return { card, tabs, reachedByKeyboard: tabs < 30, status, cardsLeft, before, after,
+      policyAfter };
+  },
+
   /** Just a screenshot of the page after a prompt (for looking at it by hand). */
   async look(page, cfg) {
     await ready(page, cfg.timeoutMs);

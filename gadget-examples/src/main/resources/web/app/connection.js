@@ -11,6 +11,7 @@ import { refreshDrones } from './drones.js';
 import { onTurnChanges } from './diff.js';
 import { addBlock } from './render.js';
 import { onTurnRecovered, onTurnStats } from './turn-live.js';
+import { registerApprovals } from './approvals.js';
 
 const TOKEN_ERRORS = ['missing token', 'invalid token', 'this is a drone token'];
 
@@ -45,6 +46,7 @@ export function connect() {
       setTimeout(() => { if (state.socket === socket) socket.connect(); }, 3000);
     }
   });
+  registerApprovals(socket);
   socket.on('turnStarted', (p) => onTurnStarted(p.turn));
   socket.on('droneStatus', () => refreshDrones());
   socket.on('workspaceMode', () => refreshDrones());

@@ -11,6 +11,7 @@ import { refreshProviders, sessionChanged } from './providers.js';
 import { closeDrawer } from './drawer.js';
 import { showEmptyChat } from './empty.js';
 import { addRenameButton, wireRenameProject } from './rename.js';
+import { beforeWatch } from './approvals.js';
 
 /** After every (re)connect: projects, sessions, drones, and watch the session again. */
 export async function refreshAll() {
@@ -109,6 +110,7 @@ async function selectSession(id) {
     updateComposer();
     return;
   }
+  beforeWatch();
   const snapshot = await request('watchSession', { sessionId: id });
   if (state.sessionId !== id) return; // another session was picked meanwhile
   state.watched = id;

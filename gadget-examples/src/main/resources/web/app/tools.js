@@ -3,6 +3,7 @@
 // (toolOutput), and turns into its outcome in place, in the same element, when its toolCall
 // comes: done or failed (the call's error flag), and how long it ran.
 import { el } from './dom.js';
+import { approvalNote } from './approvals.js';
 
 /** The most live output a running tool keeps on the page (its tail); the drone bounds it too. */
 const MAX_LIVE = 100000;
@@ -17,6 +18,7 @@ export function toolElement(call) {
   s.appendChild(el('span', 'tool-status'));
   d.appendChild(s);
   const body = el('div', 'tool-body');
+  noteApproval(d, body, call);
   body.appendChild(el('div', 'label', 'Parameters'));
   body.appendChild(el('pre', 'tool-params', pretty(call.parameters)));
   body.appendChild(el('div', 'label tool-result-label'));
@@ -48,10 +50,20 @@ export function toolOutput(view, data) {
 
 /** The running tool ended: the same element shows its outcome. */
 export function finishTool(view, call) {
+  noteApproval(view.el, view.el.querySelector('.tool-body'), call);
   view.content = call;
   view.live = '';
   view.el.open = false;
   show(view.el, call, '');
+}
+
+/** Who approved or denied the call, and how, once (a call that waited for approval). */
+function noteApproval(d, body, call) {
+  if (d.dataset.approval) return;
+  const note = approvalNote(call);
+  if (!note) return;
+  body.insertBefore(note, body.firstChild);
+  d.dataset.approval = call.approval.decision;
 }
 
 function show(d, call, live) {

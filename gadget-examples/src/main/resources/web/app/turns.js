@@ -11,6 +11,7 @@ import { addBlock, flush, markDirty, renderStatus, supersede } from './render.js
 import { updateComposer } from './composer.js';
 import { failed, finishTool, runningTool, toolOutput } from './tools.js';
 import { PLAN_TOOL } from './plan.js';
+import { applyApprovals } from './approvals.js';
 import { refreshDrones } from './drones.js';
 import { foldPrompt, settleThinking } from './reading.js';
 
@@ -48,6 +49,7 @@ export function applySnapshot(snap) {
     renderStatus(tv);
   }
   flush();
+  applyApprovals(snap.approvals);
   scrollToEnd(true);
   updateComposer();
 }

@@ -2,6 +2,8 @@ package dev.gadget.examples;
 
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.tools.CodingTools;
+import dev.gadget.core.agent.tools.CommandSandbox;
+import dev.gadget.core.agent.tools.SandboxPolicy;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.drone.TurnTools;
 import dev.gadget.core.drone.WorkspaceException;
@@ -52,7 +54,11 @@ final class DroneCommand implements Command {
         machine. --mcp FILE gives the agent the tools of the MCP servers FILE describes (the
         .mcp.json shape of docs/MCP.md): they start with the drone, before it connects, and
         stop with it. --project-mcp also starts the servers of each project's own .mcp.json
-        for each of its turns, and stops them when the turn ends.
+        for each of its turns, and stops them when the turn ends. The agent's commands run in a
+        bubblewrap sandbox (--sandbox workspace-write: only the project is writable, the home
+        directory and the rest of the workspace are hidden, no network); where bubblewrap
+        (Debian's bubblewrap package) is missing the drone says so and refuses every command
+        unless --sandbox full-access is chosen (docs/AGENT.md, "Sandbox").
         """;
   }
 
@@ -68,6 +74,9 @@ final class DroneCommand implements Command {
             + "this machine's)"),
         OptionSpec.value("mcp", "FILE", "MCP servers whose tools the agent gets, in .mcp.json "
             + "form (docs/MCP.md)"),
+        OptionSpec.value("sandbox", "POLICY", "where the agent's commands run: read-only, "
+            + "workspace-write (default) or full-access (no sandbox)"),
+        OptionSpec.flag("sandbox-network", "let sandboxed commands use the network"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)"));
@@ -86,6 +95,7 @@ final class DroneCommand implements Command {
     Path workspace = Path.of(args.get("workspace", DEFAULT_WORKSPACE)).toAbsolutePath()
         .normalize();
     String hostname = args.get("hostname").orElseGet(DroneCommand::localHostname);
+    CommandSandbox sandbox = sandbox(args);
     WorkspaceLock held;
     try {
       // At once, before waiting for the server: a second drone on this workspace stops here.
@@ -107,8 +117,15 @@ final class DroneCommand implements Command {
     Function<Path, TurnTools> projectMcp = args.flag("project-mcp") ? DroneMcp::forProject : null;
     console.out().println("Gadget drone " + Main.VERSION + ": workspace " + workspace
         + ", server " + shown);
+    sandbox.problem().ifPresentOrElse(
+        problem -> console.err().println("Commands are refused: " + problem + "."),
+        () -> console.out().println("Commands run " + (sandbox.policy()
+            == SandboxPolicy.FULL_ACCESS ? "with full access (no sandbox)" : "in a "
+            + sandbox.policy().wireName() + " sandbox" + (sandbox.network() ? " with network"
+            : ""))));
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
-        hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp, b -> b),
+        hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp,
+        b -> b.sandbox(sandbox)),
         listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);
@@ -152,6 +169,20 @@ final class DroneCommand implements Command {
       throw new CommandException(e.getMessage(), e);
     }
     return drone;
+  }
+
+  /** The sandbox --sandbox and --sandbox-network name. */
+  private static CommandSandbox sandbox(Args args) {
+    SandboxPolicy policy;
+    try {
+      policy = SandboxPolicy.fromWireName(args.get("sandbox", "workspace-write"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    if (policy == SandboxPolicy.FULL_ACCESS) {
+      return CommandSandbox.none();
+    }
+    return CommandSandbox.builder(policy).network(args.flag("sandbox-network")).build();
   }
 
   private static String localHostname() {

@@ -1,5 +1,6 @@
 package dev.gadget.examples;
 
+import dev.gadget.core.agent.ApprovalPolicy;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,7 +52,12 @@ final class ServerCommand implements Command {
         OptionSpec.value("silence-timeout", "SECONDS", "how long a drone running a turn may say "
             + "nothing before the turn ends interrupted (default 90)"),
         OptionSpec.value("cancel-timeout", "SECONDS", "how long a drone may take to confirm a "
-            + "cancel before the server ends the turn cancelled itself (default 10)")));
+            + "cancel before the server ends the turn cancelled itself (default 10)"),
+        OptionSpec.value("approval-policy", "POLICY", "which tool calls of a chat wait for "
+            + "the user's approval until the chat sets its own: never (default), commands, "
+            + "commands-and-writes or everything"),
+        OptionSpec.value("approval-timeout", "SECONDS", "how long a tool call waits for an "
+            + "approval before it is denied (default 600)")));
     all.addAll(Stores.OPTIONS);
     all.addAll(Providers.OPTIONS);
     return all;
@@ -67,6 +73,13 @@ final class ServerCommand implements Command {
     Duration grace = args.seconds("drone-grace-period", Duration.ofSeconds(30));
     Duration silence = args.seconds("silence-timeout", Duration.ofSeconds(90));
     Duration cancel = args.seconds("cancel-timeout", Duration.ofSeconds(10));
+    Duration approvalTimeout = args.seconds("approval-timeout", Duration.ofMinutes(10));
+    ApprovalPolicy approvalPolicy;
+    try {
+      approvalPolicy = ApprovalPolicy.fromWireName(args.get("approval-policy", "never"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
     Providers.Choice llm = Providers.forServer(args, console);
     Stores.Opened store = Stores.open(args);
     ServerApp app;
@@ -75,7 +88,8 @@ final class ServerCommand implements Command {
           .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort)
           .adminDirectory(store.directory()).metrics(args.flag("metrics"))
           .serverTweaks(b -> b.droneGracePeriod(grace).silenceTimeout(silence)
-              .cancelTimeout(cancel))
+              .cancelTimeout(cancel).approvalPolicy(approvalPolicy)
+              .approvalTimeout(approvalTimeout))
           .secretKeys(Stores.secretKeys(store, args, console)).start();
     } catch (RuntimeException e) {
       store.close();

@@ -107,6 +107,23 @@ class CommandsTest {
   }
 
   @Test
+  void sandboxAndApprovalPoliciesAreCheckedOnTheCommandLine() {
+    Out d = new Out();
+    assertThat(Main.run(List.of("drone", "--token", "gdt_x", "--sandbox", "open"),
+        d.console(Map.of()), false)).isEqualTo(2);
+    assertThat(d.err()).contains("no sandbox policy \"open\"; the policies are read-only, "
+        + "workspace-write and full-access");
+    Out s = new Out();
+    assertThat(Main.run(List.of("server", "--approval-policy", "sometimes"),
+        s.console(Map.of()), false)).isEqualTo(2);
+    assertThat(s.err()).contains("no approval policy \"sometimes\"; the policies are never, "
+        + "commands, commands-and-writes and everything");
+    Out h = new Out();
+    Main.run(List.of("drone", "--help"), h.console(Map.of()), false);
+    assertThat(h.out()).contains("--sandbox POLICY", "--sandbox-network");
+  }
+
+  @Test
   void theServerTakesItsDroneTimeoutsFromTheCommandLine() throws Exception {
     Out out = new Out();
     Running server = start(new ServerCommand(), out, Map.of(), "--port", "0", "--data-dir",

@@ -363,7 +363,9 @@ class CrashSuiteTest {
     Path log = tmp.resolve("drone-" + (++starts) + ".log");
     droneLog = log;
     ProcessBuilder pb = java("drone", "--server", "http://127.0.0.1:" + httpPort + "/",
-        "--workspace", ws.toString(), "--hostname", "crash-box").redirectOutput(log.toFile());
+        "--workspace", ws.toString(), "--hostname", "crash-box",
+        // host pids in the commands' files: the process-tree guard without a sandbox
+        "--sandbox", "full-access").redirectOutput(log.toFile());
     pb.environment().put("GADGET_DRONE_TOKEN", ada.droneToken());
     drone = pb.start();
     processes.add(drone);

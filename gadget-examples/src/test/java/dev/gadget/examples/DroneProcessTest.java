@@ -85,11 +85,16 @@ class DroneProcessTest {
 
   /** A drone process on {@code workspace}; what it prints goes to {@code log}. */
   private Process drone(Path workspace, Path log) throws IOException {
+    // host pids in the commands' files: the process-tree guard without a sandbox
+    return drone(workspace, log, "full-access");
+  }
+
+  private Process drone(Path workspace, Path log, String sandbox) throws IOException {
     ProcessBuilder pb = new ProcessBuilder(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), Main.class.getName(), "drone",
         "--server", app.pageUrl().toString(), "--workspace", workspace.toString(),
-        "--hostname", "proc-box")
+        "--hostname", "proc-box", "--sandbox", sandbox)
         .redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().put("GADGET_DRONE_TOKEN", ada.droneToken());
     Process p = pb.start();
@@ -298,5 +303,37 @@ class DroneProcessTest {
     } finally {
       page.client().close();
     }
+  }
+
+  @Test
+  void aSandboxedCommandsWholeTreeDiesWithItsKilledDroneDaemonsIncluded() throws Exception {
+    String marker = "gadget-sandboxed-" + java.util.UUID.randomUUID();
+    // A daemon that leaves the command's session, then the command waits for far longer.
+    llm.enqueue(toolCallReply("Running it.", "setsid -f sh -c 'sleep 300; : " + marker
+        + "'; echo started > started.txt; sleep 300; : " + marker));
+    llm.enqueue(textReply("Noted."));
+    Path ws = tmp.resolve("ws");
+    Path log = tmp.resolve("drone-1.log");
+    Process drone = drone(ws, log, "workspace-write");
+    awaitConnected(log);
+    assertThat(read(log)).contains("Commands run in a workspace-write sandbox");
+    Page page = page();
+    try {
+      submit(page, "run the long command");
+      await("the sandboxed command and its daemon", () ->
+          Files.exists(ws.resolve("greeter/started.txt")) && marked(marker).size() >= 2);
+      drone.destroyForcibly(); // kill -9: no shutdown hook, nothing cancels the command
+      exitOf(drone);
+      await("every process of the sandbox to die with its drone", () ->
+          marked(marker).isEmpty());
+    } finally {
+      marked(marker).forEach(ProcessHandle::destroyForcibly);
+      page.client().close();
+    }
+  }
+
+  private static List<ProcessHandle> marked(String marker) {
+    return ProcessHandle.allProcesses().filter(p -> p.isAlive() && p.info().commandLine()
+        .map(c -> c.contains(marker)).orElse(false)).toList();
   }
 }

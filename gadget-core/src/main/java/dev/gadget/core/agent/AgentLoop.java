@@ -1,13 +1,16 @@
 package dev.gadget.core.agent;
 
 import dev.gadget.core.agent.internal.AgentTurn;
+import dev.gadget.core.agent.internal.Approvals;
 import dev.gadget.core.agent.internal.LoopSettings;
 import dev.gadget.core.agent.internal.ToolSet;
 import dev.gadget.core.agent.internal.WarnOnce;
 import dev.gadget.core.agent.tools.CodingTools;
+import dev.gadget.core.agent.tools.CommandSandbox;
 import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.llm.ToolDefinition;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -55,8 +58,8 @@ public final class AgentLoop {
     ContextPruner pruner =
         b.pruner != null ? b.pruner : new ContextPruner(b.limits.contextTokenBudget());
     this.settings = new LoopSettings(llm, tools, b.limits, pruner, b.compactor, b.clock,
-        b.systemPrompt,
-        new WarnOnce(log), new WarnOnce(log));
+        b.systemPrompt, new WarnOnce(log), new WarnOnce(log), b.sandbox,
+        new Approvals(b.approvalPolicy, b.approver, b.approvalTimeout));
     this.defaultListener = b.listener;
     this.executor = b.executor != null ? b.executor : r -> {
       Thread t = new Thread(r, "gadget-agent-" + THREADS.incrementAndGet());
@@ -110,6 +113,10 @@ public final class AgentLoop {
     private AgentListener listener = new AgentListener() {};
     private Executor executor;
     private SystemPrompt systemPrompt = SystemPrompt.DEFAULT;
+    private CommandSandbox sandbox = CommandSandbox.none();
+    private ApprovalPolicy approvalPolicy = Approvals.NONE.policy();
+    private ToolApprover approver = Approvals.NONE.approver();
+    private Duration approvalTimeout = Approvals.NONE.timeout();
 
     private Builder() {}
 
@@ -174,6 +181,37 @@ public final class AgentLoop {
     /** Writes the system prompt (default {@link SystemPrompt#DEFAULT}). */
     public Builder systemPrompt(SystemPrompt systemPrompt) {
       this.systemPrompt = Objects.requireNonNull(systemPrompt, "systemPrompt");
+      return this;
+    }
+
+    /**
+     * Where {@code run_command} runs its commands (default {@link CommandSandbox#none()}: as this
+     * process's user, with everything it may do).
+     */
+    public Builder sandbox(CommandSandbox sandbox) {
+      this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
+      return this;
+    }
+
+    /**
+     * Holds back the calls {@code policy} names until {@code approver} decides (default
+     * {@link ApprovalPolicy#NEVER}: every call runs at once). See {@link ToolApprover}.
+     */
+    public Builder approvals(ApprovalPolicy policy, ToolApprover approver) {
+      this.approvalPolicy = Objects.requireNonNull(policy, "policy");
+      this.approver = Objects.requireNonNull(approver, "approver");
+      return this;
+    }
+
+    /**
+     * How long a call waits for its approval before it is denied, {@code decidedBy}
+     * {@code "timeout"} (default 1 hour).
+     */
+    public Builder approvalTimeout(Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("the approval timeout must be positive");
+      }
+      this.approvalTimeout = timeout;
       return this;
     }
 

@@ -1,5 +1,6 @@
 package dev.gadget.core.agent;
 
+import dev.gadget.core.agent.tools.CommandSandbox;
 import java.nio.file.Path;
 import java.util.function.Supplier;
 
@@ -53,6 +54,14 @@ public interface ToolContext {
    * Does nothing by default.
    */
   default void output(String text) {}
+
+  /**
+   * Where commands run ({@code AgentLoop.Builder#sandbox}); a tool that starts processes wraps
+   * them in it. Default: {@link CommandSandbox#none()}.
+   */
+  default CommandSandbox sandbox() {
+    return CommandSandbox.none();
+  }
 
   /** A registered cancellation action. */
   interface Registration extends AutoCloseable {

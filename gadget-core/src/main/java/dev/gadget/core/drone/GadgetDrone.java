@@ -5,6 +5,8 @@ import dev.gadget.core.agent.AgentLoop;
 import dev.gadget.core.agent.AgentRun;
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.tools.CodingTools;
+import dev.gadget.core.agent.tools.CommandSandbox;
+import dev.gadget.core.agent.tools.SandboxPolicy;
 import dev.gadget.core.drone.internal.CrashRecovery;
 import dev.gadget.core.drone.internal.ServerLink;
 import dev.gadget.core.drone.internal.DroneLog;
@@ -59,6 +61,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final Function<ProviderConfig, LlmClient> llmClients;
   private final List<Tool> tools;
   private final Function<Path, TurnTools> turnTools;
+  private final CommandSandbox sandbox;
   private final AgentLimits limits;
   private final Duration heartbeatInterval;
   private final Duration ackTimeout;
@@ -83,6 +86,7 @@ public final class GadgetDrone implements AutoCloseable {
     this.llmClients = Objects.requireNonNull(b.llmClients, "llmClients");
     this.tools = b.tools;
     this.turnTools = b.turnTools;
+    this.sandbox = b.sandbox;
     this.limits = b.limits;
     this.heartbeatInterval = b.heartbeatInterval;
     this.ackTimeout = b.ackTimeout;
@@ -129,6 +133,11 @@ public final class GadgetDrone implements AutoCloseable {
     log.info("workspace {} in {}", workspace.id(), workspace.dir());
     droneLog.line("INFO", "drone started on " + hostname + ": workspace " + workspace.id()
         + " in " + workspace.dir());
+    sandbox.problem().ifPresentOrElse(
+        problem -> log.error("run_command will refuse every command: {}", problem),
+        () -> log.info("commands run {}", sandbox.policy() == SandboxPolicy.FULL_ACCESS
+            ? "with full access (no sandbox)" : "in a " + sandbox.policy().wireName()
+            + " bubblewrap sandbox"));
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
     files.starting();
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
@@ -145,13 +154,17 @@ public final class GadgetDrone implements AutoCloseable {
     link.connect(new ServerEvents(jobs, recovery, files, state), recovery::ask);
   }
 
-  /** The agent loop for a work order's provider, with the drone's tools and the turn's. */
-  private AgentLoop newLoop(ProviderConfig provider, List<Tool> turnTools) {
+  /**
+   * The agent loop for a work order's provider, with the drone's tools and the turn's, its
+   * commands in the drone's sandbox with the whole workspace hidden but the project.
+   */
+  private AgentLoop.Builder newLoop(ProviderConfig provider, List<Tool> turnTools) {
     droneLog.secret(provider.apiKey());
     LlmClient llm = llmClients.apply(provider);
     List<Tool> all = new java.util.ArrayList<>(tools);
     all.addAll(turnTools);
-    return AgentLoop.builder().llmClient(llm).tools(all).limits(limits).clock(clock).build();
+    return AgentLoop.builder().llmClient(llm).tools(all).limits(limits).clock(clock)
+        .sandbox(sandbox.newBuilder().hide(workspace.dir()).build());
   }
 
   /** The workspace's id (after {@link #start()}). */
@@ -239,6 +252,7 @@ public final class GadgetDrone implements AutoCloseable {
     private String hostname = defaultHostname();
     private Function<ProviderConfig, LlmClient> llmClients;
     private List<Tool> tools = CodingTools.all();
+    private CommandSandbox sandbox = CommandSandbox.of(SandboxPolicy.WORKSPACE_WRITE);
     private Function<Path, TurnTools> turnTools;
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
@@ -301,6 +315,18 @@ public final class GadgetDrone implements AutoCloseable {
      */
     public Builder turnTools(Function<Path, TurnTools> turnTools) {
       this.turnTools = turnTools;
+      return this;
+    }
+
+    /**
+     * Where the agent's commands run (default: a {@link SandboxPolicy#WORKSPACE_WRITE} bubblewrap
+     * sandbox, no network). The drone hides its whole workspace from commands but the turn's
+     * project, {@code .gadget/} included. Where bubblewrap is missing the drone says so when it
+     * starts and {@code run_command} refuses every command, unless this is
+     * {@link CommandSandbox#none()}: the operator's explicit choice of no sandbox.
+     */
+    public Builder sandbox(CommandSandbox sandbox) {
+      this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
       return this;
     }
 

@@ -15,10 +15,13 @@ import java.util.Objects;
  *     cancelled; its {@code response} then says why); {@code null} otherwise, and not written
  * @param durationMs how long it ran, in milliseconds, once it has run; {@code null} while it has
  *     not (and for calls stored before Gadget recorded it)
+ * @param approval how the call was approved or denied when it waited for approval, or
+ *     {@code null} when it did not wait
  */
 public record ToolCall(String callId, String name, String parameters, String response,
     @JsonInclude(JsonInclude.Include.NON_NULL) Boolean error,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Long durationMs) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long durationMs,
+    ToolApproval approval) {
   public ToolCall {
     Objects.requireNonNull(callId, "callId");
     Objects.requireNonNull(name, "name");
@@ -28,22 +31,39 @@ public record ToolCall(String callId, String name, String parameters, String res
 
   /** A call without an outcome recorded (not run yet, or run and not failed). */
   public ToolCall(String callId, String name, String parameters, String response) {
-    this(callId, name, parameters, response, null, null);
+    this(callId, name, parameters, response, null, null, null);
+  }
+
+  /** A call with its outcome, that did not wait for approval. */
+  public ToolCall(String callId, String name, String parameters, String response, Boolean error,
+      Long durationMs) {
+    this(callId, name, parameters, response, error, durationMs, null);
+  }
+
+  /** A call without an outcome recorded, approved or denied as {@code approval} says. */
+  public ToolCall(String callId, String name, String parameters, String response,
+      ToolApproval approval) {
+    this(callId, name, parameters, response, null, null, approval);
   }
 
   /** This call with its result. */
   public ToolCall withResponse(String response) {
-    return new ToolCall(callId, name, parameters, response, error, durationMs);
+    return new ToolCall(callId, name, parameters, response, error, durationMs, approval);
   }
 
   /** This call with its result, whether it failed, and how long it ran. */
   public ToolCall withOutcome(String response, boolean failed, long durationMs) {
-    return new ToolCall(callId, name, parameters, response, failed, durationMs);
+    return new ToolCall(callId, name, parameters, response, failed, durationMs, approval);
   }
 
   /** This call failed with {@code response}, how long it ran unknown (it was interrupted). */
   public ToolCall withFailure(String response) {
-    return new ToolCall(callId, name, parameters, response, true, null);
+    return new ToolCall(callId, name, parameters, response, true, null, approval);
+  }
+
+  /** This call with how it was approved or denied. */
+  public ToolCall withApproval(ToolApproval approval) {
+    return new ToolCall(callId, name, parameters, response, error, durationMs, approval);
   }
 
   /** Whether the tool failed. */

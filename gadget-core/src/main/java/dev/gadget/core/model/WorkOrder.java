@@ -19,6 +19,9 @@ import java.util.Objects;
  * @param workspaceId the workspace of the drone the server sent it to (seed 001,
  *     {@code processWorkOrder}), or {@code null}: any; a drone refuses a work order meant for
  *     another workspace
+ * @param approvalPolicy which tool calls wait for a person's approval: {@code never} (also when
+ *     {@code null}), {@code commands}, {@code commands-and-writes} or {@code everything} (the
+ *     wire names of {@code dev.gadget.core.agent.ApprovalPolicy})
  */
 public record WorkOrder(
     @JsonProperty("_id") String id,
@@ -26,7 +29,8 @@ public record WorkOrder(
     ProviderConfig provider,
     SessionRef chatSession,
     TurnRef chatTurn,
-    String workspaceId) {
+    String workspaceId,
+    String approvalPolicy) {
   public WorkOrder {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(project, "project");
@@ -38,7 +42,13 @@ public record WorkOrder(
   /** A work order for any workspace ({@code workspaceId} {@code null}). */
   public WorkOrder(String id, ProjectRef project, ProviderConfig provider,
       SessionRef chatSession, TurnRef chatTurn) {
-    this(id, project, provider, chatSession, chatTurn, null);
+    this(id, project, provider, chatSession, chatTurn, null, null);
+  }
+
+  /** A work order for {@code workspaceId} whose tool calls wait for nobody. */
+  public WorkOrder(String id, ProjectRef project, ProviderConfig provider,
+      SessionRef chatSession, TurnRef chatTurn, String workspaceId) {
+    this(id, project, provider, chatSession, chatTurn, workspaceId, null);
   }
 
   /**
@@ -49,7 +59,7 @@ public record WorkOrder(
     ProjectRef safe = new ProjectRef(project.id(), project.name(), project.slug(),
         ProjectRef.withoutCredentials(project.gitUrl()));
     return new WorkOrder(id, safe, provider.withoutApiKey(), chatSession, chatTurn,
-        workspaceId);
+        workspaceId, approvalPolicy);
   }
 
   /**

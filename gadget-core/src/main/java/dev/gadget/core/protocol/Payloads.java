@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnDiff;
@@ -65,12 +66,19 @@ public final class Payloads {
   /**
    * The ack of {@code watchSession}: the stored turns, and for each turn still running what the
    * server has not stored yet. Apply live events whose {@code seq} is greater than
-   * {@code lastSeq}; no token is missing or repeated.
+   * {@code lastSeq}; no token is missing or repeated. {@code approvals} holds the session's
+   * approval policy and the calls that wait for approval now.
    */
-  public record SessionSnapshot(String sessionId, List<ChatTurn> turns, List<LiveTurn> live) {
+  public record SessionSnapshot(String sessionId, List<ChatTurn> turns, List<LiveTurn> live,
+      ApprovalPolicyReply approvals) {
     public SessionSnapshot {
       turns = turns == null ? List.of() : List.copyOf(turns);
       live = live == null ? List.of() : List.copyOf(live);
+    }
+
+    /** A snapshot without approvals. */
+    public SessionSnapshot(String sessionId, List<ChatTurn> turns, List<LiveTurn> live) {
+      this(sessionId, turns, live, null);
     }
   }
 
@@ -553,4 +561,98 @@ public final class Payloads {
    */
   public record TurnStatsEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
       @Rule(required = true) TurnStats stats) {}
+
+  /**
+   * {@code approvalRequest} (drone to server): a call of the running turn waits for approval.
+   *
+   * @param turnId the turn
+   * @param callId the call's id
+   * @param toolName the tool
+   * @param parameters the arguments as JSON text
+   * @param command for {@code run_command}, the command line in full
+   */
+  public record ApprovalRequest(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      @Rule(required = true, maxLength = Limits.NAME) String callId,
+      @Rule(required = true, maxLength = Limits.NAME) String toolName,
+      @Rule(blankAllowed = true) String parameters,
+      @Rule(blankAllowed = true) String command) {}
+
+  /**
+   * The ack of {@code approvalRequest}: the decision if there is one already, or how long the
+   * server waits for one before it denies the call.
+   *
+   * @param approval the decision, or {@code null} while the call waits
+   * @param timeoutMs while it waits: the milliseconds left before the server denies it
+   */
+  public record ApprovalAck(ToolApproval approval, long timeoutMs) {}
+
+  /**
+   * {@code approvalPending} (server to page; also in {@code SessionSnapshot#approvals}): a call
+   * waits for approval.
+   *
+   * @param sessionId the chat session
+   * @param turnId the turn
+   * @param callId the call's id
+   * @param toolName the tool
+   * @param parameters the arguments as JSON text
+   * @param command for {@code run_command}, the command line in full
+   * @param expiresAt when the server denies it if nobody answers
+   */
+  public record ApprovalPending(String sessionId, String turnId, String callId, String toolName,
+      String parameters, String command, java.time.Instant expiresAt) {}
+
+  /**
+   * {@code answerApproval} (page to server).
+   *
+   * @param turnId the turn
+   * @param callId the call's id
+   * @param decision approved, approvedForSession or denied
+   * @param scope for approvedForSession and {@code run_command}: the command prefix it covers
+   *     ({@code null}: every call of the tool)
+   * @param reason for denied: told to the model
+   */
+  public record AnswerApproval(@Rule(required = true, maxLength = Limits.ID) String turnId,
+      @Rule(required = true, maxLength = Limits.NAME) String callId,
+      @Rule(required = true) ToolApproval.Decision decision,
+      @Rule(maxLength = Limits.PATH) String scope,
+      @Rule(maxLength = Limits.PATH, blankAllowed = true) String reason) {}
+
+  /**
+   * {@code approvalDecided} (server to page and drone): how a waiting call was decided.
+   *
+   * @param sessionId the chat session
+   * @param turnId the turn
+   * @param callId the call's id
+   * @param approval the decision and who made it
+   */
+  public record ApprovalDecided(@Rule(maxLength = Limits.ID) String sessionId,
+      @Rule(required = true, maxLength = Limits.ID) String turnId,
+      @Rule(required = true, maxLength = Limits.NAME) String callId,
+      @Rule(required = true) ToolApproval approval) {}
+
+  /**
+   * {@code approvalPolicy} (page to server): sets the session's policy, or with {@code policy}
+   * {@code null} reads it.
+   *
+   * @param sessionId the chat session
+   * @param policy never, commands, commands-and-writes or everything
+   */
+  public record ApprovalPolicyRequest(@Rule(required = true, maxLength = Limits.ID)
+      String sessionId, @Rule(oneOf = {"never", "commands", "commands-and-writes",
+      "everything"}) String policy) {}
+
+  /**
+   * The ack of {@code approvalPolicy}, and a session's approvals in the ack of
+   * {@code watchSession}.
+   *
+   * @param sessionId the chat session
+   * @param policy its policy now
+   * @param pending the calls that wait for approval, oldest first
+   */
+  public record ApprovalPolicyReply(String sessionId, String policy,
+      List<ApprovalPending> pending) {
+    public ApprovalPolicyReply {
+      pending = pending == null ? List.of() : List.copyOf(pending);
+    }
+  }
 }

@@ -161,6 +161,24 @@ public final class Protocol {
    */
   public static final String TURN_STATS = "turnStats";
 
+  // approvals (docs/PROTOCOL.md, "Approvals")
+  /**
+   * Drone to server: a tool call waits for approval; sent again while undecided. Ack:
+   * {@link Payloads.ApprovalAck}.
+   */
+  public static final String APPROVAL_REQUEST = "approvalRequest";
+  /** Server to page: a tool call waits for approval ({@link Payloads.ApprovalPending}). */
+  public static final String APPROVAL_PENDING = "approvalPending";
+  /** Page to server: approve or deny a waiting call. Ack: {@code {ok}} or {@code {error}}. */
+  public static final String ANSWER_APPROVAL = "answerApproval";
+  /** Server to page and drone: a waiting call was decided ({@link Payloads.ApprovalDecided}). */
+  public static final String APPROVAL_DECIDED = "approvalDecided";
+  /**
+   * Page to server: set or read a chat session's approval policy. Ack:
+   * {@link Payloads.ApprovalPolicyReply}.
+   */
+  public static final String APPROVAL_POLICY = "approvalPolicy";
+
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
     return List.of(GadgetJson.mapper().valueToTree(payload));

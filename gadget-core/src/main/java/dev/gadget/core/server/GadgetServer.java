@@ -1,10 +1,12 @@
 package dev.gadget.core.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.server.internal.ApprovalDesk;
 import dev.gadget.core.server.internal.Authenticator;
 import dev.gadget.core.server.internal.AgentFace;
 import dev.gadget.core.server.internal.DroneLink;
@@ -73,9 +75,11 @@ public final class GadgetServer implements AutoCloseable {
     WatcherRooms rooms = new WatcherRooms();
     DroneRouter router = new DroneRouter();
     this.turns = new LiveTurns(settings, timer, rooms, router);
-    this.pages = new PageRequests(settings, rooms, turns, router);
-    this.drones = new DroneLink(settings, rooms, router, turns);
-    this.agents = new AgentFace(settings, rooms, turns, router);
+    ApprovalDesk approvals = new ApprovalDesk(settings, timer, rooms, router, turns,
+        b.approvalTimeout, b.approvalPolicy);
+    this.pages = new PageRequests(settings, rooms, turns, router, approvals);
+    this.drones = new DroneLink(settings, rooms, router, turns, approvals);
+    this.agents = new AgentFace(settings, rooms, turns, router, approvals);
   }
 
   /** A new builder. */
@@ -174,6 +178,8 @@ public final class GadgetServer implements AutoCloseable {
     private Duration silenceTimeout = Duration.ofSeconds(90);
     private Duration cancelTimeout = Duration.ofSeconds(10);
     private Duration ackTimeout = Duration.ofSeconds(15);
+    private Duration approvalTimeout = Duration.ofMinutes(10);
+    private ApprovalPolicy approvalPolicy = ApprovalPolicy.NEVER;
     private ServerListener listener = new ServerListener() {};
     private SecretKeys secretKeys;
     private Duration crashRetryDelay = Duration.ZERO;
@@ -253,6 +259,27 @@ public final class GadgetServer implements AutoCloseable {
     /** How long the server waits for a drone's acknowledgement (15 s). */
     public Builder ackTimeout(Duration d) {
       this.ackTimeout = positive(d);
+      return this;
+    }
+
+    /**
+     * The approval policy of a chat session until a page sets its own (default
+     * {@link ApprovalPolicy#NEVER}: tool calls run at once). See docs/PROTOCOL.md, "Approvals".
+     */
+    public Builder approvalPolicy(ApprovalPolicy policy) {
+      this.approvalPolicy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * How long a tool call waits for a page's answer before the server denies it (default 10
+     * minutes); the turn then goes on, the model told that nobody answered.
+     */
+    public Builder approvalTimeout(Duration d) {
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException("the approval timeout must be positive");
+      }
+      this.approvalTimeout = d;
       return this;
     }
 

@@ -122,14 +122,20 @@ final class RuntimeFixture implements AutoCloseable {
   }
 
   GadgetDrone drone(Person owner, Path workspace, LlmClient llm) {
-    GadgetDrone d = GadgetDrone.builder()
+    return drone(owner, workspace, llm, b -> b);
+  }
+
+  /** A drone with {@code tweak} applied to its builder last. */
+  GadgetDrone drone(Person owner, Path workspace, LlmClient llm,
+      java.util.function.UnaryOperator<GadgetDrone.Builder> tweak) {
+    GadgetDrone d = tweak.apply(GadgetDrone.builder()
         .transport(transport.client())
         .token(owner.droneToken())
         .workspaceDir(workspace)
         .hostname("test-host")
         .llmClients(p -> llm)
         .heartbeatInterval(Duration.ofMillis(100))
-        .ackTimeout(Duration.ofSeconds(2))
+        .ackTimeout(Duration.ofSeconds(2)))
         .build();
     d.start();
     closeables.add(d);
@@ -211,7 +217,7 @@ final class RuntimeFixture implements AutoCloseable {
           Protocol.TOOL_CALL, Protocol.TOOL_STARTED, Protocol.TOOL_OUTPUT,
           Protocol.WORK_ORDER_COMPLETE, Protocol.DRONE_STATUS, Protocol.TURN_CHANGES,
           Protocol.COMPACTION, Protocol.WORKSPACE_MODE, Protocol.TURN_RECOVERED,
-          Protocol.TURN_STATS)) {
+          Protocol.TURN_STATS, Protocol.APPROVAL_PENDING, Protocol.APPROVAL_DECIDED)) {
         connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
       }
     }

@@ -87,7 +87,8 @@ public final class AgentTurn implements AgentRun {
   }
 
   private AgentOutcome loop() throws IOException {
-    RunToolContext ctx = new RunToolContext(new ProjectPaths(request.projectDir()));
+    RunToolContext ctx = new RunToolContext(new ProjectPaths(request.projectDir()),
+        settings.sandbox());
     state.attach(ctx);
     Map<LlmMessage, String> origins = new IdentityHashMap<>();
     List<LlmMessage> messages = TurnMessages.opening(settings.systemPrompt(), request,

@@ -21,6 +21,8 @@ import java.util.Objects;
  * @param systemPrompt writes the first message of a turn
  * @param listenerWarning logs a listener that threw
  * @param budgetWarning logs a context still over its budget after pruning
+ * @param sandbox where commands run
+ * @param approvals which tool calls wait for approval, and who approves them
  */
 public record LoopSettings(
     LlmClient llm,
@@ -31,7 +33,9 @@ public record LoopSettings(
     Clock clock,
     SystemPrompt systemPrompt,
     WarnOnce listenerWarning,
-    WarnOnce budgetWarning) {
+    WarnOnce budgetWarning,
+    dev.gadget.core.agent.tools.CommandSandbox sandbox,
+    Approvals approvals) {
   public LoopSettings {
     Objects.requireNonNull(llm, "llmClient");
     Objects.requireNonNull(tools, "tools");
@@ -42,5 +46,7 @@ public record LoopSettings(
     Objects.requireNonNull(systemPrompt, "systemPrompt");
     Objects.requireNonNull(listenerWarning, "listenerWarning");
     Objects.requireNonNull(budgetWarning, "budgetWarning");
+    Objects.requireNonNull(sandbox, "sandbox");
+    Objects.requireNonNull(approvals, "approvals");
   }
 }

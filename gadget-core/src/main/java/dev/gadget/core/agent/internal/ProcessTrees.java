@@ -37,6 +37,14 @@ public final class ProcessTrees {
 
   /** The command line that runs {@code command} in a shell, in its own process group if possible. */
   public static List<String> shellCommand(String command) {
+    return shellCommand(command, List.of());
+  }
+
+  /**
+   * The command line that runs {@code command} in a shell started by {@code wrapper} (such as a
+   * sandbox's command line; empty for none), in its own process group if possible.
+   */
+  public static List<String> shellCommand(String command, List<String> wrapper) {
     List<String> argv = new ArrayList<>();
     if (WINDOWS) {
       argv.add("cmd.exe");
@@ -48,11 +56,10 @@ public final class ProcessTrees {
         argv.add("-c");
         // Waits for "go" on its input, sent once its guard runs (see start): a JVM that dies
         // before that leaves nothing running. exec keeps the pid, the group's id.
-        argv.add("read -r go && [ \"$go\" = go ] && exec /bin/sh -c \"$1\"");
+        argv.add("read -r go && [ \"$go\" = go ] && exec \"$@\"");
         argv.add("gadget-command");
-        argv.add(command);
-        return argv;
       }
+      argv.addAll(wrapper);
       argv.add("/bin/sh");
       argv.add("-c");
     }

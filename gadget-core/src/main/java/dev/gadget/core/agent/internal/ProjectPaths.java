@@ -11,9 +11,13 @@ import java.nio.file.Paths;
 /**
  * Confines the model's paths to a project directory. Pure apart from looking at the file system.
  * Refused: absolute paths (and {@code ~}), any {@code ..} segment, and paths whose deepest
- * existing part resolves (through symbolic links) outside the project or not at all.
+ * existing part resolves (through symbolic links) outside the project or not at all, and paths
+ * through a {@code .gadget} directory.
  */
 public final class ProjectPaths {
+  /** Gadget's own directory ({@code .gadget/}): never read, written or listed by the agent. */
+  public static final String GADGET_DIR = ".gadget";
+
   private final Path root;
 
   /**
@@ -65,6 +69,10 @@ public final class ProjectPaths {
       if (part.toString().equals("..")) {
         throw new ToolException("path refused: \"" + raw + "\" contains \"..\"; paths must stay "
             + "inside the project directory");
+      }
+      if (part.toString().equals(GADGET_DIR)) {
+        throw new ToolException("path refused: \"" + raw + "\" is in a " + GADGET_DIR
+            + " directory, which belongs to Gadget and is out of the agent's reach");
       }
     }
     Path target = root.resolve(relative).normalize();

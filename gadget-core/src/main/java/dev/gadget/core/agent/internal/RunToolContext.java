@@ -1,6 +1,7 @@
 package dev.gadget.core.agent.internal;
 
 import dev.gadget.core.agent.ToolContext;
+import dev.gadget.core.agent.tools.CommandSandbox;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
@@ -18,13 +19,25 @@ public final class RunToolContext implements ToolContext {
   private final ProjectPaths paths;
   private final Map<Class<?>, Object> state = new ConcurrentHashMap<>();
   private final Set<Runnable> onCancel = ConcurrentHashMap.newKeySet();
+  private final CommandSandbox sandbox;
   private volatile boolean cancelled;
   /** Where the running tool's output goes; null while no tool runs. Guarded by this. */
   private Consumer<String> output;
 
-  /** A context confined to {@code paths}. */
+  /** A context confined to {@code paths}, with no command sandbox. */
   public RunToolContext(ProjectPaths paths) {
+    this(paths, CommandSandbox.none());
+  }
+
+  /** A context confined to {@code paths} whose commands run in {@code sandbox}. */
+  public RunToolContext(ProjectPaths paths, CommandSandbox sandbox) {
     this.paths = Objects.requireNonNull(paths, "paths");
+    this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
+  }
+
+  @Override
+  public CommandSandbox sandbox() {
+    return sandbox;
   }
 
   @Override

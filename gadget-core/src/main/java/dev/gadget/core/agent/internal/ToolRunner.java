@@ -6,6 +6,7 @@ import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.ToolException;
 import dev.gadget.core.agent.ToolResult;
 import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.stream.StreamChunk;
@@ -28,6 +29,7 @@ public final class ToolRunner {
   private final RunState state;
   private final RunEvents events;
   private final TurnJournal journal;
+  private final Approvals approvals;
 
   /** Runs the tools of {@code settings} for one run. */
   public ToolRunner(LoopSettings settings, RunState state, RunEvents events, TurnJournal journal) {
@@ -36,6 +38,7 @@ public final class ToolRunner {
     this.state = state;
     this.events = events;
     this.journal = journal;
+    this.approvals = settings.approvals();
   }
 
   /**
@@ -44,14 +47,18 @@ public final class ToolRunner {
    * @throws Cancelled if the run was cancelled while the tool ran (after reporting it)
    */
   public ToolResult run(RunToolContext ctx, LlmToolCall call) {
+    ToolApproval approval = approvals.decide(ctx, call, parametersText(call.arguments()));
     ToolCall started = new ToolCall(call.id(), call.name(), parametersText(call.arguments()),
-        null);
+        null, approval);
     events.emit(l -> l.onToolStart(started));
     Instant t0 = clock.instant();
     ctx.outputTo(text -> events.emit(l -> l.onToolOutput(started, text)));
     ToolResult result;
     try {
-      result = execute(ctx, call);
+      result = approval != null && !approval.approved()
+          ? ToolResult.error("denied: " + (approval.reason() == null
+              ? "the call was not approved" : approval.reason()) + ". It did not run.")
+          : execute(ctx, call);
     } finally {
       ctx.outputTo(null);
     }

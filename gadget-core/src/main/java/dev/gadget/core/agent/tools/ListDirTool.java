@@ -5,6 +5,7 @@ import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.ToolContext;
 import dev.gadget.core.agent.ToolException;
 import dev.gadget.core.agent.ToolResult;
+import dev.gadget.core.agent.internal.ProjectPaths;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,6 +55,9 @@ public final class ListDirTool implements Tool {
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
       for (Path p : stream) {
         String entry = p.getFileName().toString();
+        if (entry.equals(ProjectPaths.GADGET_DIR)) {
+          continue;
+        }
         if (Files.isSymbolicLink(p)) {
           entry += "@";
         } else if (Files.isDirectory(p)) {

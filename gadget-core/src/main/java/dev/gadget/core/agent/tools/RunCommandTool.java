@@ -98,7 +98,8 @@ public final class RunCommandTool implements Tool {
     Duration timeout = seconds == null ? defaultTimeout
         : Duration.ofSeconds(Math.min(seconds, maxTimeout.toSeconds()));
 
-    ProcessBuilder pb = new ProcessBuilder(ProcessTrees.shellCommand(command))
+    ProcessBuilder pb = new ProcessBuilder(
+        ProcessTrees.shellCommand(command, context.sandbox().wrapper(context.projectDir())))
         .directory(context.projectDir().toFile())
         .redirectErrorStream(true);
     pb.environment().put("PAGER", "cat");

@@ -1,6 +1,7 @@
 package dev.gadget.core.agent.tools;
 
 import dev.gadget.core.agent.ToolContext;
+import dev.gadget.core.agent.internal.ProjectPaths;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -42,7 +43,8 @@ final class TreeWalk {
         return false;
       }
       if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-        if (!p.getFileName().toString().equals(".git") && !walk(base, p, context, visitor)) {
+        String dirName = p.getFileName().toString();
+        if (!dirName.equals(".git") && !dirName.equals(ProjectPaths.GADGET_DIR) && !walk(base, p, context, visitor)) {
           return false;
         }
       } else if (!visitor.test(p, base.relativize(p).toString().replace('\\', '/'))) {

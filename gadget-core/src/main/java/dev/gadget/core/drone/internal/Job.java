@@ -23,6 +23,8 @@ final class Job {
   ScheduledFuture<?> heartbeat;
   /** The project's state before the turn, to report what it changed; null: none. */
   TurnCheckpoint checkpoint;
+  /** Asks the server about calls that wait for approval; null when none may wait. */
+  DroneApprovals approvals;
   /** The worker thread while it checks out and starts; a cancel interrupts it. */
   Thread starting;
 

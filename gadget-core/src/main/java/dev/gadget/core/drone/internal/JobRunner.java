@@ -2,6 +2,7 @@ package dev.gadget.core.drone.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.agent.AgentLoop;
+import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.AgentRun;
 import dev.gadget.core.agent.Tool;
@@ -41,7 +42,7 @@ public final class JobRunner {
   private final DroneWorkspace workspace;
   private final ServerLink link;
   private final TurnCompletion completion;
-  private final BiFunction<ProviderConfig, List<Tool>, AgentLoop> loops;
+  private final BiFunction<ProviderConfig, List<Tool>, AgentLoop.Builder> loops;
   private final Function<Path, TurnTools> turnTools;
   private final Clock clock;
   private final ExecutorService worker;
@@ -51,7 +52,7 @@ public final class JobRunner {
    * and the tools {@code turnTools} (nullable) makes for its project, closed when the turn ends.
    */
   public JobRunner(DroneState state, DroneWorkspace workspace, ServerLink link,
-      TurnCompletion completion, BiFunction<ProviderConfig, List<Tool>, AgentLoop> loops,
+      TurnCompletion completion, BiFunction<ProviderConfig, List<Tool>, AgentLoop.Builder> loops,
       Function<Path, TurnTools> turnTools, Clock clock, ExecutorService worker) {
     this.state = Objects.requireNonNull(state, "state");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
@@ -160,7 +161,17 @@ public final class JobRunner {
       Path projectDir = workspace.checkout(order.project());
       TurnCheckpoint checkpoint = TurnCheckpoint.take(projectDir, j.turnId);
       extra = turnTools == null ? null : turnTools.apply(projectDir);
-      AgentLoop loop = loops.apply(order.provider(), extra == null ? List.of() : extra.tools());
+      AgentLoop.Builder builder =
+          loops.apply(order.provider(), extra == null ? List.of() : extra.tools());
+      ApprovalPolicy policy = approvalPolicy(order);
+      if (policy != ApprovalPolicy.NEVER) {
+        DroneApprovals approvals = new DroneApprovals(j.turnId, link, link.heartbeatInterval());
+        synchronized (state) {
+          j.approvals = approvals;
+        }
+        builder.approvals(policy, approvals);
+      }
+      AgentLoop loop = builder.build();
       AgentRequest request = AgentRequest.builder(projectDir, order.provider().modelId(),
               order.chatTurn().prompt())
           .projectName(order.project().name())
@@ -228,6 +239,33 @@ public final class JobRunner {
   }
 
   /** Cancels the running turn, also while its project is being checked out. */
+  /** {@code approvalDecided}: a call of the running turn that waited was decided. */
+  void onApprovalDecided(List<JsonNode> args, Ack ack) {
+    Payloads.ApprovalDecided p = DroneApprovals.read(args);
+    DroneApprovals approvals;
+    synchronized (state) {
+      Job job = state.job;
+      approvals = job != null && job.turnId.equals(p.turnId()) ? job.approvals : null;
+    }
+    if (approvals != null) {
+      approvals.decided(p);
+    }
+    ServerEvents.reply(ack, Payloads.OkReply.success());
+  }
+
+  /** The work order's approval policy; one this drone does not know asks for everything. */
+  private static ApprovalPolicy approvalPolicy(WorkOrder order) {
+    if (order.approvalPolicy() == null) {
+      return ApprovalPolicy.NEVER;
+    }
+    try {
+      return ApprovalPolicy.fromWireName(order.approvalPolicy());
+    } catch (IllegalArgumentException e) {
+      log.warn("{}: every tool call waits for approval", e.getMessage());
+      return ApprovalPolicy.EVERYTHING;
+    }
+  }
+
   void onCancel(List<JsonNode> args, Ack ack) {
     Payloads.CancelWorkOrder p = Protocol.payload(args, Payloads.CancelWorkOrder.class);
     boolean mine;

@@ -47,6 +47,7 @@ public final class ServerEvents {
     on(c, Protocol.PUSH_CHANGES, git::onPush);
     on(c, Protocol.GET_WORKSPACE_STATE, report::onGetState);
     on(c, Protocol.RELEASE_SESSION_LOCK, workspace::onReleaseLock);
+    on(c, Protocol.APPROVAL_DECIDED, jobs::onApprovalDecided);
   }
 
   /**

@@ -214,6 +214,17 @@ public final class ServerLink {
     return timer;
   }
 
+  /** Runs {@code task} every {@code every} on the drone's timer, until cancelled. */
+  ScheduledFuture<?> repeat(Runnable task, Duration every) {
+    long ms = every.toMillis();
+    return timer.scheduleAtFixedRate(task, ms, ms, TimeUnit.MILLISECONDS);
+  }
+
+  /** The interval of heartbeats (and of repeated approval requests). */
+  Duration heartbeatInterval() {
+    return heartbeatInterval;
+  }
+
   /** Sends {@code job}'s heartbeat every interval while connected, until cancelled. */
   ScheduledFuture<?> startHeartbeats(Job job) {
     long every = heartbeatInterval.toMillis();

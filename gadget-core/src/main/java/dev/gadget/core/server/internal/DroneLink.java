@@ -33,10 +33,12 @@ public final class DroneLink {
   private final WatcherRooms rooms;
   private final DroneRouter router;
   private final LiveTurns turns;
+  private final ApprovalDesk approvals;
   private volatile boolean closed;
 
   public DroneLink(ServerSettings settings, WatcherRooms rooms, DroneRouter router,
-      LiveTurns turns) {
+      LiveTurns turns, ApprovalDesk approvals) {
+    this.approvals = approvals;
     this.settings = settings;
     this.store = settings.store();
     this.rooms = rooms;
@@ -139,6 +141,8 @@ public final class DroneLink {
     });
     handle(c, Protocol.REQUEST_CRASH_RECOVERY, Payloads.CrashRecoveryRequest.class,
         (e, ack) -> recover(c, me, e, ack));
+    handle(c, Protocol.APPROVAL_REQUEST, Payloads.ApprovalRequest.class, (e, ack) ->
+        approvals.request(me.id, e, ack));
     handle(c, Protocol.DRONE_STATUS, Payloads.DroneStatusEvent.class, (e, ack) -> {
       if (e.status() == DroneStatus.AVAILABLE || e.status() == DroneStatus.BUSY) {
         if (e.status() == DroneStatus.AVAILABLE) {

@@ -1,6 +1,7 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.WorkOrder;
 import dev.gadget.core.protocol.Payloads;
@@ -10,7 +11,10 @@ import dev.gadget.core.stream.BlockAggregator;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +57,13 @@ final class LiveTurn {
   dev.gadget.core.transport.Connection retriedBy;
   /** The stats the drone last sent while the turn runs, or {@code null}. Guarded by lock. */
   dev.gadget.core.model.TurnStats liveStats;
+  /** The calls that wait for approval, oldest first ({@link ApprovalDesk}). */
+  final Map<String, PendingApproval> pendingApprovals = new LinkedHashMap<>();
+  /** How each call that waited was decided. */
+  final Map<String, ToolApproval> decidedApprovals = new HashMap<>();
+
+  /** A call that waits for approval, and the timer that denies it. */
+  record PendingApproval(Payloads.ApprovalPending event, ScheduledFuture<?> expiry) {}
 
   LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId, Object lock, ChatStore store,
       Clock clock) {

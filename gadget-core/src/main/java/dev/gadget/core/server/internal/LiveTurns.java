@@ -88,15 +88,18 @@ public final class LiveTurns {
     synchronized (sessionLock(session.id())) {
       List<ChatTurn> turns = store.listTurns(session.id());
       List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
+      List<Payloads.ApprovalPending> pending = new ArrayList<>();
       for (LiveTurn t : live.values()) {
         if (t.turn.sessionId().equals(session.id())) {
           liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
               t.aggregator.openBlock().orElse(null), t.runningTool,
               t.runningTool == null ? null : t.toolOutput.toString(), t.liveStats));
+          t.pendingApprovals.values().forEach(p -> pending.add(p.event()));
         }
       }
       rooms.join(session.id(), page);
-      return new Payloads.SessionSnapshot(session.id(), turns, liveTurns);
+      return new Payloads.SessionSnapshot(session.id(), turns, liveTurns,
+          new Payloads.ApprovalPolicyReply(session.id(), null, pending));
     }
   }
 
@@ -168,6 +171,13 @@ public final class LiveTurns {
       if (t.cancelTimer != null) {
         t.cancelTimer.cancel(false);
       }
+      // Calls still waiting for approval end with the turn (pages drop them on its end).
+      t.pendingApprovals.values().forEach(p -> {
+        if (p.expiry() != null) {
+          p.expiry().cancel(false);
+        }
+      });
+      t.pendingApprovals.clear();
       try {
         store.finalizeTurn(t.turn.id(), status, finalStats, error, settings.clock().instant());
       } catch (StoreException e) {

@@ -5,6 +5,7 @@ import static dev.gadget.core.server.internal.Requests.reply;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.Ids;
+import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.protocol.Payloads;
@@ -37,9 +38,10 @@ public final class PageRequests {
   private final ProviderRequests providerRequests;
   private final DroneRouter router;
   private final ChangeRequests changeRequests;
+  private final ApprovalDesk approvals;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
-      DroneRouter router) {
+      DroneRouter router, ApprovalDesk approvals) {
     this.settings = settings;
     this.store = settings.store();
     this.rooms = rooms;
@@ -47,7 +49,8 @@ public final class PageRequests {
     this.owned = new Ownership(store);
     this.router = router;
     ProviderResolver resolver = new ProviderResolver(settings);
-    this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver);
+    this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver, approvals);
+    this.approvals = approvals;
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
     this.changeRequests = new ChangeRequests(settings, owned, router, turns, rooms);
@@ -77,8 +80,12 @@ public final class PageRequests {
     });
     handle(c, Protocol.LIST_DRONES, JsonNode.class, (req, ack) ->
         reply(ack, Map.of("drones", droneList(userId))));
-    handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) ->
-        reply(ack, turns.snapshot(c, owned.session(userId, req.sessionId()))));
+    handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
+      Payloads.SessionSnapshot s = turns.snapshot(c, owned.session(userId, req.sessionId()));
+      reply(ack, new Payloads.SessionSnapshot(s.sessionId(), s.turns(), s.live(),
+          new Payloads.ApprovalPolicyReply(s.sessionId(),
+              approvals.policy(s.sessionId()).wireName(), s.approvals().pending())));
+    });
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
       rooms.leave(req.sessionId(), c);
       reply(ack, Payloads.OkReply.success());
@@ -111,6 +118,17 @@ public final class PageRequests {
     handle(c, Protocol.RELEASE_SESSION_LOCK, Payloads.DroneRef.class,
         (req, ack) -> droneRequests.releaseLock(userId, req, ack));
     providerRequests.register(c, userId);
+    handle(c, Protocol.ANSWER_APPROVAL, Payloads.AnswerApproval.class, (req, ack) -> {
+      approvals.answer(userId, req);
+      reply(ack, Payloads.OkReply.success());
+    });
+    handle(c, Protocol.APPROVAL_POLICY, Payloads.ApprovalPolicyRequest.class, (req, ack) -> {
+      String id = owned.session(userId, req.sessionId()).id();
+      if (req.policy() != null) {
+        approvals.setPolicy(id, ApprovalPolicy.fromWireName(req.policy()));
+      }
+      reply(ack, new Payloads.ApprovalPolicyReply(id, approvals.policy(id).wireName(), null));
+    });
     changeRequests.register(c, userId);
   }
 

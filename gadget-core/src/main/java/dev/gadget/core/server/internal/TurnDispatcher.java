@@ -35,9 +35,11 @@ final class TurnDispatcher {
   private final DroneRouter router;
   private final LiveTurns turns;
   private final ProviderResolver providers;
+  private final ApprovalDesk approvals;
 
   TurnDispatcher(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns,
-      ProviderResolver providers) {
+      ProviderResolver providers, ApprovalDesk approvals) {
+    this.approvals = approvals;
     this.providers = providers;
     this.settings = settings;
     this.store = settings.store();
@@ -69,7 +71,8 @@ final class TurnDispatcher {
           llm.config(),
           new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history,
               authors())),
-          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt), drone.workspaceId);
+          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt), drone.workspaceId,
+          approvals.policy(session.id()).wireName());
       store.createTurn(turn);
       drone.status = DroneStatus.BUSY;
       drone.activeTurnId = turn.id();

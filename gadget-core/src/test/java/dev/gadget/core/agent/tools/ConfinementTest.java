@@ -94,6 +94,32 @@ class ConfinementTest {
   }
 
   @Test
+  void theGadgetDirectoryIsOutOfEveryToolsReach() throws Exception {
+    Path gadget = Files.createDirectories(repo.dir().resolve(".gadget"));
+    Files.writeString(gadget.resolve("work-order.json"), "{\"order\":\"SECRET\"}");
+    for (String p : List.of(".gadget/work-order.json", ".gadget", "dir/../.gadget/x",
+        "./.gadget/new.json")) {
+      for (Tool tool : List.of(new ReadFileTool(), new WriteFileTool(), new ListDirTool())) {
+        assertThatThrownBy(() -> tool.execute(args("{\"path\":\"" + p
+            + "\",\"content\":\"x\"}"), ctx))
+            .as(tool.name() + " " + p).isInstanceOf(ToolException.class)
+            .hasMessageStartingWith("path refused: ");
+      }
+    }
+    assertThat(new ReadFileTool().execute(args("{\"path\":\"inside.txt\"}"), ctx).output())
+        .isEqualTo("inside\n");
+    assertThat(new ListDirTool().execute(args("{\"path\":\"\"}"), ctx).output())
+        .doesNotContain(".gadget");
+    assertThat(new GrepTool().execute(args("{\"pattern\":\"SECRET\"}"), ctx).output())
+        .isEqualTo("no match for SECRET in .");
+    assertThat(new GlobTool().execute(args("{\"pattern\":\"**/*.json\"}"), ctx).output())
+        .startsWith("no file matches");
+    assertThat(Files.readString(gadget.resolve("work-order.json")))
+        .isEqualTo("{\"order\":\"SECRET\"}");
+    assertThat(Files.exists(gadget.resolve("new.json"))).isFalse();
+  }
+
+  @Test
   void pathsInsideTheProjectAndLinksThatStayInsideWork() throws Exception {
     assertThat(ctx.resolve("")).isEqualTo(ctx.projectDir());
     assertThat(ctx.resolve("./dir/in.txt")).isEqualTo(ctx.projectDir().resolve("dir/in.txt"));

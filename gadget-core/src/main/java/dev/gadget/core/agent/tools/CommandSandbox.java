@@ -1,0 +1,167 @@
+package dev.gadget.core.agent.tools;
+
+import dev.gadget.core.agent.ToolException;
+import dev.gadget.core.agent.internal.Bubblewrap;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Where the agent's commands run: in a bubblewrap ({@code bwrap}) sandbox on Linux, or with no
+ * sandbox at all ({@link SandboxPolicy#FULL_ACCESS}). Set it on the loop with
+ * {@code AgentLoop.Builder#sandbox}; {@code run_command} asks {@code ToolContext#sandbox()} for it.
+ *
+ * <p>Inside the sandbox the whole file system is mounted read-only; the user's home, {@code /run},
+ * every {@link Builder#hide hidden} path and every {@code .gadget/} directory in or next to the
+ * project are replaced by empty read-only directories; {@code /tmp} is a private, empty, writable
+ * directory; the project is writable under {@link SandboxPolicy#WORKSPACE_WRITE} and read-only
+ * under {@link SandboxPolicy#READ_ONLY}. The command has its own PID, IPC, UTS and network
+ * namespaces (only a loopback of its own, unless {@link Builder#network} allows the network) and
+ * its own session. When the command's shell exits, the kernel kills every process left in its PID
+ * namespace; when the process that started it dies, so does the sandbox ({@code --die-with-parent}).
+ *
+ * <p>Immutable and thread-safe. Where {@code bwrap} is missing or cannot create namespaces,
+ * {@link #problem()} says so and every command is refused with that message, never run unconfined.
+ */
+public final class CommandSandbox {
+  private static final CommandSandbox NONE = new CommandSandbox(
+      new Builder(SandboxPolicy.FULL_ACCESS));
+
+  private final SandboxPolicy policy;
+  private final boolean network;
+  private final List<Path> hidden;
+  private final List<Path> readable;
+  private final String bwrap;
+
+  private CommandSandbox(Builder b) {
+    this.policy = b.policy;
+    this.network = b.network || b.policy == SandboxPolicy.FULL_ACCESS;
+    this.hidden = List.copyOf(b.hidden);
+    this.readable = List.copyOf(b.readable);
+    this.bwrap = b.bwrap;
+  }
+
+  /** No sandbox: commands run as the process's user ({@link SandboxPolicy#FULL_ACCESS}). */
+  public static CommandSandbox none() {
+    return NONE;
+  }
+
+  /** The sandbox of {@code policy} with its defaults (no network). */
+  public static CommandSandbox of(SandboxPolicy policy) {
+    return builder(policy).build();
+  }
+
+  /** A builder for a sandbox of {@code policy}. */
+  public static Builder builder(SandboxPolicy policy) {
+    return new Builder(policy);
+  }
+
+  /** A builder with this sandbox's settings. */
+  public Builder newBuilder() {
+    Builder b = new Builder(policy).network(network && policy != SandboxPolicy.FULL_ACCESS);
+    b.hidden.addAll(hidden);
+    b.readable.addAll(readable);
+    b.bwrap = bwrap;
+    return b;
+  }
+
+  /** The policy. */
+  public SandboxPolicy policy() {
+    return policy;
+  }
+
+  /** Whether commands may use the network. */
+  public boolean network() {
+    return network;
+  }
+
+  /**
+   * Why commands cannot run under this sandbox (bubblewrap missing or not working here), in words
+   * for the operator and the model; empty when they can. Probes {@code bwrap} once per process.
+   */
+  public Optional<String> problem() {
+    if (policy == SandboxPolicy.FULL_ACCESS) {
+      return Optional.empty();
+    }
+    return Bubblewrap.problem(bwrap);
+  }
+
+  /**
+   * The command line that runs a command in this sandbox for {@code projectDir}: what goes
+   * before {@code /bin/sh -c command}. Empty under {@link SandboxPolicy#FULL_ACCESS}.
+   *
+   * @throws ToolException with a message for the model when the sandbox cannot run commands
+   */
+  public List<String> wrapper(Path projectDir) {
+    if (policy == SandboxPolicy.FULL_ACCESS) {
+      return List.of();
+    }
+    Optional<String> problem = problem();
+    if (problem.isPresent()) {
+      throw new ToolException("commands are refused: " + problem.get());
+    }
+    return Bubblewrap.argv(bwrap, policy == SandboxPolicy.WORKSPACE_WRITE, network,
+        projectDir, hidden, readable);
+  }
+
+  @Override
+  public String toString() {
+    return "CommandSandbox{" + policy.wireName() + (network ? ", network" : "") + "}";
+  }
+
+  /** Builds a {@link CommandSandbox}. */
+  public static final class Builder {
+    private final SandboxPolicy policy;
+    private boolean network;
+    private final Set<Path> hidden = new LinkedHashSet<>();
+    private final Set<Path> readable = new LinkedHashSet<>();
+    private String bwrap = "bwrap";
+
+    private Builder(SandboxPolicy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    /** Whether commands may reach the network (default false; always under full access). */
+    public Builder network(boolean network) {
+      this.network = network;
+      return this;
+    }
+
+    /**
+     * Hides {@code dirs} from commands: each appears empty and read-only (the project directory
+     * stays visible when it is inside one). A drone hides its whole workspace this way, so that
+     * other projects and its {@code .gadget/} files are out of reach.
+     */
+    public Builder hide(Path... dirs) {
+      for (Path d : dirs) {
+        hidden.add(d.toAbsolutePath().normalize());
+      }
+      return this;
+    }
+
+    /**
+     * Makes {@code dirs} readable again inside hidden ones (such as {@code ~/.m2} inside the
+     * hidden home, for builds); they stay read-only.
+     */
+    public Builder readable(Path... dirs) {
+      for (Path d : dirs) {
+        readable.add(d.toAbsolutePath().normalize());
+      }
+      return this;
+    }
+
+    /** The bubblewrap executable: a path, or a name looked up on the {@code PATH} (default). */
+    public Builder bwrap(String executable) {
+      this.bwrap = Objects.requireNonNull(executable, "executable");
+      return this;
+    }
+
+    /** The sandbox. */
+    public CommandSandbox build() {
+      return new CommandSandbox(this);
+    }
+  }
+}
