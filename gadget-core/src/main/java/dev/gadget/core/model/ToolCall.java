@@ -1,5 +1,6 @@
 package dev.gadget.core.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Objects;
@@ -22,6 +23,7 @@ public record ToolCall(String callId, String name, String parameters, String res
     @JsonInclude(JsonInclude.Include.NON_NULL) Boolean error,
     @JsonInclude(JsonInclude.Include.NON_NULL) Long durationMs,
     ToolApproval approval) {
+  @JsonCreator // the canonical constructor, of the several
   public ToolCall {
     Objects.requireNonNull(callId, "callId");
     Objects.requireNonNull(name, "name");

@@ -1,5 +1,6 @@
 package dev.gadget.core.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,8 +35,8 @@ public record TurnStats(
     @JsonInclude(JsonInclude.Include.ALWAYS) int toolCallCount,
     @JsonInclude(JsonInclude.Include.ALWAYS) int llmCalls,
     @JsonInclude(JsonInclude.Include.ALWAYS) long durationMs,
-    long contextTokens,
-    long contextBudget,
+    @JsonInclude(JsonInclude.Include.ALWAYS) long contextTokens,
+    @JsonInclude(JsonInclude.Include.ALWAYS) long contextBudget,
     @JsonInclude(JsonInclude.Include.ALWAYS) int crashRetries,
     Long loadDurationMs,
     Long promptEvalDurationMs,
@@ -44,6 +45,7 @@ public record TurnStats(
   /** All zero. */
   public static final TurnStats EMPTY = new TurnStats(0, 0, 0, 0, 0, 0);
 
+  @JsonCreator // the canonical constructor, of the several
   public TurnStats {
     toolDurations = toolDurations == null ? List.of() : List.copyOf(toolDurations);
   }

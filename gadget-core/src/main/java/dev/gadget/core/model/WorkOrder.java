@@ -1,5 +1,6 @@
 package dev.gadget.core.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import java.util.Objects;
@@ -31,6 +32,7 @@ public record WorkOrder(
     TurnRef chatTurn,
     String workspaceId,
     String approvalPolicy) {
+  @JsonCreator // the canonical constructor, of the several
   public WorkOrder {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(project, "project");

@@ -145,7 +145,7 @@ public final class Protocol {
   /**
    * Drone to server, on every connection: the drone's registration as the server keeps it (its
    * id, status and time), which the drone writes to {@code .gadget/workspace.json}. Ack: a
-   * {@link Payloads.RegistrationReply}.
+   * {@link WorkspacePayloads.RegistrationReply}.
    */
   public static final String DRONE_REGISTRATION = "droneRegistration";
 
@@ -164,18 +164,18 @@ public final class Protocol {
   // approvals (docs/PROTOCOL.md, "Approvals")
   /**
    * Drone to server: a tool call waits for approval; sent again while undecided. Ack:
-   * {@link Payloads.ApprovalAck}.
+   * {@link ApprovalPayloads.ApprovalAck}.
    */
   public static final String APPROVAL_REQUEST = "approvalRequest";
-  /** Server to page: a tool call waits for approval ({@link Payloads.ApprovalPending}). */
+  /** Server to page: a tool call waits for approval ({@link ApprovalPayloads.ApprovalPending}). */
   public static final String APPROVAL_PENDING = "approvalPending";
   /** Page to server: approve or deny a waiting call. Ack: {@code {ok}} or {@code {error}}. */
   public static final String ANSWER_APPROVAL = "answerApproval";
-  /** Server to page and drone: a waiting call was decided ({@link Payloads.ApprovalDecided}). */
+  /** Server to page and drone: a waiting call was decided ({@link ApprovalPayloads.ApprovalDecided}). */
   public static final String APPROVAL_DECIDED = "approvalDecided";
   /**
    * Page to server: set or read a chat session's approval policy. Ack:
-   * {@link Payloads.ApprovalPolicyReply}.
+   * {@link ApprovalPayloads.ApprovalPolicyReply}.
    */
   public static final String APPROVAL_POLICY = "approvalPolicy";
 

@@ -383,7 +383,8 @@ class SeedWorkspaceTest {
           java.net.InetAddress.getLoopbackAddress(), 0), 0);
       http.createContext("/", ex -> {
         ex.getRequestBody().readAllBytes();
-        String body = bodies.poll();
+        // Ollama's model card (the client asks it once for the context window): none said
+        String body = ex.getRequestURI().getPath().equals("/api/show") ? "{}" : bodies.poll();
         byte[] bytes = (body == null ? "" : body).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", "application/x-ndjson");
         ex.sendResponseHeaders(body == null ? 500 : 200, body == null ? -1 : bytes.length);

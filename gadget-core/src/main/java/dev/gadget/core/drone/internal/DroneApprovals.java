@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.agent.ApprovalRequest;
 import dev.gadget.core.agent.ToolApprover;
 import dev.gadget.core.model.ToolApproval;
+import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import java.time.Duration;
@@ -43,13 +44,13 @@ final class DroneApprovals implements ToolApprover {
 
   /** One call waiting for its decision. */
   private final class Waiting {
-    final Payloads.ApprovalRequest request;
+    final ApprovalPayloads.ApprovalRequest request;
     final CompletableFuture<ToolApproval> decision = new CompletableFuture<>();
     /** When the drone denies it by itself (epoch millis; Long.MAX_VALUE until acked). */
     final AtomicLong giveUpAt = new AtomicLong(Long.MAX_VALUE);
     volatile ScheduledFuture<?> resend;
 
-    Waiting(Payloads.ApprovalRequest request) {
+    Waiting(ApprovalPayloads.ApprovalRequest request) {
       this.request = request;
     }
 
@@ -68,7 +69,7 @@ final class DroneApprovals implements ToolApprover {
               return; // sent again at the next interval
             }
             try {
-              Payloads.ApprovalAck ack = Protocol.payload(args, Payloads.ApprovalAck.class);
+              ApprovalPayloads.ApprovalAck ack = Protocol.payload(args, ApprovalPayloads.ApprovalAck.class);
               if (ack.approval() != null) {
                 complete(ack.approval());
               } else {
@@ -98,7 +99,7 @@ final class DroneApprovals implements ToolApprover {
 
   @Override
   public CompletionStage<ToolApproval> review(ApprovalRequest request) {
-    Waiting w = new Waiting(new Payloads.ApprovalRequest(turnId, request.callId(),
+    Waiting w = new Waiting(new ApprovalPayloads.ApprovalRequest(turnId, request.callId(),
         request.toolName(), request.parameters(), request.command()));
     waiting.put(request.callId(), w);
     // A cancel of the run cancels the stage: stop asking.
@@ -112,7 +113,7 @@ final class DroneApprovals implements ToolApprover {
   }
 
   /** {@code approvalDecided} from the server, for this turn. */
-  void decided(Payloads.ApprovalDecided event) {
+  void decided(ApprovalPayloads.ApprovalDecided event) {
     Waiting w = waiting.get(event.callId());
     if (w != null) {
       w.complete(event.approval());
@@ -120,7 +121,7 @@ final class DroneApprovals implements ToolApprover {
   }
 
   /** Reads an {@code approvalDecided} payload. */
-  static Payloads.ApprovalDecided read(List<JsonNode> args) {
-    return Protocol.payload(args, Payloads.ApprovalDecided.class);
+  static ApprovalPayloads.ApprovalDecided read(List<JsonNode> args) {
+    return Protocol.payload(args, ApprovalPayloads.ApprovalDecided.class);
   }
 }

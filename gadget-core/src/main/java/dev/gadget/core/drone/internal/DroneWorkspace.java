@@ -11,6 +11,7 @@ import dev.gadget.core.model.WorkOrder;
 import dev.gadget.core.model.WorkspaceMode;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.WorkspacePayloads;
 import dev.gadget.core.transport.Ack;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -91,7 +92,7 @@ public final class DroneWorkspace {
   }
 
   /** Records the registration the server keeps for this drone, as it told it on connecting. */
-  void registered(Payloads.RegistrationReply reply, DroneStatus status) {
+  void registered(WorkspacePayloads.RegistrationReply reply, DroneStatus status) {
     setRegistration(r -> new WorkspaceData.Registration(reply.id(), lower(status),
         reply.registeredAt()));
   }
@@ -136,7 +137,7 @@ public final class DroneWorkspace {
 
   /** Handles the server's request to release the workspace's session and project lock. */
   void onReleaseLock(List<JsonNode> args, Ack ack) {
-    Protocol.payload(args, Payloads.DroneRef.class);
+    Protocol.payload(args, WorkspacePayloads.DroneRef.class);
     workspace.update(d -> new WorkspaceData(d.workspaceId(), d.createdAt(), d.hostname(),
         d.workspaceDir(), null, null, d.projects(), d.registration(), d.mode()));
     ServerEvents.reply(ack, Payloads.OkReply.success());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.drone.GitChanges;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.model.TurnDiff;
+import dev.gadget.core.protocol.ChangePayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Ack;
@@ -42,7 +43,7 @@ final class GitRequests {
   }
 
   void onUndo(List<JsonNode> args, Ack ack) {
-    Payloads.ChangesRequest req = Protocol.payload(args, Payloads.ChangesRequest.class);
+    ChangePayloads.ChangesRequest req = Protocol.payload(args, ChangePayloads.ChangesRequest.class);
     if (req.turnIds().size() != 1) {
       throw new IllegalArgumentException("undo takes exactly one turn");
     }
@@ -53,12 +54,12 @@ final class GitRequests {
             + "; undo once it has ended");
       }
       TurnDiff revert = TurnCheckpoint.GIT.undo(dir, req.turnIds().get(0));
-      return new Payloads.ChangesReply(true, null, revert, null, null);
+      return new ChangePayloads.ChangesReply(true, null, revert, null, null);
     });
   }
 
   void onCommit(List<JsonNode> args, Ack ack) {
-    Payloads.ChangesRequest req = Protocol.payload(args, Payloads.ChangesRequest.class);
+    ChangePayloads.ChangesRequest req = Protocol.payload(args, ChangePayloads.ChangesRequest.class);
     if (req.branch() == null || req.message() == null || req.authorName() == null
         || req.authorEmail() == null) {
       throw new IllegalArgumentException("a commit needs a branch, a message and an author");
@@ -66,27 +67,27 @@ final class GitRequests {
     run(ack, req, dir -> {
       GitChanges.Commit c = TurnCheckpoint.GIT.commit(dir, req.turnIds(), req.branch(),
           req.message(), req.authorName(), req.authorEmail());
-      return new Payloads.ChangesReply(true, null, null, c.commit(), c.turnIds());
+      return new ChangePayloads.ChangesReply(true, null, null, c.commit(), c.turnIds());
     });
   }
 
   void onPush(List<JsonNode> args, Ack ack) {
-    Payloads.ChangesRequest req = Protocol.payload(args, Payloads.ChangesRequest.class);
+    ChangePayloads.ChangesRequest req = Protocol.payload(args, ChangePayloads.ChangesRequest.class);
     if (req.branch() == null) {
       throw new IllegalArgumentException("a push needs a branch");
     }
     run(ack, req, dir -> {
       TurnCheckpoint.GIT.push(dir, req.remote() == null ? "origin" : req.remote(), req.branch());
-      return new Payloads.ChangesReply(true, null, null, null, null);
+      return new ChangePayloads.ChangesReply(true, null, null, null, null);
     });
   }
 
-  private void run(Ack ack, Payloads.ChangesRequest req,
-      Function<Path, Payloads.ChangesReply> work) {
+  private void run(Ack ack, ChangePayloads.ChangesRequest req,
+      Function<Path, ChangePayloads.ChangesReply> work) {
     Path dir = workspace.projectDir(req.slug());
     try {
       executor.execute(() -> {
-        Payloads.ChangesReply reply;
+        ChangePayloads.ChangesReply reply;
         try {
           if (!Files.isDirectory(dir.resolve(".git"))) {
             throw new WorkspaceException("the project is not checked out in this workspace");
@@ -94,15 +95,15 @@ final class GitRequests {
           reply = work.apply(dir);
         } catch (WorkspaceException | IllegalArgumentException e) {
           log.info("git request on {} refused: {}", req.slug(), e.getMessage());
-          reply = Payloads.ChangesReply.failure(e.getMessage());
+          reply = ChangePayloads.ChangesReply.failure(e.getMessage());
         } catch (RuntimeException e) {
           log.warn("git request on {} failed", req.slug(), e);
-          reply = Payloads.ChangesReply.failure("the drone failed to run git");
+          reply = ChangePayloads.ChangesReply.failure("the drone failed to run git");
         }
         ServerEvents.reply(ack, reply);
       });
     } catch (RejectedExecutionException e) {
-      ServerEvents.reply(ack, Payloads.ChangesReply.failure(
+      ServerEvents.reply(ack, ChangePayloads.ChangesReply.failure(
           "the drone has too many git requests waiting; try again in a moment"));
     }
   }

@@ -2,9 +2,9 @@ package dev.gadget.core.drone.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.agent.AgentLoop;
-import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.AgentRun;
+import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.drone.TurnTools;
 import dev.gadget.core.drone.WorkOrderCache;
@@ -15,6 +15,7 @@ import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.WorkOrder;
 import dev.gadget.core.model.WorkspaceMode;
+import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Ack;
@@ -241,7 +242,7 @@ public final class JobRunner {
   /** Cancels the running turn, also while its project is being checked out. */
   /** {@code approvalDecided}: a call of the running turn that waited was decided. */
   void onApprovalDecided(List<JsonNode> args, Ack ack) {
-    Payloads.ApprovalDecided p = DroneApprovals.read(args);
+    ApprovalPayloads.ApprovalDecided p = DroneApprovals.read(args);
     DroneApprovals approvals;
     synchronized (state) {
       Job job = state.job;

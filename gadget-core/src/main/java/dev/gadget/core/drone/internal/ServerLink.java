@@ -8,6 +8,7 @@ import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.WorkspaceMode;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.WorkspacePayloads;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient;
 import dev.gadget.core.transport.TransportException;
@@ -150,7 +151,7 @@ public final class ServerLink {
             return;
           }
           try {
-            workspace.registered(Protocol.payload(reply, Payloads.RegistrationReply.class),
+            workspace.registered(Protocol.payload(reply, WorkspacePayloads.RegistrationReply.class),
                 state.status());
           } catch (RuntimeException e) {
             log.warn("cannot record the registration: {}", e.getMessage());
@@ -188,7 +189,7 @@ public final class ServerLink {
     }
     Connection c = connection;
     if (c != null && !state.closed) {
-      c.emit(Protocol.WORKSPACE_MODE, Protocol.args(new Payloads.WorkspaceModeEvent(null, mode)));
+      c.emit(Protocol.WORKSPACE_MODE, Protocol.args(new WorkspacePayloads.WorkspaceModeEvent(null, mode)));
     }
   }
 

@@ -6,6 +6,7 @@ import dev.gadget.core.drone.WorkOrderCache;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.WorkspacePayloads;
 import dev.gadget.core.stream.StreamChunk;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -219,7 +220,7 @@ final class Streamer implements AgentListener {
         return;
       }
     }
-    link.emit(Protocol.TURN_STATS, new Payloads.TurnStatsEvent(job.turnId, soFar));
+    link.emit(Protocol.TURN_STATS, new WorkspacePayloads.TurnStatsEvent(job.turnId, soFar));
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.gadget.core.drone.internal;
 
 import dev.gadget.core.drone.GitChanges;
 import dev.gadget.core.model.TurnDiff;
+import dev.gadget.core.protocol.ChangePayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import java.nio.file.Path;
@@ -52,12 +53,12 @@ final class TurnCheckpoint {
     if (diff.isEmpty()) {
       return;
     }
-    Payloads.TurnChanges payload;
+    ChangePayloads.TurnChanges payload;
     synchronized (state) {
       if (job.abandoned || job.finished) {
         return;
       }
-      payload = new Payloads.TurnChanges(turnId, job.nextSeq++, diff, null);
+      payload = new ChangePayloads.TurnChanges(turnId, job.nextSeq++, diff, null);
     }
     link.emit(Protocol.TURN_CHANGES, payload);
   }

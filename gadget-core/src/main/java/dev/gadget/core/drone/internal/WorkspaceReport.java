@@ -7,6 +7,7 @@ import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.WorkspaceMode;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.WorkspacePayloads;
 import dev.gadget.core.transport.Ack;
 import java.util.List;
 import java.util.Objects;
@@ -26,7 +27,7 @@ final class WorkspaceReport {
   }
 
   void onGetState(List<JsonNode> args, Ack ack) {
-    Protocol.payload(args, Payloads.DroneRef.class);
+    Protocol.payload(args, WorkspacePayloads.DroneRef.class);
     workspace.pruneProjects();
     WorkspaceMode mode;
     DroneStatus status;
@@ -36,19 +37,19 @@ final class WorkspaceReport {
       status = state.status();
       activeTurnId = state.activeTurnId().orElse(null);
     }
-    Payloads.CachedTurn cached;
+    WorkspacePayloads.CachedTurn cached;
     try {
       cached = workspace.readWorkOrder().map(WorkspaceReport::cached).orElse(null);
     } catch (WorkspaceException e) {
-      ServerEvents.reply(ack, new Payloads.WorkspaceStateReply(false, e.getMessage(), null));
+      ServerEvents.reply(ack, new WorkspacePayloads.WorkspaceStateReply(false, e.getMessage(), null));
       return;
     }
-    ServerEvents.reply(ack, new Payloads.WorkspaceStateReply(true, null,
-        new Payloads.WorkspaceState(workspace.data(), mode, status, activeTurnId, cached)));
+    ServerEvents.reply(ack, new WorkspacePayloads.WorkspaceStateReply(true, null,
+        new WorkspacePayloads.WorkspaceState(workspace.data(), mode, status, activeTurnId, cached)));
   }
 
-  private static Payloads.CachedTurn cached(WorkOrderCache c) {
-    return new Payloads.CachedTurn(c.turnId(), c.chatSessionId(), c.projectId(),
+  private static WorkspacePayloads.CachedTurn cached(WorkOrderCache c) {
+    return new WorkspacePayloads.CachedTurn(c.turnId(), c.chatSessionId(), c.projectId(),
         c.workOrderId(), c.receivedAt(), c.status(), c.error(), c.lastSeq(),
         c.resumable().size());
   }

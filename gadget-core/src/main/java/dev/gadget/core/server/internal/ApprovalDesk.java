@@ -3,6 +3,7 @@ package dev.gadget.core.server.internal;
 import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.User;
+import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Ack;
@@ -60,31 +61,31 @@ public final class ApprovalDesk {
   }
 
   /** {@code approvalRequest} from drone {@code droneId}: answers at once or holds the call. */
-  void request(String droneId, Payloads.ApprovalRequest req, Ack ack) {
+  void request(String droneId, ApprovalPayloads.ApprovalRequest req, Ack ack) {
     LiveTurn t = turns.get(req.turnId());
     if (t == null || !t.droneId.equals(droneId)) {
-      Requests.reply(ack, new Payloads.ApprovalAck(ToolApproval.deny("server",
+      Requests.reply(ack, new ApprovalPayloads.ApprovalAck(ToolApproval.deny("server",
           "the server does not follow this turn any more"), 0));
       return;
     }
-    Payloads.ApprovalAck answer;
+    ApprovalPayloads.ApprovalAck answer;
     synchronized (t.lock) {
       ToolApproval decided = t.decidedApprovals.get(req.callId());
       LiveTurn.PendingApproval pending = t.pendingApprovals.get(req.callId());
       Instant now = settings.clock().instant();
       if (decided != null) {
-        answer = new Payloads.ApprovalAck(decided, 0);
+        answer = new ApprovalPayloads.ApprovalAck(decided, 0);
       } else if (t.ended) {
-        answer = new Payloads.ApprovalAck(ToolApproval.deny("server", "the turn has ended"), 0);
+        answer = new ApprovalPayloads.ApprovalAck(ToolApproval.deny("server", "the turn has ended"), 0);
       } else if (pending != null) {
-        answer = new Payloads.ApprovalAck(null,
+        answer = new ApprovalPayloads.ApprovalAck(null,
             Math.max(0, Duration.between(now, pending.event().expiresAt()).toMillis()));
       } else if (granted(t.turn.sessionId(), req.toolName(), req.command())) {
         ToolApproval session = ToolApproval.approve(ToolApproval.SESSION);
         t.decidedApprovals.put(req.callId(), session);
-        answer = new Payloads.ApprovalAck(session, 0);
+        answer = new ApprovalPayloads.ApprovalAck(session, 0);
       } else {
-        Payloads.ApprovalPending event = new Payloads.ApprovalPending(t.turn.sessionId(),
+        ApprovalPayloads.ApprovalPending event = new ApprovalPayloads.ApprovalPending(t.turn.sessionId(),
             t.turn.id(), req.callId(), req.toolName(),
             req.parameters() == null ? "{}" : req.parameters(), req.command(),
             now.plus(timeout));
@@ -94,14 +95,14 @@ public final class ApprovalDesk {
         t.pendingApprovals.put(req.callId(), new LiveTurn.PendingApproval(event, expiry));
         log.info("turn {}: {} waits for approval", t.turn.id(), req.toolName());
         rooms.toWatchers(t.turn.sessionId(), Protocol.APPROVAL_PENDING, event);
-        answer = new Payloads.ApprovalAck(null, timeout.toMillis());
+        answer = new ApprovalPayloads.ApprovalAck(null, timeout.toMillis());
       }
     }
     Requests.reply(ack, answer);
   }
 
   /** {@code answerApproval} from a page of {@code userId}: the first answer wins. */
-  void answer(String userId, Payloads.AnswerApproval req) {
+  void answer(String userId, ApprovalPayloads.AnswerApproval req) {
     LiveTurn t = turns.get(req.turnId());
     if (t == null || !t.turn.userId().equals(userId)) {
       throw new RequestException("no call of this turn waits for approval (the turn is not "
@@ -150,7 +151,7 @@ public final class ApprovalDesk {
             .add(new String[] {pending.event().toolName(), approval.scope()});
       }
       log.info("turn {}: {} {}", t.turn.id(), pending.event().toolName(), describe(approval));
-      Payloads.ApprovalDecided event = new Payloads.ApprovalDecided(t.turn.sessionId(),
+      ApprovalPayloads.ApprovalDecided event = new ApprovalPayloads.ApprovalDecided(t.turn.sessionId(),
           t.turn.id(), callId, approval);
       rooms.toWatchers(t.turn.sessionId(), Protocol.APPROVAL_DECIDED, event);
       ConnectedDrone d = router.find(t.droneId);

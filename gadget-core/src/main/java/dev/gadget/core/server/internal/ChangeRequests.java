@@ -8,6 +8,7 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.User;
+import dev.gadget.core.protocol.ChangePayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.ChatStore;
@@ -52,14 +53,14 @@ final class ChangeRequests {
   }
 
   void register(Connection c, String userId) {
-    handle(c, Protocol.UNDO_TURN, Payloads.UndoTurn.class, (req, ack) -> undo(userId, req, ack));
-    handle(c, Protocol.COMMIT_CHANGES, Payloads.CommitChanges.class,
+    handle(c, Protocol.UNDO_TURN, ChangePayloads.UndoTurn.class, (req, ack) -> undo(userId, req, ack));
+    handle(c, Protocol.COMMIT_CHANGES, ChangePayloads.CommitChanges.class,
         (req, ack) -> commit(userId, req, ack));
-    handle(c, Protocol.PUSH_CHANGES, Payloads.PushChanges.class,
+    handle(c, Protocol.PUSH_CHANGES, ChangePayloads.PushChanges.class,
         (req, ack) -> push(userId, req, ack));
   }
 
-  private void undo(String userId, Payloads.UndoTurn req, Ack ack) {
+  private void undo(String userId, ChangePayloads.UndoTurn req, Ack ack) {
     ChatTurn turn = store.findTurn(req.turnId()).filter(t -> t.userId().equals(userId))
         .orElseThrow(() -> new RequestException("turn not found"));
     ChatSession session = owned.session(userId, turn.sessionId());
@@ -78,7 +79,7 @@ final class ChangeRequests {
       throw new RequestException("this turn changed no files; there is nothing to undo");
     }
     Connection drone = droneOf(userId, List.of(turn));
-    Payloads.ChangesRequest forward = new Payloads.ChangesRequest(project.slug(),
+    ChangePayloads.ChangesRequest forward = new ChangePayloads.ChangesRequest(project.slug(),
         List.of(turn.id()), null, null, null, null, null);
     ask(drone, Protocol.UNDO_TURN, forward, ack, reply -> {
       if (reply.diff() == null) {
@@ -91,13 +92,13 @@ final class ChangeRequests {
             reply.diff().asRevertOf(turn.id()));
         store.appendBlock(turn.id(), block);
         rooms.toWatchers(session.id(), Protocol.TURN_CHANGES,
-            new Payloads.TurnChanges(turn.id(), -1, null, block));
+            new ChangePayloads.TurnChanges(turn.id(), -1, null, block));
         return Map.of("ok", true, "block", block);
       }
     });
   }
 
-  private void commit(String userId, Payloads.CommitChanges req, Ack ack) {
+  private void commit(String userId, ChangePayloads.CommitChanges req, Ack ack) {
     ChatSession session = owned.session(userId, req.sessionId());
     Project project = owned.project(userId, session.projectId());
     idle(session);
@@ -108,7 +109,7 @@ final class ChangeRequests {
         ? proposedMessage(changed) : req.message().strip() + "\n";
     User user = store.findUser(userId).orElseThrow(() -> new RequestException("user not found"));
     List<String> ids = changed.stream().map(ChatTurn::id).toList();
-    ask(drone, Protocol.COMMIT_CHANGES, new Payloads.ChangesRequest(project.slug(), ids, branch,
+    ask(drone, Protocol.COMMIT_CHANGES, new ChangePayloads.ChangesRequest(project.slug(), ids, branch,
         message, user.displayName(), user.username() + "@gadget.invalid", null), ack,
         reply -> {
           Map<String, Object> answer = new LinkedHashMap<>();
@@ -121,12 +122,12 @@ final class ChangeRequests {
         });
   }
 
-  private void push(String userId, Payloads.PushChanges req, Ack ack) {
+  private void push(String userId, ChangePayloads.PushChanges req, Ack ack) {
     ChatSession session = owned.session(userId, req.sessionId());
     Project project = owned.project(userId, session.projectId());
     Connection drone = droneOf(userId, changedTurns(session));
     String branch = branch(req.branch(), session);
-    ask(drone, Protocol.PUSH_CHANGES, new Payloads.ChangesRequest(project.slug(), List.of(),
+    ask(drone, Protocol.PUSH_CHANGES, new ChangePayloads.ChangesRequest(project.slug(), List.of(),
         branch, null, null, null, "origin"), ack,
         reply -> Map.of("ok", true, "branch", branch, "remote", "origin"));
   }
@@ -188,14 +189,14 @@ final class ChangeRequests {
 
   /** Asks the drone and answers the page: {@code onOk}'s answer, or the drone's reason. */
   private void ask(Connection drone, String event, Object payload, Ack ack,
-      Function<Payloads.ChangesReply, Object> onOk) {
+      Function<ChangePayloads.ChangesReply, Object> onOk) {
     drone.emitWithAck(event, Protocol.args(payload), GIT_ANSWER_TIMEOUT).whenComplete((r, e) -> {
       Object answer;
       try {
         if (e != null) {
           answer = new Payloads.ErrorReply("the drone did not answer: " + e.getMessage());
         } else {
-          Payloads.ChangesReply reply = read(r);
+          ChangePayloads.ChangesReply reply = read(r);
           answer = reply.ok() ? onOk.apply(reply) : new Payloads.ErrorReply(
               reply.error() == null ? "the drone refused" : reply.error());
         }
@@ -209,11 +210,11 @@ final class ChangeRequests {
     });
   }
 
-  private static Payloads.ChangesReply read(List<JsonNode> reply) {
+  private static ChangePayloads.ChangesReply read(List<JsonNode> reply) {
     try {
-      return Protocol.payload(reply, Payloads.ChangesReply.class);
+      return Protocol.payload(reply, ChangePayloads.ChangesReply.class);
     } catch (IllegalArgumentException e) {
-      return Payloads.ChangesReply.failure("the drone sent an invalid answer");
+      return ChangePayloads.ChangesReply.failure("the drone sent an invalid answer");
     }
   }
 }

@@ -8,8 +8,11 @@ import dev.gadget.core.Ids;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.ApprovalPayloads;
+import dev.gadget.core.protocol.ChangePayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.WorkspacePayloads;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.stream.StreamChunk;
@@ -120,7 +123,7 @@ public final class DroneLink {
       me.toolNames = e.tools().stream().map(Payloads.ToolInfo::name).distinct().toList();
       log.debug("drone {} offers {} tools", me.id, me.toolNames.size());
     });
-    handle(c, Protocol.TURN_CHANGES, Payloads.TurnChanges.class, (e, ack) -> {
+    handle(c, Protocol.TURN_CHANGES, ChangePayloads.TurnChanges.class, (e, ack) -> {
       if (e.diff() != null) {
         turns.stream(me.id, e.turnId(), e.seq(), new StreamChunk.Changes(e.diff()),
             Protocol.TURN_CHANGES, e);
@@ -141,7 +144,7 @@ public final class DroneLink {
     });
     handle(c, Protocol.REQUEST_CRASH_RECOVERY, Payloads.CrashRecoveryRequest.class,
         (e, ack) -> recover(c, me, e, ack));
-    handle(c, Protocol.APPROVAL_REQUEST, Payloads.ApprovalRequest.class, (e, ack) ->
+    handle(c, Protocol.APPROVAL_REQUEST, ApprovalPayloads.ApprovalRequest.class, (e, ack) ->
         approvals.request(me.id, e, ack));
     handle(c, Protocol.DRONE_STATUS, Payloads.DroneStatusEvent.class, (e, ack) -> {
       if (e.status() == DroneStatus.AVAILABLE || e.status() == DroneStatus.BUSY) {
@@ -156,7 +159,7 @@ public final class DroneLink {
         rooms.toUserPages(me.userId, new Payloads.DroneStatusEvent(me.id, e.status(), e.turnId()));
       }
     });
-    handle(c, Protocol.TURN_STATS, Payloads.TurnStatsEvent.class, (e, ack) -> {
+    handle(c, Protocol.TURN_STATS, WorkspacePayloads.TurnStatsEvent.class, (e, ack) -> {
       LiveTurn t = turns.get(e.turnId());
       if (t != null && t.droneId.equals(me.id)) {
         synchronized (t.lock) {
@@ -170,12 +173,12 @@ public final class DroneLink {
       }
     });
     handle(c, Protocol.DRONE_REGISTRATION, JsonNode.class, (e, ack) -> reply(ack,
-        new Payloads.RegistrationReply(me.id, me.status, store.findDrone(me.id)
+        new WorkspacePayloads.RegistrationReply(me.id, me.status, store.findDrone(me.id)
             .map(DroneRegistration::registeredAt).orElse(null))));
-    handle(c, Protocol.WORKSPACE_MODE, Payloads.WorkspaceModeEvent.class, (e, ack) -> {
+    handle(c, Protocol.WORKSPACE_MODE, WorkspacePayloads.WorkspaceModeEvent.class, (e, ack) -> {
       me.mode = e.mode();
       rooms.toUserPages(me.userId, Protocol.WORKSPACE_MODE,
-          new Payloads.WorkspaceModeEvent(me.id, e.mode()));
+          new WorkspacePayloads.WorkspaceModeEvent(me.id, e.mode()));
     });
   }
 
@@ -246,7 +249,7 @@ public final class DroneLink {
               delay);
           if (!again) {
             rooms.toWatchers(t.turn.sessionId(), Protocol.TURN_RECOVERED,
-                new Payloads.TurnRecovered(t.turn.id(), TurnRecoveredText.of(delay), delay,
+                new WorkspacePayloads.TurnRecovered(t.turn.id(), TurnRecoveredText.of(delay), delay,
                     t.crashRetries));
           }
           log.info("drone {} crashed during turn {}; retrying from seq {} in {} ms", drone.id,

@@ -6,6 +6,7 @@ import dev.gadget.core.model.Project;
 import dev.gadget.core.model.WorkOrder;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.WorkspacePayloads;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.transport.Ack;
@@ -68,14 +69,14 @@ final class DroneRequests {
   }
 
   /** Releases a drone's session and project lock (its {@code workspace.json} says so). */
-  void releaseLock(String userId, Payloads.DroneRef req, Ack ack) {
+  void releaseLock(String userId, WorkspacePayloads.DroneRef req, Ack ack) {
     Connection connection = connectionOf(userId, req.droneId());
-    askDrone(connection, Protocol.RELEASE_SESSION_LOCK, new Payloads.DroneRef(req.droneId()),
+    askDrone(connection, Protocol.RELEASE_SESSION_LOCK, new WorkspacePayloads.DroneRef(req.droneId()),
         ack, Payloads.OkReply::success);
   }
 
   /** Asks a drone for its workspace state; the page gets {@code {"state"}} or {@code {"error"}}. */
-  void workspaceState(String userId, Payloads.DroneRef req, Ack ack) {
+  void workspaceState(String userId, WorkspacePayloads.DroneRef req, Ack ack) {
     Connection connection = connectionOf(userId, req.droneId());
     connection.emitWithAck(Protocol.GET_WORKSPACE_STATE, Protocol.args(req),
         settings.ackTimeout()).whenComplete((r, e) -> {
@@ -83,12 +84,12 @@ final class DroneRequests {
           if (e != null) {
             answer = new Payloads.ErrorReply("the drone did not answer: " + e.getMessage());
           } else {
-            Payloads.WorkspaceStateReply reply;
+            WorkspacePayloads.WorkspaceStateReply reply;
             try {
-              reply = Protocol.payload(r, Payloads.WorkspaceStateReply.class);
+              reply = Protocol.payload(r, WorkspacePayloads.WorkspaceStateReply.class);
             } catch (IllegalArgumentException ex) {
               log.warn("a drone's workspace state does not fit: {}", ex.getMessage());
-              reply = new Payloads.WorkspaceStateReply(false,
+              reply = new WorkspacePayloads.WorkspaceStateReply(false,
                   "the drone sent an invalid answer", null);
             }
             answer = reply.ok() && reply.state() != null

@@ -4,6 +4,7 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
@@ -63,7 +64,7 @@ final class LiveTurn {
   final Map<String, ToolApproval> decidedApprovals = new HashMap<>();
 
   /** A call that waits for approval, and the timer that denies it. */
-  record PendingApproval(Payloads.ApprovalPending event, ScheduledFuture<?> expiry) {}
+  record PendingApproval(ApprovalPayloads.ApprovalPending event, ScheduledFuture<?> expiry) {}
 
   LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId, Object lock, ChatStore store,
       Clock clock) {

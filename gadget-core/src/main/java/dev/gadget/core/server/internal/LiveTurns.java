@@ -5,6 +5,7 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.WorkOrder;
+import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.ChatStore;
@@ -88,7 +89,7 @@ public final class LiveTurns {
     synchronized (sessionLock(session.id())) {
       List<ChatTurn> turns = store.listTurns(session.id());
       List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
-      List<Payloads.ApprovalPending> pending = new ArrayList<>();
+      List<ApprovalPayloads.ApprovalPending> pending = new ArrayList<>();
       for (LiveTurn t : live.values()) {
         if (t.turn.sessionId().equals(session.id())) {
           liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
@@ -99,7 +100,7 @@ public final class LiveTurns {
       }
       rooms.join(session.id(), page);
       return new Payloads.SessionSnapshot(session.id(), turns, liveTurns,
-          new Payloads.ApprovalPolicyReply(session.id(), null, pending));
+          new ApprovalPayloads.ApprovalPolicyReply(session.id(), null, pending));
     }
   }
 

@@ -4,17 +4,19 @@ import static dev.gadget.core.server.internal.Requests.handle;
 import static dev.gadget.core.server.internal.Requests.reply;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.GadgetJson;
 import dev.gadget.core.Ids;
 import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.Project;
+import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.WorkspacePayloads;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.transport.Connection;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gadget.core.GadgetJson;
-import dev.gadget.core.model.DroneRegistration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -83,7 +85,7 @@ public final class PageRequests {
     handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
       Payloads.SessionSnapshot s = turns.snapshot(c, owned.session(userId, req.sessionId()));
       reply(ack, new Payloads.SessionSnapshot(s.sessionId(), s.turns(), s.live(),
-          new Payloads.ApprovalPolicyReply(s.sessionId(),
+          new ApprovalPayloads.ApprovalPolicyReply(s.sessionId(),
               approvals.policy(s.sessionId()).wireName(), s.approvals().pending())));
     });
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
@@ -113,21 +115,21 @@ public final class PageRequests {
       store.renameProject(p.id(), name);
       reply(ack, Map.of("project", p.withName(name)));
     });
-    handle(c, Protocol.GET_WORKSPACE_STATE, Payloads.DroneRef.class,
+    handle(c, Protocol.GET_WORKSPACE_STATE, WorkspacePayloads.DroneRef.class,
         (req, ack) -> droneRequests.workspaceState(userId, req, ack));
-    handle(c, Protocol.RELEASE_SESSION_LOCK, Payloads.DroneRef.class,
+    handle(c, Protocol.RELEASE_SESSION_LOCK, WorkspacePayloads.DroneRef.class,
         (req, ack) -> droneRequests.releaseLock(userId, req, ack));
     providerRequests.register(c, userId);
-    handle(c, Protocol.ANSWER_APPROVAL, Payloads.AnswerApproval.class, (req, ack) -> {
+    handle(c, Protocol.ANSWER_APPROVAL, ApprovalPayloads.AnswerApproval.class, (req, ack) -> {
       approvals.answer(userId, req);
       reply(ack, Payloads.OkReply.success());
     });
-    handle(c, Protocol.APPROVAL_POLICY, Payloads.ApprovalPolicyRequest.class, (req, ack) -> {
+    handle(c, Protocol.APPROVAL_POLICY, ApprovalPayloads.ApprovalPolicyRequest.class, (req, ack) -> {
       String id = owned.session(userId, req.sessionId()).id();
       if (req.policy() != null) {
         approvals.setPolicy(id, ApprovalPolicy.fromWireName(req.policy()));
       }
-      reply(ack, new Payloads.ApprovalPolicyReply(id, approvals.policy(id).wireName(), null));
+      reply(ack, new ApprovalPayloads.ApprovalPolicyReply(id, approvals.policy(id).wireName(), null));
     });
     changeRequests.register(c, userId);
   }
