@@ -214,7 +214,7 @@ final class RuntimeFixture implements AutoCloseable {
       for (String e : List.of(Protocol.TURN_STARTED, Protocol.BLOCKS_SUPERSEDED,
           Protocol.THINKING, Protocol.RESPONSE,
           Protocol.TOOL_CALL, Protocol.TOOL_STARTED, Protocol.WORK_ORDER_COMPLETE,
-          Protocol.DRONE_STATUS)) {
+          Protocol.DRONE_STATUS, Protocol.SESSION_DELETED)) {
         connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
       }
     }

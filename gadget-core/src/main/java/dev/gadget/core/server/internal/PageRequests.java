@@ -16,9 +16,9 @@ import java.util.Map;
 /**
  * Everything a signed-in page may ask, one handler per event: its projects, chat sessions and
  * drones; watching a session; submitting a prompt and cancelling a turn; locking a session to a
- * workspace and switching a workspace's mode. A page reaches only its own user's data. Each
- * payload has been checked against its record's rules (required fields, types, {@code Limits})
- * before its handler runs.
+ * workspace and switching a workspace's mode; renaming and deleting chats and projects. A page
+ * reaches only its own user's data. Each payload has been checked against its record's rules
+ * (required fields, types, {@code Limits}) before its handler runs.
  */
 public final class PageRequests {
   private final ServerSettings settings;
@@ -29,6 +29,7 @@ public final class PageRequests {
   private final TurnDispatcher dispatcher;
   private final DroneRequests droneRequests;
   private final ProviderRequests providerRequests;
+  private final Deletions deletions;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
       DroneRouter router) {
@@ -41,6 +42,7 @@ public final class PageRequests {
     this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver);
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
+    this.deletions = new Deletions(store, owned, router, turns, rooms);
   }
 
   /** A page of {@code userId} connected: registers its handlers. */
@@ -95,6 +97,14 @@ public final class PageRequests {
           .filter(o -> !o.id().equals(p.id())).toList());
       store.renameProject(p.id(), name);
       reply(ack, Map.of("project", p.withName(name)));
+    });
+    handle(c, Protocol.DELETE_SESSION, Payloads.DeleteSession.class, (req, ack) -> {
+      deletions.deleteSession(userId, req.sessionId());
+      reply(ack, Payloads.OkReply.success());
+    });
+    handle(c, Protocol.DELETE_PROJECT, Payloads.DeleteProject.class, (req, ack) -> {
+      deletions.deleteProject(userId, req.projectId());
+      reply(ack, Payloads.OkReply.success());
     });
     providerRequests.register(c, userId);
   }
