@@ -4,7 +4,7 @@
 import { state } from './state.js';
 import { $, showError } from './dom.js';
 import { signOut } from './signin.js';
-import { refreshAll } from './sidebar.js';
+import { refreshAll, onSessionDeleted } from './sidebar.js';
 import { onStream, onSuperseded, onTurnStarted } from './turns.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
@@ -45,6 +45,7 @@ export function connect() {
   socket.on('turnStarted', (p) => onTurnStarted(p.turn));
   socket.on('droneStatus', () => refreshDrones());
   socket.on('blocksSuperseded', (p) => onSuperseded(p));
+  socket.on('sessionDeleted', (p) => onSessionDeleted(p));
   for (const name of ['thinking', 'response', 'toolCall', 'workOrderComplete']) {
     socket.on(name, (p) => onStream(name, p));
   }
