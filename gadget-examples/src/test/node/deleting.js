@@ -13,6 +13,8 @@ const activeChat = () => {
 };
 const chats = () => Array.from(document.querySelectorAll('#session-list .session[data-session-id]'),
   (e) => e.textContent);
+// The next chat shown: its snapshot applied (no turns of the deleted one, its empty state).
+const emptyChatShown = () => !document.querySelector('#turns .turn') && !!document.querySelector('#turns .empty');
 const drawerOpen = () => document.getElementById('app').classList.contains('drawer-open');
 
 module.exports = ({ ready, submit, step }) => ({
@@ -72,6 +74,7 @@ module.exports = ({ ready, submit, step }) => ({
       .some((e) => e.textContent === n), doomed, { timeout });
     await page.waitForFunction(() => document.querySelectorAll('#session-list .session.active').length === 1,
       null, { timeout });
+    await page.waitForFunction(emptyChatShown, null, { timeout });
     const afterChat = { chats: await page.evaluate(chats), active: await page.evaluate(activeChat),
       turns: await page.locator('#turns .turn').count(),
       empty: await page.locator('#turns .empty').count() };
@@ -79,6 +82,7 @@ module.exports = ({ ready, submit, step }) => ({
       const a = document.querySelector('#session-list .session.active');
       return a && a.textContent !== n;
     }, doomed, { timeout });
+    await other.waitForFunction(emptyChatShown, null, { timeout });
     const otherAfter = { active: await other.evaluate(activeChat), chats: await other.evaluate(chats),
       turns: await other.locator('#turns .turn').count() };
     step('chat deleted');
@@ -93,8 +97,11 @@ module.exports = ({ ready, submit, step }) => ({
     await page.click('#confirm-delete-button');
     await page.waitForFunction((n) => Array.from(document.querySelectorAll('#project-select option'))
       .every((o) => o.textContent !== n), projectBefore, { timeout });
-    await page.waitForFunction(() => document.querySelectorAll('#session-list .session.active').length === 1,
-      null, { timeout });
+    // The other project's chats listed (not the deleted project's any more), one of them shown.
+    await page.waitForFunction((n) => {
+      const a = document.querySelector('#session-list .session.active');
+      return a && a.textContent !== n && !!a.dataset.sessionId;
+    }, afterChat.active, { timeout });
     const afterProject = {
       projects: await page.$$eval('#project-select option', (els) => els.map((e) => e.textContent)),
       shown: await page.$eval('#project-select', (e) => e.selectedOptions[0].textContent),
