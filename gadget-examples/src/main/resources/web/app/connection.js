@@ -4,7 +4,7 @@
 import { state } from './state.js';
 import { $, showError } from './dom.js';
 import { signOut } from './signin.js';
-import { refreshAll } from './sidebar.js';
+import { refreshAll, onSessionDeleted } from './sidebar.js';
 import { onStream, onSuperseded, onTurnStarted } from './turns.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
@@ -53,6 +53,7 @@ export function connect() {
   socket.on('turnRecovered', onTurnRecovered);
   socket.on('turnStats', onTurnStats);
   socket.on('blocksSuperseded', (p) => onSuperseded(p));
+  socket.on('sessionDeleted', (p) => onSessionDeleted(p));
   socket.on('turnChanges', (p) => onTurnChanges(p, onStream, addBlock));
   for (const name of ['thinking', 'response', 'toolStarted', 'toolOutput', 'toolCall',
     'compaction', 'workOrderComplete']) {

@@ -12,6 +12,7 @@ import { closeDrawer } from './drawer.js';
 import { showEmptyChat } from './empty.js';
 import { addRenameButton, wireRenameProject } from './rename.js';
 import { beforeWatch } from './approvals.js';
+import { addDeleteButton, wireDeleteProject } from './delete.js';
 
 /** After every (re)connect: projects, sessions, drones, and watch the session again. */
 export async function refreshAll() {
@@ -71,6 +72,7 @@ function renderSessions() {
     b.addEventListener('click', () => selectSession(s._id).catch((e) => showError('side-error', e.message)));
     li.appendChild(b);
     if (s._id === state.sessionId) addRenameButton(li, s, renderSessions);
+    if (s._id === state.sessionId) addDeleteButton(li, s, forgetSession);
     ul.appendChild(li);
   }
   if (state.draft) {
@@ -184,4 +186,43 @@ export function wireSidebar() {
   });
   $('session-search').addEventListener('input', renderSessions);
   wireRenameProject();
+  wireDeleteProject(forgetProject);
+}
+
+/** A deleted chat leaves the page; if it was shown, the next chat (or the empty state) is. */
+export async function forgetSession(id) {
+  const i = state.sessions.findIndex((s) => s._id === id);
+  if (i < 0) return;
+  state.sessions.splice(i, 1);
+  if (localStorage.getItem(SESSION_KEY) === id) localStorage.removeItem(SESSION_KEY);
+  if (state.sessionId !== id) {
+    renderSessions();
+    return;
+  }
+  if (state.watched === id) state.watched = null;
+  const next = state.sessions[i] || state.sessions[i - 1];
+  await selectSession(next ? next._id : null);
+}
+
+/** A deleted project leaves the page; if it was shown, the first project (or none) is. */
+export async function forgetProject(id) {
+  const i = state.projects.findIndex((p) => p._id === id);
+  if (i < 0) return;
+  state.projects.splice(i, 1);
+  if (state.projectId !== id) {
+    renderProjects();
+    return;
+  }
+  const stored = localStorage.getItem(SESSION_KEY);
+  if (state.sessions.some((s) => s._id === stored)) localStorage.removeItem(SESSION_KEY);
+  state.watched = null;
+  state.projectId = state.projects.length ? state.projects[0]._id : null;
+  renderProjects();
+  await loadSessions(null);
+}
+
+/** The server's sessionDeleted: another tab (or this one) deleted the watched chat. */
+export function onSessionDeleted(p) {
+  const forget = p.projectDeleted ? forgetProject(p.projectId) : forgetSession(p.sessionId);
+  forget.catch((e) => showError('side-error', e.message));
 }

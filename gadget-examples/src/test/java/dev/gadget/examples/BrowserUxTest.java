@@ -3,6 +3,7 @@ package dev.gadget.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.Ids;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.Project;
@@ -11,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The page as a person meets it, in Chromium at 1280x800 and 390x844, light and dark
- * ({@code src/test/node/ux.js}): a new user on a phone, sign-in links pasted into an open tab,
- * and the contrast of every text style. Screenshots go to {@code target/screenshots/}.
+ * ({@code src/test/node/ux.js}, {@code deleting.js}): a new user on a phone, sign-in links
+ * pasted into an open tab, the contrast of every text style, deleting chats and projects. Screenshots go to {@code target/screenshots/}.
  */
 class BrowserUxTest {
   static final Path SHOTS = Path.of("target/screenshots").toAbsolutePath();
@@ -249,6 +251,65 @@ class BrowserUxTest {
     assertThat(r.get("errorAfter").asText()).isEmpty();
     assertThat(fx.store.store().listTurns(fx.session.id())).extracting(t -> t.prompt())
         .containsExactly(PROMPT, PROMPT2);
+  }
+
+  @Test
+  void chatsAndProjectsAreDeletedAfterAConfirmationAndOtherTabsLeaveThem() throws Exception {
+    for (int[] size : new int[][] {{1280, 800}, {390, 844}}) {
+      if (fx != null) {
+        fx.close();
+      }
+      fx = new PageFixture(tmp.resolve("at-" + size[0]), withTool(), true);
+      var store = fx.store.store();
+      String owner = fx.user.user().id();
+      ChatSession second = new ChatSession(Ids.next(), owner, fx.project.id(), "Second chat",
+          null, Instant.now());
+      store.createSession(second);
+      Project other = new Project(Ids.next(), owner, "Other", "other",
+          fx.root.resolve("greeter").toString(), Instant.now());
+      store.createProject(other);
+      ChatSession otherChat = new ChatSession(Ids.next(), owner, other.id(), "Other chat", null,
+          Instant.now());
+      store.createSession(otherChat);
+
+      Map<String, Object> c = config("deleting", size[0], size[1], "light");
+      c.put("prompt", PROMPT);
+      JsonNode r = BrowserHarness.run(c);
+      String at = size[0] + "x" + size[1];
+      assertThat(r.get("status").asText()).isEqualTo("finished");
+      assertThat(r.get("doomed").asText()).isEqualTo("Second chat");
+      assertThat(r.get("otherBefore").asText()).isEqualTo("Second chat");
+      JsonNode dialog = r.get("chatDialog");
+      assertThat(dialog.get("modal").asBoolean()).as(at).isTrue();
+      assertThat(dialog.get("inView").asBoolean()).as(at).isTrue();
+      assertThat(dialog.get("focused").asText()).as("the safe choice has the focus")
+          .isEqualTo("Cancel");
+      assertThat(dialog.get("text").asText()).contains("“Second chat”", "cannot be undone");
+      assertThat(texts(r.get("afterEscape").get("chats")))
+          .containsExactly("Browser test", "Second chat");
+      assertThat(r.get("afterEscape").get("drawerOpen").asBoolean())
+          .as("%s: Escape closes the dialog, not the drawer", at).isEqualTo(size[0] < 700);
+      assertThat(r.get("secondFocus").asText()).isEqualTo("Delete");
+      assertThat(texts(r.get("afterChat").get("chats"))).containsExactly("Browser test");
+      assertThat(r.get("afterChat").get("active").asText()).isEqualTo("Browser test");
+      assertThat(r.get("afterChat").get("empty").asInt()).as("the next chat's empty state")
+          .isEqualTo(1);
+      assertThat(r.get("otherAfter").get("active").asText()).isEqualTo("Browser test");
+      assertThat(r.get("otherAfter").get("turns").asInt()).isZero();
+      assertThat(r.get("projectBefore").asText()).isEqualTo("Greeter");
+      assertThat(r.get("projectDialog").get("text").asText())
+          .contains("“Greeter”", "all its chats");
+      assertThat(texts(r.get("afterProject").get("projects"))).containsExactly("Other");
+      assertThat(r.get("afterProject").get("active").asText()).isEqualTo("Other chat");
+      assertThat(r.get("afterProject").get("error").asText()).isEmpty();
+      assertThat(r.get("otherAfterProject").asText()).isEqualTo("Other");
+
+      assertThat(store.listProjects(owner)).containsExactly(other);
+      assertThat(store.listSessions(owner, null)).containsExactly(otherChat);
+      assertThat(store.findSession(second.id())).isEmpty();
+      assertThat(store.findSession(fx.session.id())).isEmpty();
+      assertThat(store.listTurns(second.id())).isEmpty();
+    }
   }
 
   private static List<Integer> distinct(JsonNode rows) {

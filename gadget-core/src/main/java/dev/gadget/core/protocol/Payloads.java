@@ -404,4 +404,20 @@ public final class Payloads {
       Objects.requireNonNull(compaction, "compaction");
     }
   }
+
+  /** {@code deleteSession}: the chat session to delete, with its turns. */
+  public record DeleteSession(@Rule(required = true, maxLength = Limits.ID) String sessionId) {}
+
+  /** {@code deleteProject}: the project to delete, with its chat sessions and their turns. */
+  public record DeleteProject(@Rule(required = true, maxLength = Limits.ID) String projectId) {}
+
+  /**
+   * {@code sessionDeleted} (server to the session's watchers): the chat session is gone, deleted
+   * alone or with its project.
+   *
+   * @param sessionId the deleted session
+   * @param projectId its project
+   * @param projectDeleted whether its project was deleted with it
+   */
+  public record SessionDeleted(String sessionId, String projectId, boolean projectDeleted) {}
 }

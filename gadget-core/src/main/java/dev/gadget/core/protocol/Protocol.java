@@ -78,6 +78,12 @@ public final class Protocol {
   public static final String RENAME_SESSION = "renameSession";
   /** Page to server: renames one of the user's projects. */
   public static final String RENAME_PROJECT = "renameProject";
+  /** Page to server: deletes one of the user's chat sessions with its turns. */
+  public static final String DELETE_SESSION = "deleteSession";
+  /** Page to server: deletes one of the user's projects with its chat sessions and turns. */
+  public static final String DELETE_PROJECT = "deleteProject";
+  /** Server to page: a watched chat session was deleted (the page leaves it). */
+  public static final String SESSION_DELETED = "sessionDeleted";
 
   /**
    * Drone to server, server to page: output a running tool printed (bounded per second and in

@@ -148,6 +148,22 @@ public interface ChatStore extends AutoCloseable {
    */
   void renameProject(String projectId, String name);
 
+  /**
+   * Deletes a chat session with its turns and their blocks. The user's usage totals stay (they
+   * count what was spent, not what is kept).
+   *
+   * @return whether there was such a session ({@code false}: nothing was deleted)
+   */
+  boolean deleteSession(String sessionId);
+
+  /**
+   * Deletes a project with its chat sessions, their turns and the turns' blocks. Workspaces that
+   * cloned it are the drones' and stay on their disks.
+   *
+   * @return whether there was such a project ({@code false}: nothing was deleted)
+   */
+  boolean deleteProject(String projectId);
+
   /** Releases the store's resources. The default does nothing. */
   @Override
   default void close() {}

@@ -104,6 +104,16 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public synchronized boolean deleteSession(String sessionId) {
+    return state.apply(state.checkDeleteSession(sessionId));
+  }
+
+  @Override
+  public synchronized boolean deleteProject(String projectId) {
+    return state.apply(state.checkDeleteProject(projectId));
+  }
+
+  @Override
   public synchronized void createTurn(ChatTurn turn) {
     state.apply(state.checkCreateTurn(turn));
   }
@@ -146,28 +156,28 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
 
   @Override
   public synchronized void saveDrone(DroneRegistration drone) {
-    state.apply(state.checkSaveDrone(drone));
+    state.apply(state.drones().checkSave(drone));
   }
 
   @Override
   public synchronized Optional<DroneRegistration> findDrone(String id) {
-    return state.findDrone(id);
+    return state.drones().findDrone(id);
   }
 
   @Override
   public synchronized Optional<DroneRegistration> findDroneByWorkspace(
       String userId, String workspaceId) {
-    return state.findDroneByWorkspace(userId, workspaceId);
+    return state.drones().findDroneByWorkspace(userId, workspaceId);
   }
 
   @Override
   public synchronized List<DroneRegistration> listDrones(String userId) {
-    return state.listDrones(userId);
+    return state.drones().listDrones(userId);
   }
 
   @Override
   public synchronized void updateDroneStatus(String droneId, DroneStatus status, Instant at) {
-    state.apply(state.checkUpdateDroneStatus(droneId, status, at));
+    state.apply(state.drones().checkUpdateStatus(droneId, status, at));
   }
 
   // ---------------------------------------------------- providers, models and usage totals

@@ -16,12 +16,9 @@ import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.ProviderStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.store.internal.Change;
-import dev.gadget.core.store.internal.Compactor;
 import dev.gadget.core.store.internal.IndexedState;
-import dev.gadget.core.store.internal.Journal;
-import dev.gadget.core.store.internal.RecordCodec;
+import dev.gadget.core.store.internal.JournaledState;
 import dev.gadget.core.store.internal.StoreDirectory;
-import dev.gadget.core.store.internal.StoreLoader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,8 +26,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A durable {@link ChatStore} in one directory, in plain Java: everything is held in memory with
@@ -66,25 +61,13 @@ import org.slf4j.LoggerFactory;
  * directory once the disk is fixed.
  */
 public final class JournaledChatStore implements ChatStore, ProviderStore {
-  private static final Logger log = LoggerFactory.getLogger(JournaledChatStore.class);
-
-  private final Object lock = new Object();
-  private final IndexedState state = new IndexedState();
   private final StoreDirectory dir;
-  private final Journal journal;
-  private final Compactor compactor;
-  private volatile boolean closed;
+  private final JournaledState data;
 
   private JournaledChatStore(Builder b) {
     this.dir = StoreDirectory.open(b.directory);
     try {
-      long started = System.nanoTime();
-      StoreLoader.Loaded loaded = StoreLoader.load(dir, state);
-      this.journal = Journal.open(dir, loaded, b.syncTimeout);
-      this.compactor = new Compactor(dir, journal, lock, state, b.compactAfterBytes,
-          loaded.snapshotBytes());
-      log.debug("Opened the store in {} ({}) in {} ms", dir.path(), state.summary(),
-          (System.nanoTime() - started) / 1_000_000);
+      this.data = new JournaledState(dir, b.compactAfterBytes, b.syncTimeout);
     } catch (RuntimeException e) {
       dir.close();
       throw e;
@@ -114,8 +97,7 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   /** Writes a snapshot now and deletes the journals it replaces (normally done by itself). */
   public void compact() {
-    checkOpen();
-    compactor.compactNow();
+    data.compactNow();
   }
 
   // ------------------------------------------------------------------ users and tokens
@@ -197,6 +179,18 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
     write(s -> s.checkRenameProject(projectId, name));
   }
 
+  /** {@inheritDoc} One journal record. */
+  @Override
+  public boolean deleteSession(String sessionId) {
+    return write(s -> s.checkDeleteSession(sessionId));
+  }
+
+  /** {@inheritDoc} One journal record. */
+  @Override
+  public boolean deleteProject(String projectId) {
+    return write(s -> s.checkDeleteProject(projectId));
+  }
+
   // ------------------------------------------------------------------ turns
 
   @Override
@@ -246,27 +240,27 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public void saveDrone(DroneRegistration drone) {
-    write(s -> s.checkSaveDrone(drone));
+    write(s -> s.drones().checkSave(drone));
   }
 
   @Override
   public Optional<DroneRegistration> findDrone(String id) {
-    return read(s -> s.findDrone(id));
+    return read(s -> s.drones().findDrone(id));
   }
 
   @Override
   public Optional<DroneRegistration> findDroneByWorkspace(String userId, String workspaceId) {
-    return read(s -> s.findDroneByWorkspace(userId, workspaceId));
+    return read(s -> s.drones().findDroneByWorkspace(userId, workspaceId));
   }
 
   @Override
   public List<DroneRegistration> listDrones(String userId) {
-    return read(s -> s.listDrones(userId));
+    return read(s -> s.drones().listDrones(userId));
   }
 
   @Override
   public void updateDroneStatus(String droneId, DroneStatus status, Instant at) {
-    write(s -> s.checkUpdateDroneStatus(droneId, status, at));
+    write(s -> s.drones().checkUpdateStatus(droneId, status, at));
   }
 
   /**
@@ -275,15 +269,8 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
    */
   @Override
   public void close() {
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
     try {
-      compactor.close(60_000);
-      journal.close();
+      data.close();
     } finally {
       dir.close();
     }
@@ -339,49 +326,12 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   // ------------------------------------------------------------------ the two paths
 
-  /**
-   * Checks a write against the state, journals it, applies it (all under the lock, so journal
-   * order is state order), then waits outside the lock for the journal's sync to cover it.
-   *
-   * @return whether anything changed
-   */
   private boolean write(Function<IndexedState, Change> check) {
-    Change change;
-    long position;
-    synchronized (lock) {
-      checkOpen();
-      change = check.apply(state);
-      if (change == null) {
-        position = journal.appended();
-      } else {
-        position = journal.append(RecordCodec.encode(change));
-        state.apply(change);
-      }
-    }
-    journal.awaitDurable(position);
-    if (change != null) {
-      compactor.maybeCompact();
-    }
-    return change != null;
+    return data.write(check);
   }
 
-  /** Reads under the lock, then waits until every write the answer may reflect is on disk. */
   private <T> T read(Function<IndexedState, T> query) {
-    T result;
-    long position;
-    synchronized (lock) {
-      checkOpen();
-      result = query.apply(state);
-      position = journal.appended();
-    }
-    journal.awaitDurable(position);
-    return result;
-  }
-
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("JournaledChatStore is closed");
-    }
+    return data.read(query);
   }
 
   /** Configures a {@link JournaledChatStore}. Not thread-safe. */

@@ -217,7 +217,8 @@ final class RuntimeFixture implements AutoCloseable {
           Protocol.TOOL_CALL, Protocol.TOOL_STARTED, Protocol.TOOL_OUTPUT,
           Protocol.WORK_ORDER_COMPLETE, Protocol.DRONE_STATUS, Protocol.TURN_CHANGES,
           Protocol.COMPACTION, Protocol.WORKSPACE_MODE, Protocol.TURN_RECOVERED,
-          Protocol.TURN_STATS, Protocol.APPROVAL_PENDING, Protocol.APPROVAL_DECIDED)) {
+          Protocol.TURN_STATS, Protocol.APPROVAL_PENDING, Protocol.APPROVAL_DECIDED,
+          Protocol.SESSION_DELETED)) {
         connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
       }
     }

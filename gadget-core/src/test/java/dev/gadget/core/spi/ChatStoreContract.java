@@ -184,6 +184,68 @@ public abstract class ChatStoreContract {
     }
 
     @Test
+    void deletesASessionWithItsTurnsAndNothingElse() {
+      User ada = user("ada");
+      Project p = project(ada, "one");
+      ChatSession doomed = session(ada, p);
+      ChatSession kept = session(ada, p);
+      ChatTurn t0 = turn(doomed, 0);
+      store.appendBlock(t0.id(), new TurnBlock.Thinking(0, T0, "hmm"));
+      ChatTurn running = turn(doomed, 1);
+      ChatTurn other = turn(kept, 0);
+      assertThat(store.deleteSession(doomed.id())).isTrue();
+      assertThat(store.findSession(doomed.id())).isEmpty();
+      assertThat(store.findTurn(t0.id())).isEmpty();
+      assertThat(store.findTurn(running.id())).isEmpty();
+      assertThat(store.listTurns(doomed.id())).isEmpty();
+      assertThat(store.listUnfinishedTurns()).extracting(ChatTurn::id)
+          .containsExactly(other.id());
+      assertThat(store.listSessions(ada.id(), p.id())).containsExactly(kept);
+      assertThat(store.listSessions(ada.id(), null)).containsExactly(kept);
+      assertThat(store.listTurns(kept.id())).containsExactly(other);
+      assertThat(store.listProjects(ada.id())).containsExactly(p);
+      assertThat(store.deleteSession(doomed.id())).isFalse();
+      assertThat(store.deleteSession("missing")).isFalse();
+    }
+
+    @Test
+    void deletesAProjectWithItsSessionsAndTheirTurns() {
+      User ada = user("ada");
+      User bob = user("bob");
+      Project doomed = project(ada, "one");
+      Project kept = project(ada, "two");
+      Project bobs = project(bob, "three");
+      ChatSession s1 = session(ada, doomed);
+      ChatSession s2 = session(ada, doomed);
+      ChatSession s3 = session(ada, kept);
+      ChatSession s4 = session(bob, bobs);
+      ChatTurn t1 = turn(s1, 0);
+      ChatTurn t2 = turn(s2, 0);
+      store.appendBlock(t2.id(), new TurnBlock.Thinking(0, T0, "hmm"));
+      ChatTurn t3 = turn(s3, 0);
+      ChatTurn t4 = turn(s4, 0);
+      assertThat(store.deleteProject(doomed.id())).isTrue();
+      assertThat(store.findProject(doomed.id())).isEmpty();
+      assertThat(store.listProjects(ada.id())).containsExactly(kept);
+      assertThat(store.findSession(s1.id())).isEmpty();
+      assertThat(store.findSession(s2.id())).isEmpty();
+      assertThat(store.listSessions(ada.id(), doomed.id())).isEmpty();
+      assertThat(store.listSessions(ada.id(), null)).containsExactly(s3);
+      assertThat(store.findTurn(t1.id())).isEmpty();
+      assertThat(store.findTurn(t2.id())).isEmpty();
+      assertThat(store.listUnfinishedTurns()).extracting(ChatTurn::id)
+          .containsExactlyInAnyOrder(t3.id(), t4.id());
+      assertThat(store.listProjects(bob.id())).containsExactly(bobs);
+      assertThat(store.listSessions(bob.id(), null)).containsExactly(s4);
+      assertThat(store.deleteProject(doomed.id())).isFalse();
+      assertThat(store.deleteProject("missing")).isFalse();
+      assertThat(store.deleteProject(kept.id())).isTrue();
+      assertThat(store.listProjects(ada.id())).isEmpty();
+      assertThat(store.findSession(s3.id())).isEmpty();
+      assertThat(store.listUnfinishedTurns()).extracting(ChatTurn::id).containsExactly(t4.id());
+    }
+
+    @Test
     void refusesADuplicateId() {
       User ada = user("ada");
       Project p = project(ada, "one");

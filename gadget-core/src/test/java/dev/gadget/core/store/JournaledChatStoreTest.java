@@ -73,6 +73,16 @@ class JournaledChatStoreTest extends ChatStoreContract {
         DroneStatus.AVAILABLE, T0, T0);
     s.saveDrone(d);
     s.updateDroneStatus(d.id(), DroneStatus.BUSY, T0.plusSeconds(1));
+    Project gone = new Project(Ids.next(), u.id(), "gone", "gone", "/gone.git", T0);
+    s.createProject(gone);
+    ChatSession goneWithIt = new ChatSession(Ids.next(), u.id(), gone.id(), "g", null, T0);
+    s.createSession(goneWithIt);
+    s.createTurn(ChatTurn.start(Ids.next(), goneWithIt.id(), u.id(), 0, "bye", "build", T0));
+    ChatSession deleted = new ChatSession(Ids.next(), u.id(), p.id(), "d", null, T0);
+    s.createSession(deleted);
+    s.createTurn(ChatTurn.start(Ids.next(), deleted.id(), u.id(), 0, "bye", "build", T0));
+    s.deleteSession(deleted.id());
+    s.deleteProject(gone.id());
     return s.findTurn(t.id()).orElseThrow();
   }
 
@@ -92,6 +102,8 @@ class JournaledChatStoreTest extends ChatStoreContract {
       assertThat(s.findDroneByWorkspace(ada.id(), "ws-1").orElseThrow().status())
           .isEqualTo(DroneStatus.BUSY);
       assertThat(s.listUnfinishedTurns()).isEmpty();
+      assertThat(s.listSessions(ada.id(), null)).extracting(ChatSession::id)
+          .containsExactly(turn.sessionId());
     }
   }
 

@@ -17,6 +17,7 @@ import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.ProviderStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.store.mongo.internal.Connection;
+import dev.gadget.store.mongo.internal.Deletions;
 import dev.gadget.store.mongo.internal.Drones;
 import dev.gadget.store.mongo.internal.Operations;
 import dev.gadget.store.mongo.internal.Projects;
@@ -77,6 +78,7 @@ public final class MongoChatStore implements ChatStore {
   private final Turns turns;
   private final Drones drones;
   private final Providers providers;
+  private final Deletions deletions;
 
   private MongoChatStore(Connection connection) {
     this.connection = connection;
@@ -89,6 +91,7 @@ public final class MongoChatStore implements ChatStore {
     this.turns = new Turns(ops);
     this.drones = new Drones(ops);
     this.providers = new Providers(ops);
+    this.deletions = new Deletions(ops);
   }
 
   /** A builder with the defaults described on its methods. */
@@ -178,6 +181,16 @@ public final class MongoChatStore implements ChatStore {
   @Override
   public void renameProject(String projectId, String name) {
     projects.renameProject(projectId, name);
+  }
+
+  @Override
+  public boolean deleteSession(String sessionId) {
+    return deletions.deleteSession(sessionId);
+  }
+
+  @Override
+  public boolean deleteProject(String projectId) {
+    return deletions.deleteProject(projectId);
   }
 
   @Override
@@ -282,7 +295,6 @@ public final class MongoChatStore implements ChatStore {
     return "MongoChatStore[" + connection.where() + "]";
   }
 
-
   /**
    * Configures and builds a {@link MongoChatStore}. Either give a connection string (the store
    * then creates and owns its client) or an existing {@link MongoClient} (which the store uses
@@ -338,11 +350,7 @@ public final class MongoChatStore implements ChatStore {
      * {@value #DEFAULT_DATABASE}.
      */
     public Builder database(String database) {
-      Objects.requireNonNull(database, "database");
-      if (database.isEmpty() || database.matches(".*[/\\\\. \"$].*")) {
-        throw new IllegalArgumentException("not a valid MongoDB database name: " + database);
-      }
-      this.database = database;
+      this.database = Connection.databaseName(database);
       return this;
     }
 
@@ -352,7 +360,7 @@ public final class MongoChatStore implements ChatStore {
      * {@code serverSelectionTimeoutMS}, else 5 seconds.
      */
     public Builder serverSelectionTimeout(Duration timeout) {
-      this.serverSelectionTimeout = positive(timeout, "serverSelectionTimeout");
+      this.serverSelectionTimeout = Connection.positive(timeout, "serverSelectionTimeout");
       return this;
     }
 
@@ -361,7 +369,7 @@ public final class MongoChatStore implements ChatStore {
      * {@code connectTimeoutMS}, else 5 seconds.
      */
     public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = positive(timeout, "connectTimeout");
+      this.connectTimeout = Connection.positive(timeout, "connectTimeout");
       return this;
     }
 
@@ -371,7 +379,7 @@ public final class MongoChatStore implements ChatStore {
      * a server that stops answering.
      */
     public Builder readTimeout(Duration timeout) {
-      this.readTimeout = positive(timeout, "readTimeout");
+      this.readTimeout = Connection.positive(timeout, "readTimeout");
       return this;
     }
 
@@ -431,14 +439,6 @@ public final class MongoChatStore implements ChatStore {
         throw e;
       }
       return store;
-    }
-
-    private static Duration positive(Duration d, String name) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive: " + d);
-      }
-      return d;
     }
   }
 }

@@ -25,9 +25,9 @@ import java.util.Map;
 /**
  * Everything a signed-in page may ask, one handler per event: its projects, chat sessions and
  * drones; watching a session; submitting a prompt and cancelling a turn; locking a session to a
- * workspace and switching a workspace's mode. A page reaches only its own user's data. Each
- * payload has been checked against its record's rules (required fields, types, {@code Limits})
- * before its handler runs.
+ * workspace and switching a workspace's mode; renaming and deleting chats and projects. A page
+ * reaches only its own user's data. Each payload has been checked against its record's rules
+ * (required fields, types, {@code Limits}) before its handler runs.
  */
 public final class PageRequests {
   private final ServerSettings settings;
@@ -41,6 +41,7 @@ public final class PageRequests {
   private final DroneRouter router;
   private final ChangeRequests changeRequests;
   private final ApprovalDesk approvals;
+  private final Deletions deletions;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
       DroneRouter router, ApprovalDesk approvals) {
@@ -56,6 +57,7 @@ public final class PageRequests {
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
     this.changeRequests = new ChangeRequests(settings, owned, router, turns, rooms);
+    this.deletions = new Deletions(store, owned, router, turns, rooms);
   }
 
   /** A page of {@code userId} connected: registers its handlers. */
@@ -119,6 +121,14 @@ public final class PageRequests {
         (req, ack) -> droneRequests.workspaceState(userId, req, ack));
     handle(c, Protocol.RELEASE_SESSION_LOCK, WorkspacePayloads.DroneRef.class,
         (req, ack) -> droneRequests.releaseLock(userId, req, ack));
+    handle(c, Protocol.DELETE_SESSION, Payloads.DeleteSession.class, (req, ack) -> {
+      deletions.deleteSession(userId, req.sessionId());
+      reply(ack, Payloads.OkReply.success());
+    });
+    handle(c, Protocol.DELETE_PROJECT, Payloads.DeleteProject.class, (req, ack) -> {
+      deletions.deleteProject(userId, req.projectId());
+      reply(ack, Payloads.OkReply.success());
+    });
     providerRequests.register(c, userId);
     handle(c, Protocol.ANSWER_APPROVAL, ApprovalPayloads.AnswerApproval.class, (req, ack) -> {
       approvals.answer(userId, req);

@@ -64,6 +64,13 @@ public final class WatcherRooms {
     });
   }
 
+  /** Tells the watchers of a deleted session, which leave its room. */
+  void sessionDeleted(Payloads.SessionDeleted deleted) {
+    toWatchers(deleted.sessionId(), Protocol.SESSION_DELETED, deleted);
+    rooms.remove(deleted.sessionId());
+    observers.remove(deleted.sessionId());
+  }
+
   /** Sends {@code event} to every page watching {@code sessionId}. */
   void toWatchers(String sessionId, String event, Object payload) {
     Set<BiConsumer<String, Object>> following = observers.get(sessionId);

@@ -43,7 +43,9 @@ import java.util.Objects;
   @JsonSubTypes.Type(value = Change.SetSessionModel.class, name = "setSessionModel"),
   @JsonSubTypes.Type(value = Change.AddUsage.class, name = "addUsage"),
   @JsonSubTypes.Type(value = Change.RenameSession.class, name = "renameSession"),
-  @JsonSubTypes.Type(value = Change.RenameProject.class, name = "renameProject")
+  @JsonSubTypes.Type(value = Change.RenameProject.class, name = "renameProject"),
+  @JsonSubTypes.Type(value = Change.DeleteSession.class, name = "deleteSession"),
+  @JsonSubTypes.Type(value = Change.DeleteProject.class, name = "deleteProject")
 })
 public sealed interface Change {
   /** Applies this change to {@code state}, which must have been checked to accept it. */
@@ -194,7 +196,7 @@ public sealed interface Change {
 
     @Override
     public void applyTo(IndexedState state) {
-      state.putDrone(drone);
+      state.drones().put(drone);
     }
   }
 
@@ -208,7 +210,7 @@ public sealed interface Change {
 
     @Override
     public void applyTo(IndexedState state) {
-      state.putDrone(state.drone(droneId).withStatus(status, at));
+      state.drones().put(state.drones().drone(droneId).withStatus(status, at));
     }
   }
 
@@ -285,6 +287,30 @@ public sealed interface Change {
     @Override
     public void applyTo(IndexedState state) {
       state.putProject(state.project(projectId).withName(name));
+    }
+  }
+
+  /** Removes a chat session with its turns and their blocks. */
+  record DeleteSession(String sessionId) implements Change {
+    public DeleteSession {
+      Objects.requireNonNull(sessionId, "sessionId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.removeSession(sessionId);
+    }
+  }
+
+  /** Removes a project with its chat sessions, their turns and the turns' blocks. */
+  record DeleteProject(String projectId) implements Change {
+    public DeleteProject {
+      Objects.requireNonNull(projectId, "projectId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.removeProject(projectId);
     }
   }
 }

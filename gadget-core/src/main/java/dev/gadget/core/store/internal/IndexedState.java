@@ -1,9 +1,12 @@
 package dev.gadget.core.store.internal;
 
+import static dev.gadget.core.store.internal.Indexes.index;
+import static dev.gadget.core.store.internal.Indexes.key;
+import static dev.gadget.core.store.internal.Indexes.resolve;
+import static dev.gadget.core.store.internal.Indexes.unindex;
+
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
-import dev.gadget.core.model.DroneRegistration;
-import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.StoredToken;
@@ -23,13 +26,13 @@ import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.function.Function;
 
 /**
  * Everything a store holds, in memory, with an index for every lookup the {@code ChatStore} SPI
  * makes, so that no call scans more than what it returns: users by id and by name, tokens by
  * hash, projects and sessions by user (and project), turns by session in {@code seq} order and
- * the unfinished ones, drones by user and by workspace. Not thread-safe: its store holds a lock.
+ * the unfinished ones, drones by user and by workspace ({@link DroneState}). Not thread-safe:
+ * its store holds a lock.
  *
  * <p>A write is two steps: a {@code check…} method checks it against the state and returns the
  * {@link Change} it makes ({@code null}: nothing to change), or throws {@link StoreException};
@@ -51,9 +54,7 @@ public final class IndexedState {
   private final Map<String, ChatTurn> turns = new HashMap<>();
   private final Map<String, NavigableSet<ChatTurn>> turnsBySession = new HashMap<>();
   private final NavigableSet<String> unfinished = new TreeSet<>();
-  private final Map<String, DroneRegistration> drones = new HashMap<>();
-  private final Map<String, NavigableSet<String>> dronesByUser = new HashMap<>();
-  private final Map<String, NavigableSet<String>> dronesByWorkspace = new HashMap<>();
+  private final DroneState drones = new DroneState();
   private final ProviderState providers = new ProviderState();
 
   // ------------------------------------------------------------------ reads
@@ -102,18 +103,9 @@ public final class IndexedState {
     return resolve(unfinished, turns::get);
   }
 
-  public Optional<DroneRegistration> findDrone(String id) {
-    return Optional.ofNullable(drones.get(id));
-  }
-
-  /** If several drones of the user name the workspace, the one with the smallest id. */
-  public Optional<DroneRegistration> findDroneByWorkspace(String userId, String workspaceId) {
-    NavigableSet<String> ids = dronesByWorkspace.get(key(userId, workspaceId));
-    return ids == null || ids.isEmpty() ? Optional.empty() : Optional.of(drones.get(ids.first()));
-  }
-
-  public List<DroneRegistration> listDrones(String userId) {
-    return resolve(dronesByUser.get(userId), drones::get);
+  /** Users' drones. */
+  public DroneState drones() {
+    return drones;
   }
 
   /** Every entity as the changes that recreate it, users before what refers to them. */
@@ -125,7 +117,7 @@ public final class IndexedState {
     projects.values().forEach(p -> out.add(new Change.CreateProject(p)));
     sessions.values().forEach(s -> out.add(new Change.CreateSession(s)));
     turns.values().forEach(t -> out.add(new Change.CreateTurn(t)));
-    drones.values().forEach(d -> out.add(new Change.SaveDrone(d)));
+    drones.snapshotInto(out);
     providers.snapshotInto(out);
     return out;
   }
@@ -199,6 +191,18 @@ public final class IndexedState {
       throw notFound("project " + projectId);
     }
     return new Change.RenameProject(projectId, name);
+  }
+
+  /** {@code null} if there is no such session. */
+  public Change checkDeleteSession(String sessionId) {
+    return sessionId != null && sessions.containsKey(sessionId)
+        ? new Change.DeleteSession(sessionId) : null;
+  }
+
+  /** {@code null} if there is no such project. */
+  public Change checkDeleteProject(String projectId) {
+    return projectId != null && projects.containsKey(projectId)
+        ? new Change.DeleteProject(projectId) : null;
   }
 
   /** Users' providers and usage totals. */
@@ -276,19 +280,6 @@ public final class IndexedState {
     return new Change.FinalizeTurn(turnId, status, stats, error, finishedAt);
   }
 
-  public Change checkSaveDrone(DroneRegistration drone) {
-    return new Change.SaveDrone(Objects.requireNonNull(drone, "drone"));
-  }
-
-  public Change checkUpdateDroneStatus(String droneId, DroneStatus status, Instant at) {
-    Objects.requireNonNull(status, "status");
-    Objects.requireNonNull(at, "at");
-    if (droneId == null || !drones.containsKey(droneId)) {
-      throw notFound("drone " + droneId);
-    }
-    return new Change.UpdateDroneStatus(droneId, status, at);
-  }
-
   // ------------------------------------------------------------------ applying
 
   /**
@@ -343,6 +334,36 @@ public final class IndexedState {
     index(sessionsByProject, key(s.userId(), s.projectId()), s.id());
   }
 
+  /** Removes a session with its turns (and so their blocks). */
+  void removeSession(String sessionId) {
+    ChatSession old = sessions.remove(sessionId);
+    if (old == null) {
+      return;
+    }
+    unindex(sessionsByUser, old.userId(), old.id());
+    unindex(sessionsByProject, key(old.userId(), old.projectId()), old.id());
+    NavigableSet<ChatTurn> owned = turnsBySession.remove(sessionId);
+    if (owned != null) {
+      for (ChatTurn t : owned) {
+        turns.remove(t.id());
+        unfinished.remove(t.id());
+      }
+    }
+  }
+
+  /** Removes a project with its sessions and their turns. */
+  void removeProject(String projectId) {
+    Project old = projects.remove(projectId);
+    if (old == null) {
+      return;
+    }
+    unindex(projectsByUser, old.userId(), old.id());
+    NavigableSet<String> ids = sessionsByProject.get(key(old.userId(), old.id()));
+    for (String id : ids == null ? List.<String>of() : List.copyOf(ids)) {
+      removeSession(id);
+    }
+  }
+
   void putTurn(ChatTurn t) {
     ChatTurn old = turns.put(t.id(), t);
     if (old != null) {
@@ -360,16 +381,6 @@ public final class IndexedState {
     }
   }
 
-  void putDrone(DroneRegistration d) {
-    DroneRegistration old = drones.put(d.id(), d);
-    if (old != null) {
-      unindex(dronesByUser, old.userId(), old.id());
-      unindex(dronesByWorkspace, key(old.userId(), old.workspaceId()), old.id());
-    }
-    index(dronesByUser, d.userId(), d.id());
-    index(dronesByWorkspace, key(d.userId(), d.workspaceId()), d.id());
-  }
-
   Project project(String id) {
     return existing(projects.get(id), "project", id);
   }
@@ -381,10 +392,6 @@ public final class IndexedState {
 
   ChatTurn turn(String id) {
     return existing(turns.get(id), "chat turn", id);
-  }
-
-  DroneRegistration drone(String id) {
-    return existing(drones.get(id), "drone", id);
   }
 
   // ------------------------------------------------------------------ helpers
@@ -402,32 +409,6 @@ public final class IndexedState {
       throw new IllegalStateException("the " + kind + " " + id + " does not exist");
     }
     return value;
-  }
-
-  private static String key(String a, String b) {
-    return a + '\n' + b;
-  }
-
-  private static void index(Map<String, NavigableSet<String>> index, String key, String id) {
-    index.computeIfAbsent(key, k -> new TreeSet<>()).add(id);
-  }
-
-  private static void unindex(Map<String, NavigableSet<String>> index, String key, String id) {
-    NavigableSet<String> ids = index.get(key);
-    if (ids != null && ids.remove(id) && ids.isEmpty()) {
-      index.remove(key);
-    }
-  }
-
-  private static <T> List<T> resolve(NavigableSet<String> ids, Function<String, T> lookup) {
-    if (ids == null) {
-      return List.of();
-    }
-    List<T> out = new ArrayList<>(ids.size());
-    for (String id : ids) {
-      out.add(lookup.apply(id));
-    }
-    return out;
   }
 
   private static StoreException notFound(String what) {

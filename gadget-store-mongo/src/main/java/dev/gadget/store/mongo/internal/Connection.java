@@ -8,6 +8,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.connection.ClusterSettings;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -136,5 +137,23 @@ public record Connection(MongoClient client, boolean ownsClient, String database
       return explicit;
     }
     return fromUriMillis != null ? Duration.ofMillis(fromUriMillis) : fallback;
+  }
+
+  /** {@code d}, checked to be positive; {@code name} is the setting's, for the message. */
+  public static Duration positive(Duration d, String name) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive: " + d);
+    }
+    return d;
+  }
+
+  /** {@code database}, checked to be a name MongoDB accepts. */
+  public static String databaseName(String database) {
+    Objects.requireNonNull(database, "database");
+    if (database.isEmpty() || database.matches(".*[/\\\\. \"$].*")) {
+      throw new IllegalArgumentException("not a valid MongoDB database name: " + database);
+    }
+    return database;
   }
 }
