@@ -8,32 +8,13 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.TurnBlock;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A command that waits for approval, approved from the page with the keyboard, in Chromium. */
-class BrowserApprovalTest {
-  @TempDir Path tmp;
-  PageFixture fx;
-
-  @BeforeAll
-  static void findChromium() {
-    BrowserHarness.chromium();
-  }
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
-
+class BrowserApprovalTest extends BrowserTestBase {
   @Test
   void aWaitingCommandIsApprovedByKeyboardAndTheDecisionIsShownAfterAReload() throws Exception {
     fx = new PageFixture(tmp, ScriptedLlmClient.builder()

@@ -14,32 +14,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The agent's changes in headless Chromium: a turn's diff block, coloured and per file; Undo of
  * a later turn; Commit and Push of the chat's changes to the project's remote (the sample
  * project's own repository), all from the page, with the real drone and git.
  */
-class BrowserChangesTest {
-  @TempDir Path tmp;
-  PageFixture fx;
-
-  @BeforeAll
-  static void findChromium() {
-    BrowserHarness.chromium();
-  }
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
-
+class BrowserChangesTest extends BrowserTestBase {
   private static String write(String path, String content) {
     return GadgetJson.mapper().createObjectNode().put("path", path).put("content", content)
         .toString();

@@ -7,33 +7,14 @@ import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStatus;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The page while a turn runs: it survives a dropped connection and cancels a turn. */
-class BrowserLiveTest {
-  @TempDir Path tmp;
-  PageFixture fx;
-
-  @BeforeAll
-  static void findChromium() {
-    BrowserHarness.chromium();
-  }
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
-
+class BrowserLiveTest extends BrowserTestBase {
   static String words(int n) {
     StringBuilder sb = new StringBuilder();
     for (int i = 1; i <= n; i++) {

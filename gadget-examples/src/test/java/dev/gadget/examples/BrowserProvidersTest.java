@@ -18,9 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The provider settings and the model picker in headless Chromium: the user adds an
@@ -28,23 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
  * formats), picks one of the models it lists, and sends a prompt, which the drone's real
  * OpenAiClient sends there with that model and key.
  */
-class BrowserProvidersTest {
+class BrowserProvidersTest extends BrowserTestBase {
   static final String KEY = "sk-browser-test-key-0123456789";
 
-  @TempDir Path tmp;
-  PageFixture fx;
   LlmTestServer llm;
 
-  @BeforeAll
-  static void findChromium() {
-    BrowserHarness.chromium();
-  }
-
   @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
+  void closeLlm() {
     if (llm != null) {
       llm.close();
     }

@@ -7,7 +7,6 @@ import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStatus;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,10 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The web page in headless Chromium (Debian's, driven by playwright-core from
@@ -27,22 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * scripted LLM replies: a prompt streams into blocks updated in place, a reload shows the same
  * blocks from the store, and hostile Markdown does not execute.
  */
-class BrowserTest {
-  @TempDir Path tmp;
-  PageFixture fx;
-
-  @BeforeAll
-  static void findChromium() {
-    BrowserHarness.chromium();
-  }
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
-
+class BrowserTest extends BrowserTestBase {
   static final String ANSWER = "## The greeter\n\nThis project is a **command-line greeter** "
       + "written in Java. Its README lists two things to do:\n\n"
       + "1. greet in more languages\n2. add a test\n\n"

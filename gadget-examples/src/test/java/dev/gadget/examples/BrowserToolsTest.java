@@ -5,33 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ToolCall;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Tools in the page: a running command's live output, and failures shown as failures. */
-class BrowserToolsTest {
-  @TempDir Path tmp;
-  PageFixture fx;
-
-  @BeforeAll
-  static void findChromium() {
-    BrowserHarness.chromium();
-  }
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
-
+class BrowserToolsTest extends BrowserTestBase {
   private Map<String, Object> config(String scenario, String prompt) {
     Map<String, Object> c = new LinkedHashMap<>();
     c.put("url", fx.signInUrl());

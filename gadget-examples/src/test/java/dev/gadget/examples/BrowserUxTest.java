@@ -17,35 +17,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The page as a person meets it, in Chromium at 1280x800 and 390x844, light and dark
  * ({@code src/test/node/ux.js}, {@code deleting.js}): a new user on a phone, sign-in links
  * pasted into an open tab, the contrast of every text style, deleting chats and projects. Screenshots go to {@code target/screenshots/}.
  */
-class BrowserUxTest {
+class BrowserUxTest extends BrowserTestBase {
   static final Path SHOTS = Path.of("target/screenshots").toAbsolutePath();
   static final String PROMPT = "What is this project about?";
   static final String PROMPT2 = "Find the tests and run them.";
 
-  @TempDir Path tmp;
-  PageFixture fx;
-
   @BeforeAll
-  static void findChromium() throws Exception {
-    BrowserHarness.chromium();
+  static void screenshots() throws Exception {
     Files.createDirectories(SHOTS);
-  }
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
   }
 
   private static ScriptedLlmClient withTool() {
