@@ -104,9 +104,12 @@ class CommandSandboxTest {
       assertThat(r.output()).containsAnyOf("Read-only file system", "Directory nonexistent",
           "No such file or directory");
     }
-    // The workspace around the project is hidden, so it cannot be written either.
+    // The workspace around the project is hidden, so it cannot be written either (a project
+    // under /tmp lies in the sandbox's private /tmp: the write lands there and goes with it).
     ToolResult sibling = run(policy, "echo escaped > ../sibling.txt");
-    assertThat(sibling.error()).isEqualTo(!full);
+    if (!ws.toAbsolutePath().startsWith("/tmp")) {
+      assertThat(sibling.error()).isEqualTo(!full);
+    }
     assertThat(Files.exists(ws.resolve("sibling.txt"))).isEqualTo(full);
   }
 
