@@ -35,6 +35,7 @@ final class Deletions {
             + "for it to finish, then delete the chat");
       }
       store.deleteSession(s.id());
+      turns.forget(s.id());
     }
     rooms.sessionDeleted(new Payloads.SessionDeleted(s.id(), s.projectId(), false));
   }
@@ -51,6 +52,7 @@ final class Deletions {
         }
       }
       store.deleteProject(p.id());
+      sessions.forEach(s -> turns.forget(s.id()));
     }
     for (ChatSession s : sessions) {
       rooms.sessionDeleted(new Payloads.SessionDeleted(s.id(), p.id(), true));

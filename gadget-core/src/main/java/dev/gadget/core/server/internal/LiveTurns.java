@@ -254,6 +254,14 @@ public final class LiveTurns {
     }
   }
 
+  /**
+   * A deleted session (no turn runs in it: the caller checked, under the router's lock) needs its
+   * lock no more.
+   */
+  void forget(String sessionId) {
+    sessionLocks.remove(sessionId);
+  }
+
   /** The session's lock: a write that a snapshot must see whole is made under it. */
   Object sessionLock(String sessionId) {
     return sessionLocks.computeIfAbsent(sessionId, k -> new Object());
