@@ -1,6 +1,7 @@
 package dev.gadget.core.transport;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -14,9 +15,22 @@ import java.util.function.Supplier;
 public interface TransportClient extends AutoCloseable {
   /**
    * Opens a connection to {@code namespace}. Returns at once; {@code listener} hears when it is
-   * connected, refused or dropped.
+   * connected, refused or dropped. Handlers registered after this returns may miss an event the
+   * server sends as soon as it accepts; register those in
+   * {@link #connect(String, Supplier, ClientListener, Consumer)}'s {@code setup}.
    */
-  Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener);
+  default Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener) {
+    return connect(namespace, auth, listener, c -> {});
+  }
+
+  /**
+   * Opens a connection to {@code namespace} after {@code setup} has run on it: handlers it
+   * registers with {@link Connection#on} hear every event, also those the server sends the moment
+   * it accepts (a greeting). {@code setup} runs on the calling thread, before anything is sent;
+   * keep it to registering handlers.
+   */
+  Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener,
+      Consumer<Connection> setup);
 
   /** Closes every connection this client opened. Idempotent. */
   @Override

@@ -40,8 +40,7 @@ class AgentFaceRefusalTest {
   }
 
   /** A seed-004 client: every event it receives, in order, as "name payload". */
-  private record Client(Connection connection, List<String> log, BlockingQueue<String> refused,
-      java.util.concurrent.CountDownLatch accepted) {
+  private record Client(Connection connection, List<String> log, BlockingQueue<String> refused) {
     void query(Object payload) {
       connection.emit(Protocol.QUERY, Protocol.args(payload));
     }
@@ -56,28 +55,25 @@ class AgentFaceRefusalTest {
     fx.closeables.add(raw);
     List<String> log = new CopyOnWriteArrayList<>();
     BlockingQueue<String> refused = new LinkedBlockingQueue<>();
-    java.util.concurrent.CountDownLatch accepted = new java.util.concurrent.CountDownLatch(1);
     ObjectNode auth = GadgetJson.mapper().createObjectNode();
     if (token != null) {
       auth.put("token", token);
     }
+    // handlers registered before connecting: the greeting comes the moment the server accepts
     Connection c = raw.connect(Protocol.AGENT_NAMESPACE, () -> auth,
         new TransportClient.ClientListener() {
-          @Override
-          public void onConnect(Connection c) {
-            accepted.countDown();
-          }
-
           @Override
           public void onConnectError(Connection c, TransportException e) {
             refused.add(e.getMessage());
           }
+        },
+        conn -> {
+          for (String e : List.of(Protocol.CONNECTED, Protocol.TOOL_COUNT, Protocol.ERROR,
+              Protocol.AGENT_EVENT, Protocol.QUERY_COMPLETE, Protocol.SESSION_MEMORY)) {
+            conn.on(e, (args, ack) -> log.add(e + " " + args.get(0)));
+          }
         });
-    for (String e : List.of(Protocol.CONNECTED, Protocol.TOOL_COUNT, Protocol.ERROR,
-        Protocol.AGENT_EVENT, Protocol.QUERY_COMPLETE, Protocol.SESSION_MEMORY)) {
-      c.on(e, (args, ack) -> log.add(e + " " + args.get(0)));
-    }
-    return new Client(c, log, refused, accepted);
+    return new Client(c, log, refused);
   }
 
   @Test
@@ -93,10 +89,8 @@ class AgentFaceRefusalTest {
       assertThat(client(c[0]).refused().poll(10, TimeUnit.SECONDS)).isEqualTo(c[1]);
     }
     Client ok = client(ada.pageToken());
-    // accepted: the greeting itself (connected, tool_count) is asserted by AgentFaceTest with the
-    // stock socket.io-client; here it can come before connect() has returned and the handlers
-    // are registered
-    await("accepted", () -> ok.accepted().getCount() == 0 && ok.refused().isEmpty());
+    await("connected", () -> ok.has("connected {\"data\":\"Connected to agent\"}"));
+    await("tool_count", () -> ok.has("tool_count {\"count\":0}"));
   }
 
   @Test
@@ -105,7 +99,7 @@ class AgentFaceRefusalTest {
     fx.server(b -> b);
     Person ada = fx.person("ada");
     Client c = client(ada.pageToken());
-    await("accepted", () -> c.accepted().getCount() == 0);
+    await("connected", () -> c.has("connected {\"data\":\"Connected to agent\"}"));
 
     c.query(Map.of("prompt", 42));
     await("bad payload", () -> c.has("error {\"message\":\"bad query payload: \\\"prompt\\\" "

@@ -198,6 +198,21 @@ public abstract class TransportContract {
   @Nested
   class Events_ {
     @Test
+    void aHandlerRegisteredInSetupHearsTheGreetingSentAsTheServerAccepts() throws Exception {
+      acceptor.setup = conn -> conn.emit("hello", args(JSON.textNode("first")));
+      for (int i = 0; i < 20; i++) {
+        BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+        Events events = new Events();
+        TransportClient client = client();
+        client.connect("/", () -> token("good"), events,
+            c -> c.on("hello", (a, ack) -> heard.add(a.get(0).asText())));
+        assertThat(take(heard, "the greeting of connection " + i)).isEqualTo("first");
+        take(acceptor.connected, "server connection " + i);
+        client.close();
+      }
+    }
+
+    @Test
     void deliversEventsInOrderBothWays() throws Exception {
       BlockingQueue<Integer> atServer = new LinkedBlockingQueue<>();
       acceptor.setup = conn -> conn.on("n", (a, ack) -> atServer.add(a.get(0).asInt()));

@@ -9,6 +9,7 @@ import dev.gadget.transport.ws.internal.SocketCodec;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -64,8 +65,9 @@ public final class WebSocketTransportClient implements TransportClient {
    *     {@code namespace}
    */
   @Override
-  public Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener) {
-    return manager.connect(namespace, auth, listener);
+  public Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener,
+      Consumer<Connection> setup) {
+    return manager.connect(namespace, auth, listener, setup);
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.gadget.core.transport.TransportClient;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /** The client side of the in-memory transport: opens connections and closes those still open. */
@@ -18,9 +19,11 @@ final class InMemoryClient implements TransportClient {
   }
 
   @Override
-  public Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener) {
+  public Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener,
+      Consumer<Connection> setup) {
     InMemoryClientConnection c =
         new InMemoryClientConnection(network, this, namespace, auth, listener);
+    setup.accept(c);
     conns.add(c);
     c.attempt();
     return c;

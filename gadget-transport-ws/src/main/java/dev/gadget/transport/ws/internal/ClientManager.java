@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.java_websocket.exceptions.WebsocketNotConnectedException;
 import org.java_websocket.framing.CloseFrame;
@@ -54,14 +55,17 @@ public final class ClientManager {
   }
 
   /** Adds a namespace and opens the Engine.IO connection if it is not open yet. */
-  public Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener) {
+  public Connection connect(String namespace, Supplier<JsonNode> auth, ClientListener listener,
+      Consumer<Connection> setup) {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(auth, "auth");
     Objects.requireNonNull(listener, "listener");
     if (!namespace.startsWith("/") || namespace.contains(",")) {
       throw new IllegalArgumentException("namespace must start with '/' and hold no ',': " + namespace);
     }
-    ClientSocket socket;
+    ClientSocket socket = new ClientSocket(namespace, auth, listener, this, pool, timer,
+        options.maxBufferedEmits());
+    setup.accept(socket); // its handlers, before anything is sent
     EngineClient open = null;
     synchronized (lock) {
       if (state == State.CLOSED) {
@@ -71,8 +75,6 @@ public final class ClientManager {
         throw new IllegalStateException("already connected to " + namespace
             + "; disconnect() that connection first");
       }
-      socket = new ClientSocket(namespace, auth, listener, this, pool, timer,
-          options.maxBufferedEmits());
       sockets.put(namespace, socket);
       if (state == State.OPEN) {
         open = engine;
