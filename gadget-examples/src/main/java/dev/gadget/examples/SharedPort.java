@@ -14,8 +14,11 @@ import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,11 +68,13 @@ final class SharedPort implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     AtomicInteger n = new AtomicInteger();
-    this.pool = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "gadget-port-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    // two threads a connection (one each way), and MAX_CONNECTIONS connections at most
+    this.pool = new ThreadPoolExecutor(0, 2 * MAX_CONNECTIONS, 60, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), r -> {
+          Thread t = new Thread(r, "gadget-port-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
     this.acceptor = new Thread(this::acceptLoop, "gadget-port-accept");
     acceptor.setDaemon(true);
     acceptor.start();
@@ -96,15 +101,21 @@ final class SharedPort implements AutoCloseable {
         continue;
       }
       open.add(client);
-      pool.execute(() -> {
-        try {
-          serve(client);
-        } finally {
-          open.remove(client);
-          quietly(client);
-          slots.release();
-        }
-      });
+      try {
+        pool.execute(() -> {
+          try {
+            serve(client);
+          } finally {
+            open.remove(client);
+            quietly(client);
+            slots.release();
+          }
+        });
+      } catch (RejectedExecutionException e) { // closed, or the last pumps not ended yet
+        open.remove(client);
+        quietly(client);
+        slots.release();
+      }
     }
   }
 
@@ -157,7 +168,7 @@ final class SharedPort implements AutoCloseable {
       upstream.getOutputStream().flush();
       pool.execute(() -> pump(client, upstream));
       pump(upstream, client); // until the server behind closes; then both are closed
-    } catch (IOException e) {
+    } catch (IOException | RejectedExecutionException e) {
       log.debug("relaying to {}: {}", target, e.getMessage());
     } finally {
       open.remove(upstream);
