@@ -120,6 +120,7 @@ public final class GadgetServer implements AutoCloseable {
       silenceCheck.cancel(false);
     }
     transport.close();
+    turns.close();
     timer.close();
   }
 

@@ -6,19 +6,20 @@ import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.WorkOrder;
 import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
-import dev.gadget.core.spi.ChatStore;
-import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.stream.BlockAggregator;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A turn running on a drone: its work order, the last sequence number applied, the block
@@ -26,15 +27,14 @@ import org.slf4j.LoggerFactory;
  * {@link #lock}, the chat session's lock.
  */
 final class LiveTurn {
-  private static final Logger log = LoggerFactory.getLogger(LiveTurn.class);
-
   final ChatTurn turn;
   final WorkOrder workOrder;
   final String droneId;
   /** The session's lock: guards every mutable field. */
   final Object lock;
   final BlockAggregator aggregator;
-  private final ChatStore store;
+  /** The turn's block writes, made off the relay's path. */
+  final TurnWrites writes;
   /** The text blocks stored since the last tool block: the current model round's. */
   private final List<TurnBlock> roundBlocks = new ArrayList<>();
   /** The seq and length of the open block as last checkpointed; -1: none. */
@@ -66,13 +66,13 @@ final class LiveTurn {
   /** A call that waits for approval, and the timer that denies it. */
   record PendingApproval(ApprovalPayloads.ApprovalPending event, ScheduledFuture<?> expiry) {}
 
-  LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId, Object lock, ChatStore store,
+  LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId, Object lock, TurnWrites writes,
       Clock clock) {
     this.lock = lock;
     this.turn = turn;
     this.workOrder = workOrder;
     this.droneId = droneId;
-    this.store = store;
+    this.writes = writes;
     this.aggregator = new BlockAggregator(this::store, clock, 0);
     this.lastEventAt = clock.instant();
   }
@@ -94,6 +94,37 @@ final class LiveTurn {
     }
   }
 
+  /** Completed once the turn's end is stored (or storing it failed). */
+  final CompletableFuture<Void> endStored = new CompletableFuture<>();
+
+  /** The turn ended: its timers and the calls still waiting for approval stop (under lock). */
+  void stopTimers() {
+    if (graceTimer != null) {
+      graceTimer.cancel(false);
+    }
+    if (cancelTimer != null) {
+      cancelTimer.cancel(false);
+    }
+    // Calls still waiting for approval end with the turn (pages drop them on its end).
+    pendingApprovals.values().forEach(p -> {
+      if (p.expiry() != null) {
+        p.expiry().cancel(false);
+      }
+    });
+    pendingApprovals.clear();
+  }
+
+  /** Waits (not under {@link #lock}) until the turn's end is stored, at most {@code wait}. */
+  void awaitEndStored(Duration wait) {
+    try {
+      endStored.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // the first caller logs what the store said
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Stops waiting for the drone to come back (under {@link #lock}). */
   void cancelGrace() {
     if (graceTimer != null) {
@@ -110,12 +141,7 @@ final class LiveTurn {
     aggregator.closeBlock();
     List<Integer> seqs = new ArrayList<>();
     for (TurnBlock b : roundBlocks) {
-      try {
-        store.saveBlock(turn.id(), b.supersede());
-      } catch (StoreException e) {
-        log.error("could not mark block {} of turn {} superseded: {}", b.seq(), turn.id(),
-            e.getMessage());
-      }
+      writes.save(b.supersede());
       seqs.add(b.seq());
     }
     roundBlocks.clear();
@@ -124,25 +150,21 @@ final class LiveTurn {
 
   /**
    * Stores the open block, if it changed since it was last stored (under {@link #lock}): its
-   * first write appends it, later ones save over it.
+   * first write appends it, later ones save over it. Like every block write of the turn it is
+   * made by {@link #writes}, off the relay's path.
    */
   void checkpoint() {
     TurnBlock open = aggregator.openBlock().orElse(null);
     if (open == null || (open.seq() == checkpointSeq && length(open) == checkpointLength)) {
       return;
     }
-    try {
-      if (open.seq() == checkpointSeq) {
-        store.saveBlock(turn.id(), open);
-      } else {
-        store.appendBlock(turn.id(), open);
-      }
-      checkpointSeq = open.seq();
-      checkpointLength = length(open);
-    } catch (StoreException e) {
-      log.error("could not store the open block {} of turn {}: {}", open.seq(), turn.id(),
-          e.getMessage());
+    if (open.seq() == checkpointSeq) {
+      writes.save(open);
+    } else {
+      writes.append(open);
     }
+    checkpointSeq = open.seq();
+    checkpointLength = length(open);
   }
 
   private static int length(TurnBlock b) {
@@ -156,19 +178,13 @@ final class LiveTurn {
     } else {
       roundBlocks.add(block);
     }
-    try {
-      if (block.seq() == checkpointSeq) {
-        // stored open before: the finished block replaces its checkpoint, unless it is the same
-        if (length(block) != checkpointLength) {
-          store.saveBlock(turn.id(), block);
-        }
-        return;
+    if (block.seq() == checkpointSeq) {
+      // stored open before: the finished block replaces its checkpoint, unless it is the same
+      if (length(block) != checkpointLength) {
+        writes.save(block);
       }
-      store.appendBlock(turn.id(), block);
-    } catch (StoreException e) {
-      // The pages still get the stream; the block is lost from the store only.
-      log.error("could not store block {} of turn {}: {}", block.seq(), turn.id(),
-          e.getMessage());
+      return;
     }
+    writes.append(block);
   }
 }

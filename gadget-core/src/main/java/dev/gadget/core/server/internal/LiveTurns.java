@@ -2,6 +2,7 @@ package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.WorkOrder;
@@ -15,16 +16,24 @@ import dev.gadget.core.transport.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The turns running now and how their streams are relayed: each event is applied once in
- * sequence order, aggregated into blocks that are stored as they finish, and forwarded to the
- * session's watchers; a turn ends once, with its end stored and announced. One lock per chat
+ * sequence order, aggregated into blocks that are stored as they finish (by the writer threads,
+ * {@link TurnWrites}, so the relay never waits for the store), and forwarded to the session's
+ * watchers; a turn ends once, with its blocks and end stored, then announced. One lock per chat
  * session orders all of it against a page's snapshot.
  */
 public final class LiveTurns {
@@ -32,6 +41,11 @@ public final class LiveTurns {
 
   /** How often the open blocks are stored while they stream. */
   public static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
+  /**
+   * How many threads write the live turns' blocks. Each turn's writes are made in order, by one
+   * of them at a time (a queue waits for each turn, never one for all).
+   */
+  static final int WRITERS = 4;
 
   private final ServerSettings settings;
   private final ChatStore store;
@@ -41,6 +55,11 @@ public final class LiveTurns {
   private final Map<String, LiveTurn> live = new ConcurrentHashMap<>();
   /** One monitor per chat session: guards its live turn, its room and the snapshot. */
   private final Map<String, Object> sessionLocks = new ConcurrentHashMap<>();
+  /** The threads that write the live turns' blocks, so that the relay never waits for a disk. */
+  private final ExecutorService writers = new ThreadPoolExecutor(WRITERS, WRITERS, 30,
+      TimeUnit.SECONDS, new LinkedBlockingQueue<>(), LiveTurns::writerThread);
+  /** Every block write the live turns made. */
+  private final AtomicLong blockWrites = new AtomicLong();
 
   public LiveTurns(ServerSettings settings, ServerTimer timer, WatcherRooms rooms,
       DroneRouter router) {
@@ -68,8 +87,8 @@ public final class LiveTurns {
 
   /** Follows a new turn on {@code droneId} and tells the session's watchers it started. */
   LiveTurn start(ChatTurn turn, WorkOrder order, String droneId) {
-    LiveTurn t = new LiveTurn(turn, order, droneId, sessionLock(turn.sessionId()), store,
-        settings.clock());
+    LiveTurn t = new LiveTurn(turn, order, droneId, sessionLock(turn.sessionId()),
+        new TurnWrites(turn.id(), store, writers, blockWrites), settings.clock());
     synchronized (t.lock) {
       live.put(turn.id(), t);
       settings.listener().onTurnStarted(turn);
@@ -84,19 +103,30 @@ public final class LiveTurns {
    */
   public Payloads.SessionSnapshot snapshot(Connection page, ChatSession session) {
     // Under the session's lock no turn starts or ends, no stream event is applied and no block
-    // is stored: reading the store, taking the open block and joining the room happen at one
-    // point of the stream, so the page sees every later event exactly once.
+    // write is asked for: reading the store (with the writes still waiting), taking the open
+    // block and joining the room happen at one point of the stream, so the page sees every
+    // later event exactly once.
     synchronized (sessionLock(session.id())) {
-      List<ChatTurn> turns = store.listTurns(session.id());
-      List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
-      List<ApprovalPayloads.ApprovalPending> pending = new ArrayList<>();
+      // the blocks still waiting to be written, taken before the store is read: a block written
+      // in between is in one or the other (or both, the same), never in neither
+      Map<String, Map<Integer, TurnBlock>> unwritten = new HashMap<>();
+      List<LiveTurn> running = new ArrayList<>();
       for (LiveTurn t : live.values()) {
         if (t.turn.sessionId().equals(session.id())) {
-          liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
-              t.aggregator.openBlock().orElse(null), t.runningTool,
-              t.runningTool == null ? null : t.toolOutput.toString(), t.liveStats));
-          t.pendingApprovals.values().forEach(p -> pending.add(p.event()));
+          running.add(t);
+          unwritten.put(t.turn.id(), t.writes.unwritten());
         }
+      }
+      List<ChatTurn> turns = new ArrayList<>(store.listTurns(session.id()));
+      turns.replaceAll(turn -> unwritten.containsKey(turn.id())
+          ? TurnWrites.withUnwritten(turn, unwritten.get(turn.id())) : turn);
+      List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
+      List<ApprovalPayloads.ApprovalPending> pending = new ArrayList<>();
+      for (LiveTurn t : running) {
+        liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
+            t.aggregator.openBlock().orElse(null), t.runningTool,
+            t.runningTool == null ? null : t.toolOutput.toString(), t.liveStats));
+        t.pendingApprovals.values().forEach(p -> pending.add(p.event()));
       }
       rooms.join(session.id(), page);
       return new Payloads.SessionSnapshot(session.id(), turns, liveTurns,
@@ -156,34 +186,36 @@ public final class LiveTurns {
   /** As {@link #end(LiveTurn, TurnStatus, TurnStats, String)}, with the model's last reply. */
   void end(LiveTurn t, TurnStatus status, TurnStats stats, String error, String text) {
     TurnStats finalStats = stats == null ? TurnStats.EMPTY : stats;
+    long seq;
     synchronized (t.lock) {
       if (t.ended) {
-        return;
-      }
-      if (t.crashRetries > 0) {
-        finalStats = finalStats.withCrashRetries(t.crashRetries);
-      }
-      t.ended = true;
-      long seq = t.lastSeq + 1;
-      t.aggregator.complete();
-      if (t.graceTimer != null) {
-        t.graceTimer.cancel(false);
-      }
-      if (t.cancelTimer != null) {
-        t.cancelTimer.cancel(false);
-      }
-      // Calls still waiting for approval end with the turn (pages drop them on its end).
-      t.pendingApprovals.values().forEach(p -> {
-        if (p.expiry() != null) {
-          p.expiry().cancel(false);
+        seq = -1;
+      } else {
+        if (t.crashRetries > 0) {
+          finalStats = finalStats.withCrashRetries(t.crashRetries);
         }
-      });
-      t.pendingApprovals.clear();
+        t.ended = true;
+        seq = t.lastSeq + 1;
+        t.aggregator.complete();
+        t.stopTimers();
+      }
+    }
+    if (seq < 0) {
+      // Ended by another caller (a drone repeating its end): answer once that end is stored.
+      t.awaitEndStored(TurnWrites.WAIT);
+      return;
+    }
+    // The blocks first, outside the session's lock: a page's snapshot meanwhile still gets
+    // the blocks that wait. The end is stored after them, so what the drone's acknowledgement
+    // of the end promises is in the store when it is sent.
+    t.writes.flush();
+    synchronized (t.lock) {
       try {
         store.finalizeTurn(t.turn.id(), status, finalStats, error, settings.clock().instant());
       } catch (StoreException e) {
         log.error("could not store the end of turn {}: {}", t.turn.id(), e.getMessage());
       }
+      t.endStored.complete(null);
       router.release(t.droneId, t.turn.id());
       live.remove(t.turn.id(), t);
       log.info("turn {} ended: {}{}", t.turn.id(), status.name().toLowerCase(),
@@ -260,6 +292,32 @@ public final class LiveTurns {
    */
   void forget(String sessionId) {
     sessionLocks.remove(sessionId);
+  }
+
+  private static final AtomicInteger WRITER_THREADS = new AtomicInteger();
+
+  private static Thread writerThread(Runnable r) {
+    Thread t = new Thread(r, "gadget-store-writer-" + WRITER_THREADS.incrementAndGet());
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** Every block write the live turns made so far (appends, saves, checkpoints). */
+  public long blockWrites() {
+    return blockWrites.get();
+  }
+
+  /** The server is closing: the block writes asked for so far are made, at most 30 s. */
+  public void close() {
+    writers.shutdown();
+    try {
+      if (!writers.awaitTermination(TurnWrites.WAIT.toSeconds(), TimeUnit.SECONDS)) {
+        log.error("the store did not take the last block writes within {} s",
+            TurnWrites.WAIT.toSeconds());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The session's lock: a write that a snapshot must see whole is made under it. */

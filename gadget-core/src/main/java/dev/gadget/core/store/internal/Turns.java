@@ -46,7 +46,7 @@ final class Turns {
         blocks.set(i, block);
         return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), t.status(), t.prompt(),
             t.mode(), blocks, t.toolCalls(), t.stats(), t.createdAt(), t.finishedAt(),
-            t.error(), t.droneId());
+            t.error(), t.droneId(), t.model());
       }
     }
     return withBlock(t, block);

@@ -1,0 +1,209 @@
+package dev.gadget.core.server.internal;
+
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.spi.ChatStore;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running turn's block writes, made in order on the store's writer threads instead of on
+ * the thread that relays the turn's stream: a slow store delays what waits for the write (the
+ * turn's end, which the drone's acknowledgement waits for), never the live events to pages.
+ *
+ * <p>Saving a block that waits to be written replaces the waiting version (a checkpoint of the
+ * open block and the finished block make one write). The blocks not yet written are kept here
+ * for a page's snapshot ({@link #withUnwritten}). At most {@link #MAX_PENDING} writes wait; past
+ * that the relaying thread waits for room, at most {@link #WAIT}.
+ */
+final class TurnWrites {
+  private static final Logger log = LoggerFactory.getLogger(TurnWrites.class);
+
+  /** The most writes that wait for one turn. */
+  static final int MAX_PENDING = 4_096;
+  /** How long the relay waits for room, and the turn's end for its writes. */
+  static final Duration WAIT = Duration.ofSeconds(30);
+  /** Writes one task makes before it lets another turn's writes go first. */
+  private static final int BATCH = 64;
+
+  private final String turnId;
+  private final ChatStore store;
+  private final Executor writers;
+  /** The writes waiting, oldest first. Guarded by this. */
+  private final ArrayDeque<Write> queue = new ArrayDeque<>();
+  /** Whether a writer task runs or is scheduled for this turn. Guarded by this. */
+  private boolean draining;
+  /** Blocks waiting to be written, by seq: the newest version of each. */
+  private final Map<Integer, TurnBlock> unwritten = new ConcurrentHashMap<>();
+  private final AtomicLong writes;
+
+  /** A block to append (the first time it is stored) or save over its stored version. */
+  private static final class Write {
+    final boolean append;
+    TurnBlock block;
+
+    Write(boolean append, TurnBlock block) {
+      this.append = append;
+      this.block = block;
+    }
+  }
+
+  /**
+   * @param writes counts every write this turn makes to the store (shared by all turns)
+   */
+  TurnWrites(String turnId, ChatStore store, Executor writers, AtomicLong writes) {
+    this.turnId = turnId;
+    this.store = store;
+    this.writers = writers;
+    this.writes = writes;
+  }
+
+  /** Appends {@code block}, a block the store has not seen. */
+  void append(TurnBlock block) {
+    enqueue(true, block);
+  }
+
+  /** Saves {@code block} over the stored (or waiting) block with its seq. */
+  void save(TurnBlock block) {
+    enqueue(false, block);
+  }
+
+  private void enqueue(boolean append, TurnBlock block) {
+    synchronized (this) {
+      Write last = queue.peekLast();
+      if (!append && last != null && last.block.seq() == block.seq()) {
+        last.block = block; // not taken yet: the newer version replaces it
+        unwritten.put(block.seq(), block);
+        return;
+      }
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (queue.size() >= MAX_PENDING) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || !waitNanos(left)) {
+          log.error("the store has not taken a write of turn {} for {} s; block {} is not stored",
+              turnId, WAIT.toSeconds(), block.seq());
+          return;
+        }
+      }
+      queue.add(new Write(append, block));
+      unwritten.put(block.seq(), block);
+      if (draining) {
+        return;
+      }
+      draining = true;
+    }
+    schedule();
+  }
+
+  private void schedule() {
+    try {
+      writers.execute(this::drain);
+    } catch (RejectedExecutionException closed) {
+      drain(); // the server is closing: write here rather than lose it
+    }
+  }
+
+  private void drain() {
+    for (int i = 0; ; i++) {
+      Write w;
+      TurnBlock block;
+      synchronized (this) {
+        if (i == BATCH && !queue.isEmpty()) {
+          break;
+        }
+        w = queue.poll();
+        notifyAll(); // room in the queue, or (when empty) the turn's end may go on
+        if (w == null) {
+          draining = false;
+          return;
+        }
+        block = w.block;
+      }
+      write(w.append, block);
+      unwritten.remove(block.seq(), block);
+    }
+    schedule();
+  }
+
+  private void write(boolean append, TurnBlock block) {
+    try {
+      writes.incrementAndGet();
+      if (append) {
+        store.appendBlock(turnId, block);
+      } else {
+        store.saveBlock(turnId, block);
+      }
+    } catch (RuntimeException e) {
+      // A StoreException, or a store's bug. The pages still got the stream; the block is
+      // lost from the store only.
+      log.error("could not store block {} of turn {}: {}", block.seq(), turnId, e.getMessage());
+    }
+  }
+
+  /**
+   * Waits until every write asked for so far is made, at most {@link #WAIT}; false if the store
+   * took longer.
+   */
+  synchronized boolean flush() {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (draining) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || !waitNanos(left)) {
+        log.error("the store has not finished the writes of turn {} within {} s", turnId,
+            WAIT.toSeconds());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean waitNanos(long nanos) {
+    try {
+      wait(Math.max(1, nanos / 1_000_000));
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** A copy of the blocks waiting to be written. Take it before reading the store. */
+  Map<Integer, TurnBlock> unwritten() {
+    return new TreeMap<>(unwritten);
+  }
+
+  /**
+   * {@code stored} with {@code waiting} (from {@link #unwritten()}, taken before the store was
+   * read) in place of the stored blocks with the same seq, or added in seq order: the turn as it
+   * will be once the writes are made.
+   */
+  static ChatTurn withUnwritten(ChatTurn stored, Map<Integer, TurnBlock> waiting) {
+    if (waiting.isEmpty()) {
+      return stored;
+    }
+    TreeMap<Integer, TurnBlock> blocks = new TreeMap<>();
+    stored.blocks().forEach(b -> blocks.put(b.seq(), b));
+    List<ToolCall> calls = new ArrayList<>(stored.toolCalls());
+    waiting.forEach((seq, b) -> {
+      TurnBlock before = blocks.put(seq, b);
+      if (before == null && b instanceof TurnBlock.Tool tool) {
+        calls.add(tool.content());
+      }
+    });
+    return new ChatTurn(stored.id(), stored.sessionId(), stored.userId(), stored.seq(),
+        stored.status(), stored.prompt(), stored.mode(), new ArrayList<>(blocks.values()), calls,
+        stored.stats(), stored.createdAt(), stored.finishedAt(), stored.error(),
+        stored.droneId(), stored.model());
+  }
+}

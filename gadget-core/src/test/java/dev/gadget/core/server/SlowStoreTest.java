@@ -1,0 +1,124 @@
+package dev.gadget.core.server;
+
+import static dev.gadget.core.server.RuntimeFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.server.RuntimeFixture.Page;
+import dev.gadget.core.server.RuntimeFixture.Person;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.ProviderStore;
+import dev.gadget.core.store.InMemoryChatStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A store that takes its time: the live stream reaches the pages without waiting for it, a page
+ * that joins meanwhile sees the blocks still waiting to be written, and the turn's end is
+ * announced (and acknowledged to the drone) only once everything is stored.
+ */
+class SlowStoreTest {
+  @TempDir Path tmp;
+  RuntimeFixture fx;
+  final CountDownLatch storeOpen = new CountDownLatch(1);
+  final AtomicInteger blockWritesStarted = new AtomicInteger();
+
+  @AfterEach
+  void tearDown() {
+    storeOpen.countDown();
+    if (fx != null) {
+      fx.close();
+    }
+  }
+
+  /**
+   * An in-memory store whose block writes wait until {@link #storeOpen} (a disk that stalls):
+   * a real store behind a gate, every other call straight through.
+   */
+  private ChatStore gated(InMemoryChatStore inner) {
+    return (ChatStore) Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {ChatStore.class, ProviderStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("appendBlock") || method.getName().equals("saveBlock")) {
+            blockWritesStarted.incrementAndGet();
+            assertThat(storeOpen.await(20, TimeUnit.SECONDS)).as("the test opens the store")
+                .isTrue();
+          }
+          try {
+            return method.invoke(inner, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+  }
+
+  @Test
+  void aStalledStoreDelaysNeitherTheStreamNorAJoiningPageOnlyTheTurnsEnd() throws Exception {
+    InMemoryChatStore inner = new InMemoryChatStore();
+    fx = new RuntimeFixture(tmp, inner);
+    fx.server(b -> b.store(gated(inner)));
+    Person ada = fx.person("ada");
+    String thinking = "Let me think about the greeting.";
+    String answer = "Hello there, ".repeat(20) + "the end.";
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().thinking(thinking).text(answer).build()).build();
+    fx.drone(ada, tmp.resolve("ws"), llm, b -> b.ackTimeout(Duration.ofSeconds(20)));
+    Page page = fx.page(ada.pageToken()).connected();
+    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String session = fx.watchedSession(page);
+
+    String turn = page.submit(session, "say hello");
+    // every token reaches the page while the store has written no block of the turn
+    await("the whole answer streamed", () -> text(page, turn, Protocol.RESPONSE).equals(answer));
+    assertThat(text(page, turn, Protocol.THINKING)).isEqualTo(thinking);
+    await("a block write waiting on the store", () -> blockWritesStarted.get() > 0);
+    assertThat(inner.findTurn(turn).orElseThrow().blocks()).isEmpty();
+
+    // a page that starts watching now gets both blocks, once each: the stored turn with the
+    // blocks still waiting to be written, and the open block if the drone's end is not in yet
+    Page late = fx.page(ada.pageToken()).connected();
+    JsonNode snapshot = late.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    JsonNode stored = snapshot.get("turns").get(0);
+    assertThat(stored.get("status").asText()).isEqualTo("processing");
+    Map<Integer, String> blocks = new java.util.TreeMap<>();
+    stored.get("blocks").forEach(b -> blocks.put(b.get("seq").asInt(), b.get("mode").asText()
+        + ":" + b.get("content").asText()));
+    JsonNode live = snapshot.get("live").get(0);
+    assertThat(live.get("turnId").asText()).isEqualTo(turn);
+    JsonNode open = live.path("openBlock");
+    if (open.isObject()) {
+      blocks.put(open.get("seq").asInt(), open.get("mode").asText() + ":"
+          + open.get("content").asText());
+    }
+    assertThat(blocks.values()).containsExactly("thinking:" + thinking, "responding:" + answer);
+
+    // the end is announced only after the blocks and the end are stored
+    assertThat(page.eventsOf(turn)).noneMatch(e -> e.name().equals(Protocol.WORK_ORDER_COMPLETE));
+    storeOpen.countDown();
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+    assertThat(late.completion(turn).get("status").asText()).isEqualTo("finished");
+    ChatTurn done = inner.findTurn(turn).orElseThrow();
+    assertThat(done.blocks()).extracting(b -> b instanceof TurnBlock.Thinking t ? t.content()
+        : ((TurnBlock.Responding) b).content()).containsExactly(thinking, answer);
+    assertThat(done.status().name()).isEqualTo("FINISHED");
+  }
+
+  private static String text(Page page, String turn, String event) {
+    StringBuilder sb = new StringBuilder();
+    page.eventsOf(turn).stream().filter(e -> e.name().equals(event))
+        .forEach(e -> sb.append(e.payload().get("data").asText()));
+    return sb.toString();
+  }
+}
