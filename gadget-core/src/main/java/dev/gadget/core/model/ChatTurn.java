@@ -63,6 +63,12 @@ public record ChatTurn(
   }
 
   /** This turn, recorded as produced by {@code model}. */
+  /** This turn, run by {@code droneId}. */
+  public ChatTurn withDrone(String droneId) {
+    return new ChatTurn(id, sessionId, userId, seq, status, prompt, mode, blocks, toolCalls,
+        stats, createdAt, finishedAt, error, droneId, model);
+  }
+
   public ChatTurn withModel(TurnModel model) {
     return new ChatTurn(id, sessionId, userId, seq, status, prompt, mode, blocks, toolCalls,
         stats, createdAt, finishedAt, error, droneId, model);

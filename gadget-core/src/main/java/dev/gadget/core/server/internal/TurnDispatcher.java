@@ -66,7 +66,7 @@ final class TurnDispatcher {
       ProviderResolver.Resolved llm = providers.resolve(session);
       ChatTurn turn = ChatTurn.start(
           Ids.next(), session.id(), userId, seq, prompt, req.mode(), settings.clock().instant())
-          .withModel(llm.model());
+          .withModel(llm.model()).withDrone(drone.id); // stored with the turn: one write
       WorkOrder order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project),
           llm.config(),
           new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history,
@@ -80,7 +80,8 @@ final class TurnDispatcher {
       liveTurn = turns.start(turn, order, drone.id);
     }
     dispatch(liveTurn, drone, droneConnection,
-        new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false));
+        new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false),
+        !java.util.Objects.equals(drone.workspaceId, session.workspaceId()));
     return liveTurn.turn.id();
   }
 
@@ -91,9 +92,12 @@ final class TurnDispatcher {
         .orElse(null);
   }
 
-  /** Sends a work order; the turn ends as an error if the drone does not take it. */
+  /**
+   * Sends a work order; the turn ends as an error if the drone does not take it. Once it does,
+   * the session is bound to the drone's workspace if {@code bindWorkspace} (it was not yet).
+   */
   void dispatch(LiveTurn t, ConnectedDrone drone, Connection connection,
-      Payloads.ProcessWorkOrder order) {
+      Payloads.ProcessWorkOrder order, boolean bindWorkspace) {
     connection.emitWithAck(Protocol.PROCESS_WORK_ORDER, Protocol.args(order),
             settings.ackTimeout())
         .whenComplete((reply, error) -> {
@@ -114,11 +118,14 @@ final class TurnDispatcher {
                 "the drone refused the work order: " + ack.reason());
             return;
           }
+          if (!bindWorkspace) {
+            return;
+          }
           try {
-            store.setTurnDrone(t.turn.id(), drone.id);
             store.setSessionWorkspace(t.turn.sessionId(), drone.workspaceId);
           } catch (StoreException e) {
-            log.warn("could not record the drone of turn {}: {}", t.turn.id(), e.getMessage());
+            log.warn("could not bind session {} to workspace {}: {}", t.turn.sessionId(),
+                drone.workspaceId, e.getMessage());
           }
         });
   }

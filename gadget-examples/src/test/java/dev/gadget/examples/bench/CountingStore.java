@@ -1,0 +1,57 @@
+package dev.gadget.examples.bench;
+
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.ProviderStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A store that counts the writes made to it (every call that is not a read), by name: what a
+ * turn costs the store. The real store behind does the work.
+ */
+final class CountingStore {
+  private static final Set<String> READS = Set.of("close", "hashCode", "equals", "toString",
+      "providers");
+
+  final Map<String, AtomicLong> writes = new ConcurrentHashMap<>();
+  final ChatStore store;
+
+  CountingStore(ChatStore inner) {
+    this.store = (ChatStore) proxy(inner);
+  }
+
+  /** Every write so far. */
+  long total() {
+    return writes.values().stream().mapToLong(AtomicLong::get).sum();
+  }
+
+  /** The writes so far, by call. */
+  Map<String, Long> byCall() {
+    Map<String, Long> out = new java.util.TreeMap<>();
+    writes.forEach((k, v) -> out.put(k, v.get()));
+    return out;
+  }
+
+  private Object proxy(Object inner) {
+    return Proxy.newProxyInstance(CountingStore.class.getClassLoader(),
+        new Class<?>[] {ChatStore.class, ProviderStore.class}, (p, method, args) -> {
+          String name = method.getName();
+          boolean read = READS.contains(name) || name.startsWith("find")
+              || name.startsWith("list") || name.startsWith("get");
+          if (!read) {
+            writes.computeIfAbsent(name, k -> new AtomicLong()).incrementAndGet();
+          }
+          try {
+            Object result = method.invoke(inner, args);
+            // the provider store a store hands out is counted as well
+            return name.equals("providers") && result != null ? proxy(result) : result;
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+  }
+}
