@@ -37,6 +37,13 @@ pages.on('connection', (page) => {
     page.join(req.sessionId);
     ack({ sessionId: req.sessionId, turns: [], live: [] });
   });
+  page.on('unwatchSession', (req, ack) => {
+    page.leave(req.sessionId);
+    ack({ ok: true });
+  });
+  page.on('createSession', (req, ack) => {
+    ack({ session: { _id: crypto.randomUUID(), projectId: req.projectId, name: req.name } });
+  });
   page.on('submitPrompt', (req, ack) => {
     const drone = dronesOf.get(user);
     if (!drone) return ack({ error: 'no drone' });

@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Options: {@code --rounds N} (3), {@code --seconds S} (5, measured per round, after
  * {@code --warmup W}, 3), {@code --quick} (no stress and idle runs), {@code --dir DIR} (where
  * the journaled store writes, default target/live-benchmark: a real disk, as a server has),
- * {@code --only KEY} (the configurations whose key, as "journal @100", starts with KEY).
+ * {@code --only KEYS} (those configurations only: keys such as "journal@100" or "node-paced",
+ * comma-separated; "journal*" for every key starting so).
  */
 public final class LiveBenchmark {
   private static final AtomicInteger DATABASES = new AtomicInteger();
@@ -64,26 +65,26 @@ public final class LiveBenchmark {
       for (int round = 1; round <= o.rounds; round++) {
         System.out.printf("round %d of %d%n", round, o.rounds);
         for (int turns : new int[] {100, 1, 1000}) {
-          String n = " @" + turns;
+          String n = "@" + turns;
           if (turns == 100) {
             add(runs, "in-memory" + n, () -> gadget("InMemoryChatStore",
                 new InMemoryChatStore(), turns, 0, o));
             add(runs, "mongo" + n, () -> gadget("MongoChatStore, mongo-java-server",
                 mongo(mongoUri), turns, 0, o));
-            add(runs, "in-memory history" + n, () -> gadgetKeep(
+            add(runs, "in-memory-history" + n, () -> gadgetKeep(
                 "InMemoryChatStore, 10,000 turns stored", memoryHistory, turns, 0, o));
-            add(runs, "journal history" + n, () -> gadgetKeep(
+            add(runs, "journal-history" + n, () -> gadgetKeep(
                 "embedded default, 10,000 turns stored", journalHistory, turns, 0, o));
-            add(runs, "mongo history" + n, () -> gadgetKeep(
+            add(runs, "mongo-history" + n, () -> gadgetKeep(
                 "MongoChatStore, 10,000 turns stored", mongoHistory, turns, 0, o));
           }
           add(runs, "journal" + n, () -> gadget("embedded default (JournaledChatStore)",
               JournaledChatStore.open(History.fresh(o.dir.resolve("journal"))), turns, 0, o));
           add(runs, "node" + n, () -> LiveRun.node(relay, turns, 0, o.warmUp, o.seconds));
         }
-        add(runs, "journal paced", () -> gadget("embedded default, 21,000 events/s",
+        add(runs, "journal-paced", () -> gadget("embedded default, 21,000 events/s",
             JournaledChatStore.open(History.fresh(o.dir.resolve("journal"))), 100, 21_000, o));
-        add(runs, "node paced", () -> LiveRun.node(relay, 100, 21_000, o.warmUp, o.seconds));
+        add(runs, "node-paced", () -> LiveRun.node(relay, 100, 21_000, o.warmUp, o.seconds));
       }
     } finally {
       mongo.shutdownNow();
@@ -121,7 +122,8 @@ public final class LiveBenchmark {
 
   private static void add(Map<String, List<Result>> runs, String key, Callable<Result> run)
       throws Exception {
-    if (only != null && !key.startsWith(only)) {
+    if (only != null && java.util.Arrays.stream(only.split(",")).noneMatch(k -> k.equals(key)
+        || k.endsWith("*") && key.startsWith(k.substring(0, k.length() - 1)))) {
       return;
     }
     Result r = run.call();

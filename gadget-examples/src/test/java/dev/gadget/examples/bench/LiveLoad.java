@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * one drone and one page per concurrent turn, over Gadget's Socket.IO client. Each page watches
  * its session and submits a prompt; its drone streams the turn ({@link Turn#EVENTS} events of
  * 1-8 characters, thinking then response), then ends it; the page submits the next prompt when
- * it sees the end. Unpaced, a drone keeps {@link #WINDOW} events ahead of what its page received;
- * paced, the drones together send {@code rate} events a second. Reads one setup line from stdin
+ * it sees the end, in a new chat every {@link Turn#TURNS_PER_SESSION} turns. Unpaced, a drone
+ * keeps {@link #WINDOW} events ahead of what its page received; paced, the drones together send {@code rate} events a second. Reads one setup line from stdin
  * (JSON: url, turns, per slot its user, tokens and session), prints "measuring" and "done" as the
  * measured window starts and ends, then one result line (JSON), and exits.
  */
@@ -49,7 +49,8 @@ public final class LiveLoad {
     List<TransportClient> clients = new ArrayList<>();
     CountDownLatch ready = new CountDownLatch(setup.get("slots").size());
     for (JsonNode slot : setup.get("slots")) {
-      Turn t = new Turn(slot.get("session").asText(), latencies, rate <= 0);
+      Turn t = new Turn(slot.get("project").asText(), slot.get("session").asText(), latencies,
+          rate <= 0);
       slots.add(t);
       clients.add(drone(uri, slot, t));
       clients.add(page(uri, slot, t, ready));

@@ -62,7 +62,7 @@ final class LiveRun {
         store.createProject(p);
         ChatSession s = new ChatSession(Ids.next(), u.id(), p.id(), "bench", null, T0);
         store.createSession(s);
-        slots.addObject().put("user", u.id()).put("session", s.id())
+        slots.addObject().put("user", u.id()).put("project", p.id()).put("session", s.id())
             .put("pageToken", tokens.issue(u.id(), TokenKind.USER, "page").token())
             .put("droneToken", tokens.issue(u.id(), TokenKind.DRONE, "drone").token());
       }
@@ -91,7 +91,8 @@ final class LiveRun {
       int port = LiveLoad.JSON.readTree(out.readLine()).get("port").asInt();
       ArrayNode slots = LiveLoad.JSON.createArrayNode();
       for (int i = 0; i < turns; i++) {
-        slots.addObject().put("user", "u" + i).put("session", "s" + i).put("pageToken", "p")
+        slots.addObject().put("user", "u" + i).put("project", "p" + i).put("session", "s" + i)
+            .put("pageToken", "p")
             .put("droneToken", "d");
       }
       long pid = relay.pid();

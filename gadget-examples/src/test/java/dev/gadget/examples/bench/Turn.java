@@ -14,14 +14,21 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Turn {
   /** Events in a turn: {@link #THINKING} thinking tokens, then response tokens. */
-  static final int EVENTS = 200;
-  static final int THINKING = 40;
+  static final int EVENTS = 1_000;
+  static final int THINKING = 200;
+  /**
+   * Turns in a chat before the page starts a new one: a drone's compaction would keep a real
+   * session's history bounded; these drones do not compact, so their sessions stay short.
+   */
+  static final int TURNS_PER_SESSION = 10;
   static final AtomicLong RECEIVED = new AtomicLong();
   static final AtomicLong COMPLETED = new AtomicLong();
   static final AtomicLong ERRORS = new AtomicLong();
   private static final String LETTERS = "abcdefghijklmnopqrstuvwxyz ";
 
-  final String session;
+  private final String project;
+  volatile String session;
+  private int turnsInSession;
   private final LiveLoad.Latencies latencies;
   private final boolean windowed;
   volatile Connection drone;
@@ -34,7 +41,8 @@ final class Turn {
   private double credit;
   private final long[] sentAt = new long[EVENTS];
 
-  Turn(String session, LiveLoad.Latencies latencies, boolean windowed) {
+  Turn(String project, String session, LiveLoad.Latencies latencies, boolean windowed) {
+    this.project = project;
     this.session = session;
     this.latencies = latencies;
     this.windowed = windowed;
@@ -92,10 +100,32 @@ final class Turn {
     }
   }
 
-  /** The page saw the turn end: the next prompt. */
+  /** The page saw the turn end: the next prompt, in a new chat every few turns. */
   void ended() {
     COMPLETED.incrementAndGet();
-    submitNext();
+    if (++turnsInSession < TURNS_PER_SESSION) {
+      submitNext();
+      return;
+    }
+    turnsInSession = 0;
+    Duration wait = Duration.ofSeconds(60);
+    page.emitWithAck("unwatchSession", List.of(LiveLoad.JSON.createObjectNode()
+        .put("sessionId", session)), wait)
+        .thenCompose(r -> page.emitWithAck("createSession", List.of(LiveLoad.JSON
+            .createObjectNode().put("projectId", project).put("name", "bench")), wait))
+        .thenCompose(r -> {
+          session = r.get(0).get("session").get("_id").asText();
+          return page.emitWithAck("watchSession", List.of(LiveLoad.JSON.createObjectNode()
+              .put("sessionId", session)), wait);
+        })
+        .whenComplete((r, e) -> {
+          if (e != null) {
+            ERRORS.incrementAndGet();
+            System.err.println("new chat failed: " + e);
+          } else {
+            submitNext();
+          }
+        });
   }
 
   /** Sends events up to (not including) {@code until}; after the last, the turn's end. */

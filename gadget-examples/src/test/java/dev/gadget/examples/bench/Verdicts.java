@@ -9,20 +9,20 @@ final class Verdicts {
   private Verdicts() {}
 
   static void print(Map<String, Result> m) {
-    ratio(m, "embedded default >= 0.8x in-memory, 100 turns", "journal @100", "in-memory @100",
+    ratio(m, "embedded default >= 0.8x in-memory, 100 turns", "journal@100", "in-memory@100",
         0.8);
     ratio(m, "embedded default after 10,000 stored turns >= 0.9x its own speed",
-        "journal history @100", "journal @100", 0.9);
-    ratio(m, "Gadget >= 3x the Node relay, 100 turns", "journal @100", "node @100", 3);
-    ratio(m, "Gadget >= 3x the Node relay, 1,000 turns", "journal @1000", "node @1000", 3);
-    ratio(m, "Gadget >= 1x the Node relay, 1 turn", "journal @1", "node @1", 1);
-    Result paced = m.get("journal paced");
+        "journal-history@100", "journal@100", 0.9);
+    ratio(m, "Gadget >= 3x the Node relay, 100 turns", "journal@100", "node@100", 3);
+    ratio(m, "Gadget >= 3x the Node relay, 1,000 turns", "journal@1000", "node@1000", 3);
+    ratio(m, "Gadget >= 1x the Node relay, 1 turn", "journal@1", "node@1", 1);
+    Result paced = m.get("journal-paced");
     if (paced != null) {
       verdict("p99 chunk latency at 21,000 events/s < 5 ms (embedded default)",
           paced.p99Micros() < 5_000, String.format(Locale.ROOT, "p99 %.1f ms at %.0f events/s",
               paced.p99Micros() / 1e3, paced.eventsPerSecond()));
     }
-    for (String key : new String[] {"journal @100", "journal @1", "journal @1000"}) {
+    for (String key : new String[] {"journal@100", "journal@1", "journal@1000"}) {
       Result r = m.get(key);
       if (r != null) {
         // each turn: a thinking and a responding block, no tool call

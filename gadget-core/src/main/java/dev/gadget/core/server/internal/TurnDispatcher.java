@@ -69,8 +69,8 @@ final class TurnDispatcher {
           .withModel(llm.model()).withDrone(drone.id); // stored with the turn: one write
       WorkOrder order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project),
           llm.config(),
-          new WorkOrder.SessionRef(session.id(), session.name(), SessionContext.of(history,
-              authors())),
+          new WorkOrder.SessionRef(session.id(), session.name(), HistoryBound.of(
+              SessionContext.of(history, authors()), HistoryBound.MAX_CHARS)),
           new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt), drone.workspaceId,
           approvals.policy(session.id()).wireName());
       store.createTurn(turn);
