@@ -14,4 +14,29 @@ public interface EventHandler {
    *     none
    */
   void handle(List<JsonNode> args, Ack ack);
+
+  /**
+   * Whether this handler never blocks (no I/O, no wait, no lock held for long). A transport may
+   * then run it on the thread that read the event, when no earlier event of the connection is
+   * still waiting for its handler, instead of handing it to another thread: the order of a
+   * connection's events is kept either way. False unless made with {@link #nonBlocking}.
+   */
+  default boolean isNonBlocking() {
+    return false;
+  }
+
+  /** {@code handler}, marked as one that never blocks (see {@link #isNonBlocking()}). */
+  static EventHandler nonBlocking(EventHandler handler) {
+    return new EventHandler() {
+      @Override
+      public void handle(List<JsonNode> args, Ack ack) {
+        handler.handle(args, ack);
+      }
+
+      @Override
+      public boolean isNonBlocking() {
+        return true;
+      }
+    };
+  }
 }

@@ -233,6 +233,25 @@ public abstract class TransportContract {
     }
 
     @Test
+    void nonBlockingAndOrdinaryHandlersInterleavedKeepTheConnectionsOrder() throws Exception {
+      BlockingQueue<Integer> atServer = new LinkedBlockingQueue<>();
+      acceptor.setup = conn -> {
+        conn.on("fast", EventHandler.nonBlocking((a, ack) -> atServer.add(a.get(0).asInt())));
+        conn.on("slow", (a, ack) -> atServer.add(a.get(0).asInt()));
+      };
+      Events events = new Events();
+      Connection c = client().connect("/", () -> token("good"), events);
+      take(events.events, "connect");
+      take(acceptor.connected, "server connection");
+      for (int i = 0; i < 2_000; i++) {
+        c.emit(i % 3 == 0 ? "slow" : "fast", args(JSON.numberNode(i)));
+      }
+      for (int i = 0; i < 2_000; i++) {
+        assertThat(take(atServer, "server event " + i)).isEqualTo(i);
+      }
+    }
+
+    @Test
     void acksCarryArgumentsBothWays() throws Exception {
       Events events = new Events();
       Connection c = client().connect("/", () -> token("good"), events);

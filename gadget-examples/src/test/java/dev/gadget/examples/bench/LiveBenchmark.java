@@ -62,6 +62,9 @@ public final class LiveBenchmark {
         ChatStore journalHistory = History.fill(JournaledChatStore.open(
             History.fresh(o.dir.resolve("history"))));
         ChatStore mongoHistory = History.fill(mongo(mongoUri))) {
+      // the JIT's warm-up, not measured: the first run in a fresh JVM is slower than the rest
+      System.out.println("warm-up (not counted)");
+      gadget("warm-up", new InMemoryChatStore(), 100, 0, o);
       for (int round = 1; round <= o.rounds; round++) {
         System.out.printf("round %d of %d%n", round, o.rounds);
         for (int turns : new int[] {100, 1, 1000}) {
@@ -142,6 +145,11 @@ public final class LiveBenchmark {
     for (String dir : new String[] {"../gadget-transport-ws", "gadget-transport-ws"}) {
       Path p = Path.of(dir, "src/test/node/relay.js");
       if (Files.exists(p)) {
+        if (!Files.isDirectory(p.resolveSibling("node_modules/socket.io"))) {
+          throw new IllegalStateException("socket.io is not installed next to " + p + ": build "
+              + "gadget-transport-ws's tests first (the command above, without -DskipTests, "
+              + "runs npm ci there)");
+        }
         return p.toAbsolutePath();
       }
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.EventHandler;
 import dev.gadget.core.transport.TransportClient;
 import dev.gadget.transport.ws.WebSocketTransportClient;
 import java.io.BufferedReader;
@@ -119,8 +120,10 @@ public final class LiveLoad {
       }
     }, c -> {
       t.page = c;
-      c.on("thinking", (args, ack) -> t.received(args.get(0).get("seq").asLong()));
-      c.on("response", (args, ack) -> t.received(args.get(0).get("seq").asLong()));
+      c.on("thinking", EventHandler.nonBlocking((args, ack) ->
+          t.received(args.get(0).get("seq").asLong())));
+      c.on("response", EventHandler.nonBlocking((args, ack) ->
+          t.received(args.get(0).get("seq").asLong())));
       c.on("workOrderComplete", (args, ack) -> t.ended());
     });
     return client;

@@ -1,6 +1,7 @@
 package dev.gadget.core.server.internal;
 
 import static dev.gadget.core.server.internal.Requests.handle;
+import static dev.gadget.core.server.internal.Requests.handleNonBlocking;
 import static dev.gadget.core.server.internal.Requests.reply;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -100,12 +101,18 @@ public final class DroneLink {
     listen(c, drone);
   }
 
-  /** The drone's events; add a new drone → server event here. */
+  /**
+   * The drone's events; add a new drone → server event here. The stream's text events and
+   * heartbeats never block (their store writes are queued, {@link TurnWrites}), so the transport
+   * may run them on the thread that read them.
+   */
   private void listen(Connection c, ConnectedDrone me) {
-    handle(c, Protocol.THINKING, Payloads.TextEvent.class, (e, ack) -> turns.stream(me.id,
-        e.turnId(), e.seq(), new StreamChunk.Thinking(e.data()), Protocol.THINKING, e));
-    handle(c, Protocol.RESPONSE, Payloads.TextEvent.class, (e, ack) -> turns.stream(me.id,
-        e.turnId(), e.seq(), new StreamChunk.Response(e.data()), Protocol.RESPONSE, e));
+    handleNonBlocking(c, Protocol.THINKING, Payloads.TextEvent.class, (e, ack) ->
+        turns.stream(me.id, e.turnId(), e.seq(), new StreamChunk.Thinking(e.data()),
+            Protocol.THINKING, e));
+    handleNonBlocking(c, Protocol.RESPONSE, Payloads.TextEvent.class, (e, ack) ->
+        turns.stream(me.id, e.turnId(), e.seq(), new StreamChunk.Response(e.data()),
+            Protocol.RESPONSE, e));
     handle(c, Protocol.TOOL_CALL, Payloads.ToolCallEvent.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), new StreamChunk.ToolCallChunk(e.call()), Protocol.TOOL_CALL, e));
     handle(c, Protocol.COMPACTION, Payloads.CompactionEvent.class, (e, ack) -> {
@@ -117,8 +124,8 @@ public final class DroneLink {
     });
     handle(c, Protocol.TOOL_STARTED, Payloads.ToolStarted.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), null, Protocol.TOOL_STARTED, e));
-    handle(c, Protocol.TOOL_OUTPUT, Payloads.ToolOutput.class, (e, ack) -> turns.stream(me.id,
-        e.turnId(), e.seq(), null, Protocol.TOOL_OUTPUT, e));
+    handleNonBlocking(c, Protocol.TOOL_OUTPUT, Payloads.ToolOutput.class, (e, ack) ->
+        turns.stream(me.id, e.turnId(), e.seq(), null, Protocol.TOOL_OUTPUT, e));
     handle(c, Protocol.DRONE_TOOLS, Payloads.DroneTools.class, (e, ack) -> {
       me.toolNames = e.tools().stream().map(Payloads.ToolInfo::name).distinct().toList();
       log.debug("drone {} offers {} tools", me.id, me.toolNames.size());
@@ -129,7 +136,7 @@ public final class DroneLink {
             Protocol.TURN_CHANGES, e);
       }
     });
-    handle(c, Protocol.HEARTBEAT, Payloads.Heartbeat.class, (e, ack) ->
+    handleNonBlocking(c, Protocol.HEARTBEAT, Payloads.Heartbeat.class, (e, ack) ->
         turns.heard(me.id, String.valueOf(e.turnId())));
     handle(c, Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class, (e, ack) -> {
       LiveTurn t = turns.get(e.turnId());

@@ -28,7 +28,21 @@ public final class Requests {
   /** Registers a handler that parses its payload and turns any failure into an error ack. */
   public static <T> void handle(Connection c, String event, Class<T> type,
       PayloadHandler<T> handler) {
-    EventHandler h = (args, ack) -> {
+    c.on(event, handler(c, event, type, handler));
+  }
+
+  /**
+   * As {@link #handle}, for a handler that never blocks (a stream event: applied, forwarded and
+   * its store writes queued): the transport may run it on the thread that read it.
+   */
+  public static <T> void handleNonBlocking(Connection c, String event, Class<T> type,
+      PayloadHandler<T> handler) {
+    c.on(event, EventHandler.nonBlocking(handler(c, event, type, handler)));
+  }
+
+  private static <T> EventHandler handler(Connection c, String event, Class<T> type,
+      PayloadHandler<T> handler) {
+    return (args, ack) -> {
       T payload;
       try {
         payload = Protocol.payload(args, type);
@@ -51,7 +65,6 @@ public final class Requests {
             + " request"));
       }
     };
-    c.on(event, h);
   }
 
   /** Answers {@code ack} with {@code payload}, if the sender asked for an answer. */

@@ -45,6 +45,41 @@ public final class SerialExecutor implements Executor {
     }
   }
 
+  /**
+   * Runs {@code task} on the calling thread when nothing of this executor runs or waits (it must
+   * not block), else queues it as {@link #execute} does. Tasks queued while it runs go to the
+   * shared executor afterwards, in order.
+   */
+  public void executeInlineIfIdle(Runnable task) {
+    synchronized (tasks) {
+      if (running) {
+        tasks.add(task);
+        return;
+      }
+      running = true;
+    }
+    try {
+      task.run();
+    } catch (RuntimeException | Error e) {
+      log.warn("event handler failed; the connection goes on", e);
+    }
+    synchronized (tasks) {
+      if (tasks.isEmpty()) {
+        running = false;
+        return;
+      }
+    }
+    try {
+      delegate.execute(this::drain);
+    } catch (RejectedExecutionException e) {
+      synchronized (tasks) {
+        tasks.clear();
+        running = false;
+      }
+      log.debug("executor refused a task; the connection is shutting down");
+    }
+  }
+
   private void drain() {
     while (true) {
       Runnable next;

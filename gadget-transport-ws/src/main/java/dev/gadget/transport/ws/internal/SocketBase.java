@@ -174,18 +174,36 @@ public abstract class SocketBase implements Connection {
 
   /** An incoming EVENT: delivered to its handler on this socket's serial executor. */
   public final void onEvent(SocketPacket packet) {
-    serial.execute(() -> deliver(packet));
+    Runnable task = () -> deliver(packet);
+    if (nonBlocking(packet)) {
+      serial.executeInlineIfIdle(task);
+    } else {
+      serial.execute(task);
+    }
   }
 
   /** As {@link #onEvent(SocketPacket)}; {@code done} runs once the handler has returned. */
   public final void onEvent(SocketPacket packet, Runnable done) {
-    serial.execute(() -> {
+    Runnable task = () -> {
       try {
         deliver(packet);
       } finally {
         done.run();
       }
-    });
+    };
+    if (nonBlocking(packet)) {
+      serial.executeInlineIfIdle(task);
+    } else {
+      serial.execute(task);
+    }
+  }
+
+  /** Whether the packet's handler never blocks: it may run on the thread that read it. */
+  private boolean nonBlocking(SocketPacket packet) {
+    JsonNode data = packet.data();
+    EventHandler handler = data != null && data.size() > 0 ? handlers.get(data.get(0).asText())
+        : null;
+    return handler != null && handler.isNonBlocking();
   }
 
   /** An incoming ACK: completes the pending future on the handler pool. */

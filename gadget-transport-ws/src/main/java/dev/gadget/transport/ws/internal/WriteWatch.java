@@ -31,7 +31,7 @@ import org.java_websocket.WebSocketImpl;
  */
 public final class WriteWatch implements AutoCloseable {
   /** How often watched connections are looked at while any is watched. */
-  static final long TICK_MILLIS = 5;
+  static final long TICK_MILLIS = 1;
 
   private final Set<WebSocketImpl> watched = ConcurrentHashMap.newKeySet();
   private final LongAdder rescued = new LongAdder();
