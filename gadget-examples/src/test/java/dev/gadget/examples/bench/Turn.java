@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.transport.Connection;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -24,6 +27,12 @@ final class Turn {
   static final AtomicLong RECEIVED = new AtomicLong();
   static final AtomicLong COMPLETED = new AtomicLong();
   static final AtomicLong ERRORS = new AtomicLong();
+  private static final ScheduledExecutorService RETRY =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "submit-retry");
+        t.setDaemon(true);
+        return t;
+      });
   private static final String LETTERS = "abcdefghijklmnopqrstuvwxyz ";
 
   private final String project;
@@ -50,10 +59,21 @@ final class Turn {
 
   /** The page asks for the next turn. */
   void submitNext() {
+    submit(0);
+  }
+
+  /**
+   * Submits the prompt; a drone that registered a moment after its page connected is given up
+   * to 5 s (a "no drone" refusal is asked again every 50 ms).
+   */
+  private void submit(int attempt) {
     page.emitWithAck("submitPrompt", List.of(LiveLoad.JSON.createObjectNode()
         .put("sessionId", session).put("prompt", "go on")), Duration.ofSeconds(60))
         .whenComplete((reply, error) -> {
-          if (error != null || reply.get(0).hasNonNull("error")) {
+          boolean refused = error == null && reply.get(0).hasNonNull("error");
+          if (refused && attempt < 100 && reply.get(0).get("error").asText().contains("drone")) {
+            RETRY.schedule(() -> submit(attempt + 1), 50, TimeUnit.MILLISECONDS);
+          } else if (error != null || refused) {
             ERRORS.incrementAndGet();
             System.err.println("submit refused: " + (error != null ? error : reply));
           }

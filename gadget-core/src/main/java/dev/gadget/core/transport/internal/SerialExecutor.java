@@ -33,6 +33,11 @@ public final class SerialExecutor implements Executor {
       }
       running = true;
     }
+    handOff();
+  }
+
+  /** The queued tasks go to the shared executor (while {@code running}). */
+  private void handOff() {
     try {
       delegate.execute(this::drain);
     } catch (RejectedExecutionException e) {
@@ -69,15 +74,7 @@ public final class SerialExecutor implements Executor {
         return;
       }
     }
-    try {
-      delegate.execute(this::drain);
-    } catch (RejectedExecutionException e) {
-      synchronized (tasks) {
-        tasks.clear();
-        running = false;
-      }
-      log.debug("executor refused a task; the connection is shutting down");
-    }
+    handOff();
   }
 
   private void drain() {

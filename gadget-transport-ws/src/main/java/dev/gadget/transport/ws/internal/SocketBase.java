@@ -201,7 +201,8 @@ public abstract class SocketBase implements Connection {
   /** Whether the packet's handler never blocks: it may run on the thread that read it. */
   private boolean nonBlocking(SocketPacket packet) {
     JsonNode data = packet.data();
-    EventHandler handler = data != null && data.size() > 0 ? handlers.get(data.get(0).asText())
+    EventHandler handler = data != null && data.isArray() && data.size() > 0
+        ? handlers.get(data.get(0).asText())
         : null;
     return handler != null && handler.isNonBlocking();
   }
