@@ -25,7 +25,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,8 +57,6 @@ public final class LiveTurns {
   /** The threads that write the live turns' blocks, so that the relay never waits for a disk. */
   private final ExecutorService writers = new ThreadPoolExecutor(WRITERS, WRITERS, 30,
       TimeUnit.SECONDS, new LinkedBlockingQueue<>(), LiveTurns::writerThread);
-  /** Every block write the live turns made. */
-  private final AtomicLong blockWrites = new AtomicLong();
 
   public LiveTurns(ServerSettings settings, ServerTimer timer, WatcherRooms rooms,
       DroneRouter router) {
@@ -88,7 +85,7 @@ public final class LiveTurns {
   /** Follows a new turn on {@code droneId} and tells the session's watchers it started. */
   LiveTurn start(ChatTurn turn, WorkOrder order, String droneId) {
     LiveTurn t = new LiveTurn(turn, order, droneId, sessionLock(turn.sessionId()),
-        new TurnWrites(turn.id(), store, writers, blockWrites), settings.clock());
+        new TurnWrites(turn.id(), store, writers), settings.clock());
     synchronized (t.lock) {
       live.put(turn.id(), t);
       settings.listener().onTurnStarted(turn);
@@ -300,11 +297,6 @@ public final class LiveTurns {
     Thread t = new Thread(r, "gadget-store-writer-" + WRITER_THREADS.incrementAndGet());
     t.setDaemon(true);
     return t;
-  }
-
-  /** Every block write the live turns made so far (appends, saves, checkpoints). */
-  public long blockWrites() {
-    return blockWrites.get();
   }
 
   /** The server is closing: the block writes asked for so far are made, at most 30 s. */

@@ -13,7 +13,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +45,6 @@ final class TurnWrites {
   private boolean draining;
   /** Blocks waiting to be written, by seq: the newest version of each. */
   private final Map<Integer, TurnBlock> unwritten = new ConcurrentHashMap<>();
-  private final AtomicLong writes;
 
   /** A block to append (the first time it is stored) or save over its stored version. */
   private static final class Write {
@@ -59,14 +57,10 @@ final class TurnWrites {
     }
   }
 
-  /**
-   * @param writes counts every write this turn makes to the store (shared by all turns)
-   */
-  TurnWrites(String turnId, ChatStore store, Executor writers, AtomicLong writes) {
+  TurnWrites(String turnId, ChatStore store, Executor writers) {
     this.turnId = turnId;
     this.store = store;
     this.writers = writers;
-    this.writes = writes;
   }
 
   /** Appends {@code block}, a block the store has not seen. */
@@ -138,7 +132,6 @@ final class TurnWrites {
 
   private void write(boolean append, TurnBlock block) {
     try {
-      writes.incrementAndGet();
       if (append) {
         store.appendBlock(turnId, block);
       } else {
