@@ -1,15 +1,16 @@
 package dev.gadget.core.protocol;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import dev.gadget.core.GadgetJson;
+import java.io.IOException;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -32,6 +33,13 @@ import java.util.regex.Pattern;
  */
 final class PayloadReader {
   private static final ObjectMapper STRICT = strictMapper();
+  /** A reader per payload type: its type and deserializer are looked up once, not per event. */
+  private static final ClassValue<ObjectReader> READERS = new ClassValue<>() {
+    @Override
+    protected ObjectReader computeValue(Class<?> type) {
+      return STRICT.readerFor(type);
+    }
+  };
   private static final int SHOWN = 40;
   private static final Pattern SLUG = Pattern.compile(Limits.SLUG_PATTERN);
 
@@ -81,8 +89,8 @@ final class PayloadReader {
       checkRecord(root, type, "");
     }
     try {
-      return STRICT.treeToValue(root, type);
-    } catch (JsonProcessingException | IllegalArgumentException e) {
+      return READERS.get(type).readValue(root);
+    } catch (IOException | IllegalArgumentException e) {
       throw translate(e, type);
     }
   }
