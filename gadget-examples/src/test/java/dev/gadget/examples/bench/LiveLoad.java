@@ -66,25 +66,34 @@ public final class LiveLoad {
           TimeUnit.MILLISECONDS);
     }
     slots.forEach(Turn::submitNext);
-    Thread.sleep(warmUp * 1000L); // the warm-up's length, not a wait for a condition
-    long events0 = Turn.RECEIVED.get();
-    long turns0 = Turn.COMPLETED.get();
-    latencies.reset();
-    long t0 = System.nanoTime();
-    System.out.println("measuring");
-    System.out.flush();
-    Thread.sleep(seconds * 1000L);
-    long events = Turn.RECEIVED.get() - events0;
-    long turns = Turn.COMPLETED.get() - turns0;
-    double elapsed = (System.nanoTime() - t0) / 1e9;
-    System.out.println("done");
-    System.out.flush();
-    ObjectNode result = JSON.createObjectNode();
-    result.put("events", events).put("seconds", elapsed).put("turns", turns)
-        .put("p50Micros", latencies.percentile(0.50)).put("p99Micros", latencies.percentile(0.99))
-        .put("maxMicros", latencies.max()).put("errors", Turn.ERRORS.get());
-    System.out.println(JSON.writeValueAsString(result));
-    System.out.flush();
+    // The measured window opens after the warm-up and closes `seconds` later, on the pacer.
+    long[] from = new long[3]; // events, turns, nanoTime at the window's start
+    CountDownLatch measured = new CountDownLatch(1);
+    pacer.schedule(() -> {
+      from[0] = Turn.RECEIVED.get();
+      from[1] = Turn.COMPLETED.get();
+      latencies.reset();
+      from[2] = System.nanoTime();
+      System.out.println("measuring");
+      System.out.flush();
+    }, warmUp, TimeUnit.SECONDS);
+    pacer.schedule(() -> {
+      long events = Turn.RECEIVED.get() - from[0];
+      long turns = Turn.COMPLETED.get() - from[1];
+      double elapsed = (System.nanoTime() - from[2]) / 1e9;
+      System.out.println("done");
+      ObjectNode result = JSON.createObjectNode();
+      result.put("events", events).put("seconds", elapsed).put("turns", turns)
+          .put("p50Micros", latencies.percentile(0.50))
+          .put("p99Micros", latencies.percentile(0.99))
+          .put("maxMicros", latencies.max()).put("errors", Turn.ERRORS.get());
+      System.out.println(result);
+      System.out.flush();
+      measured.countDown();
+    }, warmUp + seconds, TimeUnit.SECONDS);
+    if (!measured.await(warmUp + seconds + 60L, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("the measured window did not close");
+    }
     pacer.shutdownNow();
     Runtime.getRuntime().halt(0); // thousands of sockets: no need to close them one by one
   }

@@ -54,7 +54,10 @@ public final class LiveTurns {
   private final Map<String, LiveTurn> live = new ConcurrentHashMap<>();
   /** One monitor per chat session: guards its live turn, its room and the snapshot. */
   private final Map<String, Object> sessionLocks = new ConcurrentHashMap<>();
-  /** The threads that write the live turns' blocks, so that the relay never waits for a disk. */
+  /**
+   * The threads that write the live turns' blocks, so that the relay never waits for a disk.
+   * Its queue holds at most one task per live turn ({@link TurnWrites} schedules one at a time).
+   */
   private final ExecutorService writers = new ThreadPoolExecutor(WRITERS, WRITERS, 30,
       TimeUnit.SECONDS, new LinkedBlockingQueue<>(), LiveTurns::writerThread);
 

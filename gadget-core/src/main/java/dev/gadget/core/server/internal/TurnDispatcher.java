@@ -16,6 +16,7 @@ import dev.gadget.core.transport.Connection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -81,7 +82,7 @@ final class TurnDispatcher {
     }
     dispatch(liveTurn, drone, droneConnection,
         new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false),
-        !java.util.Objects.equals(drone.workspaceId, session.workspaceId()));
+        !Objects.equals(drone.workspaceId, session.workspaceId()));
     return liveTurn.turn.id();
   }
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /** One connection's handlers: in order, on the pool or (non-blocking, when idle) inline. */
 class SerialExecutorTest {
-  private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
+  private final ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
     Thread t = new Thread(r, "pool-thread");
     t.setDaemon(true);
     return t;

@@ -174,37 +174,36 @@ public abstract class SocketBase implements Connection {
 
   /** An incoming EVENT: delivered to its handler on this socket's serial executor. */
   public final void onEvent(SocketPacket packet) {
-    Runnable task = () -> deliver(packet);
-    if (nonBlocking(packet)) {
-      serial.executeInlineIfIdle(task);
-    } else {
-      serial.execute(task);
-    }
+    onEvent(packet, () -> {});
   }
 
-  /** As {@link #onEvent(SocketPacket)}; {@code done} runs once the handler has returned. */
+  /**
+   * As {@link #onEvent(SocketPacket)}; {@code done} runs once the handler has returned. A
+   * non-blocking handler runs on this thread when nothing of the socket waits.
+   */
   public final void onEvent(SocketPacket packet, Runnable done) {
+    EventHandler fast = nonBlockingHandler(packet);
     Runnable task = () -> {
       try {
-        deliver(packet);
+        deliver(packet, fast);
       } finally {
         done.run();
       }
     };
-    if (nonBlocking(packet)) {
+    if (fast != null) {
       serial.executeInlineIfIdle(task);
     } else {
       serial.execute(task);
     }
   }
 
-  /** Whether the packet's handler never blocks: it may run on the thread that read it. */
-  private boolean nonBlocking(SocketPacket packet) {
+  /** The packet's handler if it never blocks (it may run on the thread that read it), or null. */
+  private EventHandler nonBlockingHandler(SocketPacket packet) {
     JsonNode data = packet.data();
     EventHandler handler = data != null && data.isArray() && data.size() > 0
         ? handlers.get(data.get(0).asText())
         : null;
-    return handler != null && handler.isNonBlocking();
+    return handler != null && handler.isNonBlocking() ? handler : null;
   }
 
   /** An incoming ACK: completes the pending future on the handler pool. */
@@ -223,14 +222,15 @@ public abstract class SocketBase implements Connection {
     runOnPool(() -> pending.future.complete(args));
   }
 
-  private void deliver(SocketPacket packet) {
+  /** Delivers an event to {@code handler}, or (null) to the one registered now for it. */
+  private void deliver(SocketPacket packet, EventHandler known) {
     if (!acceptsEvents()) {
       log.debug("Dropped an event on {}: the connection is not open", namespace);
       return;
     }
     JsonNode data = packet.data();
     String event = data.get(0).asText();
-    EventHandler handler = handlers.get(event);
+    EventHandler handler = known != null ? known : handlers.get(event);
     if (handler == null) {
       log.debug("No handler for event '{}' on {}; dropped", event, namespace);
       return;
