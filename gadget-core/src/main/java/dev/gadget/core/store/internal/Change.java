@@ -169,7 +169,7 @@ public sealed interface Change {
 
     @Override
     public void applyTo(IndexedState state) {
-      state.putTurn(Turns.withDrone(state.turn(turnId), droneId));
+      state.putTurn(state.turn(turnId).withDrone(droneId));
     }
   }
 

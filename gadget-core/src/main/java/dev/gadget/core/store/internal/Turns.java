@@ -9,7 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** New versions of a turn: with one more block, another drone, or ended. */
+/** New versions of a turn: with one more block, or ended. */
 final class Turns {
   private Turns() {}
 
@@ -69,13 +69,6 @@ final class Turns {
     return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), t.status(), t.prompt(),
         t.mode(), blocks, calls, t.stats(), t.createdAt(), t.finishedAt(), t.error(),
         t.droneId(), t.model());
-  }
-
-  /** The turn run by {@code droneId}. */
-  static ChatTurn withDrone(ChatTurn t, String droneId) {
-    return new ChatTurn(t.id(), t.sessionId(), t.userId(), t.seq(), t.status(), t.prompt(),
-        t.mode(), t.blocks(), t.toolCalls(), t.stats(), t.createdAt(), t.finishedAt(),
-        t.error(), droneId, t.model());
   }
 
   /** The turn ended with {@code status}; {@code null} stats keep the turn's. */
