@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The live path measured whole, as issue 22 asks (not a test): drones stream turns, the server
  * aggregates them, stores the blocks and forwards every event to the watching pages. The load
- * ({@link LiveLoad}) runs in a process of its own; the server's CPU time is this JVM's (Gadget)
+ * ({@link RawLoad}) runs in a process of its own; the server's CPU time is this JVM's (Gadget)
  * or the Node process's (the stock socket.io relay, src/test/node/relay.js of
  * gadget-transport-ws). Each configuration runs {@code rounds} times, interleaved with the
  * others; the median round is printed. Then the transport's 2,000,000-round-trip stress run and

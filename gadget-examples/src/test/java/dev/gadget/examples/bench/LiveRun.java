@@ -53,7 +53,7 @@ final class LiveRun {
         .provider(PROVIDER).build();
     server.start();
     try {
-      ArrayNode slots = LiveLoad.JSON.createArrayNode();
+      ArrayNode slots = RawLoad.JSON.createArrayNode();
       Tokens tokens = new Tokens(store);
       for (int i = 0; i < turns; i++) {
         User u = new User(Ids.next(), "bench" + Ids.next(), "Bench", T0);
@@ -88,8 +88,8 @@ final class LiveRun {
     try {
       BufferedReader out = new BufferedReader(new InputStreamReader(relay.getInputStream(),
           StandardCharsets.UTF_8));
-      int port = LiveLoad.JSON.readTree(out.readLine()).get("port").asInt();
-      ArrayNode slots = LiveLoad.JSON.createArrayNode();
+      int port = RawLoad.JSON.readTree(out.readLine()).get("port").asInt();
+      ArrayNode slots = RawLoad.JSON.createArrayNode();
       for (int i = 0; i < turns; i++) {
         slots.addObject().put("user", "u" + i).put("project", "p" + i).put("session", "s" + i)
             .put("pageToken", "p")
@@ -109,7 +109,7 @@ final class LiveRun {
       long events = load.get("events").asLong();
       // turns' worth of events streamed in the window: a turn at 1,000 concurrent ones lasts
       // longer than the window, so whole turns ended in it would not say what a turn costs
-      double done = (double) events / Turn.EVENTS;
+      double done = (double) events / RawTurn.EVENTS;
       double seconds = load.get("seconds").asDouble();
       return new Result(system, turns, events / seconds, cpuNanos / 1e3 / Math.max(1, events),
           done == 0 || writes < 0 ? Double.NaN : writes / done, done == 0 ? Double.NaN
@@ -121,15 +121,15 @@ final class LiveRun {
 
   private static Measured load(String url, ArrayNode slots, double rate, int warmUp,
       int seconds, LongSupplier cpu, LongSupplier writes) throws Exception {
-    ObjectNode setup = LiveLoad.JSON.createObjectNode().put("url", url).put("rate", rate)
+    ObjectNode setup = RawLoad.JSON.createObjectNode().put("url", url).put("rate", rate)
         .put("warmUpSeconds", warmUp).put("seconds", seconds);
     setup.set("slots", slots);
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process load = new ProcessBuilder(java, "-Xss512k", "-cp", classPath(),
-        LiveLoad.class.getName())
+        RawLoad.class.getName())
         .redirectError(ProcessBuilder.Redirect.INHERIT).start();
     try (OutputStream in = load.getOutputStream()) {
-      in.write((LiveLoad.JSON.writeValueAsString(setup) + "\n").getBytes(StandardCharsets.UTF_8));
+      in.write((RawLoad.JSON.writeValueAsString(setup) + "\n").getBytes(StandardCharsets.UTF_8));
     }
     BufferedReader out = new BufferedReader(new InputStreamReader(load.getInputStream(),
         StandardCharsets.UTF_8));
@@ -147,7 +147,7 @@ final class LiveRun {
         writes1 = writes.getAsLong();
       } else if (line.startsWith("{")) {
         load.waitFor(30, TimeUnit.SECONDS);
-        return new Measured(LiveLoad.JSON.readTree(line), cpu1 - cpu0,
+        return new Measured(RawLoad.JSON.readTree(line), cpu1 - cpu0,
             writes0 < 0 ? -1 : writes1 - writes0);
       }
     }
