@@ -1,6 +1,7 @@
 package dev.gadget.core.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
 import java.util.List;
 
@@ -187,6 +188,15 @@ public final class Protocol {
 
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
+    if (payload instanceof Payloads.TextEvent e) {
+      // the stream's own event, one per token: built by hand, the tree valueToTree would make
+      ObjectNode node = GadgetJson.mapper().createObjectNode().put("turnId", e.turnId())
+          .put("seq", e.seq()).put("data", e.data());
+      if (e.tokens() != null) {
+        node.put("tokens", e.tokens());
+      }
+      return List.of(node);
+    }
     return List.of(GadgetJson.mapper().valueToTree(payload));
   }
 

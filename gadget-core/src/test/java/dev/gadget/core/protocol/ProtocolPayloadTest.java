@@ -91,6 +91,17 @@ class ProtocolPayloadTest {
   }
 
   @Test
+  void aTextEventsArgumentIsTheTreeJacksonMakesOfIt() {
+    for (Payloads.TextEvent e : List.of(new Payloads.TextEvent("t1", 7, "h\"i\n"),
+        new Payloads.TextEvent("t2", Long.MAX_VALUE, "", 42L))) {
+      JsonNode built = Protocol.args(e).get(0);
+      assertThat(built).isEqualTo(GadgetJson.mapper().valueToTree(e));
+      assertThat(built.toString()).isEqualTo(GadgetJson.mapper().valueToTree(e).toString());
+      assertThat(Protocol.payload(List.of(built), Payloads.TextEvent.class)).isEqualTo(e);
+    }
+  }
+
+  @Test
   void aPayloadThatIsNotAnObjectIsRefusedAsAWhole() {
     Throwable none = catchThrowable(() -> Protocol.payload(List.of(), Payloads.WatchSession.class));
     assertThat(none).hasMessage("the payload must be a JSON object; got nothing");

@@ -17,6 +17,7 @@ public record EnginePacket(Type type, String data) {
     }
   }
 
+  private static final Type[] TYPES = Type.values();
   public static final EnginePacket PING = new EnginePacket(Type.PING, "");
   public static final EnginePacket PONG = new EnginePacket(Type.PONG, "");
   public static final EnginePacket CLOSE = new EnginePacket(Type.CLOSE, "");
@@ -42,9 +43,9 @@ public record EnginePacket(Type type, String data) {
       throw new ProtocolException("empty Engine.IO packet");
     }
     int code = frame.charAt(0) - '0';
-    if (code < 0 || code >= Type.values().length) {
+    if (code < 0 || code >= TYPES.length) {
       throw new ProtocolException("unknown Engine.IO packet type '" + frame.charAt(0) + "'");
     }
-    return new EnginePacket(Type.values()[code], frame.substring(1));
+    return new EnginePacket(TYPES[code], frame.substring(1));
   }
 }

@@ -259,11 +259,23 @@ final class FrameReader {
   }
 
   private String decode(byte[] bytes, int from, int length) {
+    if (ascii(bytes, from, length)) { // most frames: no decoder, no CharBuffer
+      return new String(bytes, from, length, StandardCharsets.ISO_8859_1);
+    }
     try {
       return utf8.reset().decode(ByteBuffer.wrap(bytes, from, length)).toString();
     } catch (CharacterCodingException e) {
       return null;
     }
+  }
+
+  private static boolean ascii(byte[] bytes, int from, int length) {
+    for (int i = from, end = from + length; i < end; i++) {
+      if (bytes[i] < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private Violation violation(String reason) {

@@ -18,13 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.java_websocket.WebSocket;
-import org.java_websocket.exceptions.WebsocketNotConnectedException;
-import org.java_websocket.framing.BinaryFrame;
+import org.java_websocket.WebSocketImpl;
 import org.java_websocket.framing.CloseFrame;
-import org.java_websocket.framing.Framedata;
-import org.java_websocket.framing.FramedataImpl1;
-import org.java_websocket.framing.PongFrame;
-import org.java_websocket.framing.TextFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +32,9 @@ final class ServerSession {
   private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
   /** The largest close frame: what must still fit when a session ends. */
   private static final int CLOSE_FRAME_BYTES = 127;
+  private static final int OPCODE_TEXT = 0x1;
+  private static final int OPCODE_BINARY = 0x2;
+  private static final int OPCODE_PONG = 0xA;
 
   final String sid = Sids.next();
   final WebSocket ws;
@@ -274,59 +272,57 @@ final class ServerSession {
 
   /** Sends a Socket.IO packet (and its attachments, back to back). False when closed. */
   boolean send(SocketPacket packet) {
-    SocketCodec.Encoded encoded = SocketCodec.encode(packet);
-    List<Framedata> frames = new ArrayList<>(1 + encoded.attachments().size());
-    frames.add(frame(new TextFrame(), EnginePacket.message(encoded.text()).encode()
-        .getBytes(StandardCharsets.UTF_8)));
-    for (byte[] attachment : encoded.attachments()) {
-      frames.add(frame(new BinaryFrame(), attachment));
-    }
-    return write(frames);
+    // the Engine.IO message type first: the frame's text is built once, then encoded once
+    SocketCodec.Encoded encoded = SocketCodec.encode(packet,
+        new StringBuilder().append(EnginePacket.Type.MESSAGE.code()));
+    List<byte[]> payloads = new ArrayList<>(1 + encoded.attachments().size());
+    payloads.add(encoded.text().getBytes(StandardCharsets.UTF_8));
+    payloads.addAll(encoded.attachments());
+    return write(payloads, OPCODE_TEXT);
   }
 
   private void sendEngine(EnginePacket packet) {
-    if (!write(List.of(frame(new TextFrame(), packet.encode().getBytes(StandardCharsets.UTF_8))))) {
+    if (!write(List.of(packet.encode().getBytes(StandardCharsets.UTF_8)), OPCODE_TEXT)) {
       log.debug("Session {}: {} not sent, socket closed", sid, packet.type());
     }
   }
 
   /** Answers a WebSocket ping (on this session's worker thread). */
   void pong(ByteBuffer payload) {
-    PongFrame pong = new PongFrame();
-    pong.setPayload(payload);
-    write(List.of(pong));
-  }
-
-  private static Framedata frame(FramedataImpl1 frame, byte[] payload) {
-    frame.setPayload(ByteBuffer.wrap(payload));
-    return frame;
+    byte[] bytes = new byte[payload.remaining()];
+    payload.get(bytes);
+    write(List.of(bytes), OPCODE_PONG);
   }
 
   /**
-   * Hands {@code frames} to the library to send, unless that would leave more than
-   * {@code maxQueuedBytes} waiting for this peer to read (room for a close frame included): then
-   * the session ends instead. A message larger than the bound still goes out when nothing else
-   * waits. False when not sent.
+   * Hands {@code payloads} to the library to send as frames (the first with {@code opcode}, the
+   * rest binary), unless that would leave more than {@code maxQueuedBytes} waiting for this peer
+   * to read (room for a close frame included): then the session ends instead. A message larger
+   * than the bound still goes out when nothing else waits. False when not sent.
+   *
+   * <p>The frames are built here and put on the connection's queue as
+   * {@code WebSocketImpl.write} does (queue, then {@code onWriteDemand}), without the copy
+   * {@code sendFrame} makes and the string it builds of every frame for a trace log line.
    */
-  private boolean write(List<Framedata> frames) {
+  private boolean write(List<byte[]> payloads, int opcode) {
     long bytes = 0;
-    for (Framedata f : frames) {
-      bytes += Sockets.frameBytes(f.getPayloadData().remaining());
+    for (byte[] p : payloads) {
+      bytes += Sockets.frameBytes(p.length);
     }
     long queued;
     synchronized (sendLock) {
-      if (closed.get()) {
+      if (closed.get() || !ws.isOpen() || !(ws instanceof WebSocketImpl impl)
+          || !(impl.getDraft() instanceof StrictDraft draft)) {
         return false;
       }
       queued = Sockets.queuedBytes(ws);
       if (queued == 0 || queued + bytes + CLOSE_FRAME_BYTES <= options.maxQueuedBytes()) {
-        try {
-          ws.sendFrame(frames);
-          endpoint.writeWatch().queued(ws);
-          return true;
-        } catch (WebsocketNotConnectedException e) {
-          return false;
+        for (int i = 0; i < payloads.size(); i++) {
+          impl.outQueue.add(draft.frame(i == 0 ? opcode : OPCODE_BINARY, payloads.get(i)));
         }
+        endpoint.onWriteDemand(impl);
+        endpoint.writeWatch().queued(ws);
+        return true;
       }
     }
     endpoint.peerLog().problem(Sockets.peer(ws), PeerLog.Kind.SLOW_READER, "closed session " + sid

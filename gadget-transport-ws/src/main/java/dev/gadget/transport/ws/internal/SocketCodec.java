@@ -36,6 +36,7 @@ public final class SocketCodec {
       .build();
 
   private static final int MAX_ACK_ID_DIGITS = 15;
+  private static final Type[] TYPES = Type.values();
 
   private SocketCodec() {}
 
@@ -51,8 +52,19 @@ public final class SocketCodec {
    * BINARY_EVENT or BINARY_ACK with placeholders.
    */
   public static Encoded encode(SocketPacket packet) {
+    return encode(packet, new StringBuilder());
+  }
+
+  /**
+   * Encodes {@code packet} after what {@code out} holds already (a server puts the Engine.IO
+   * message type first, so the frame's text is built once).
+   */
+  public static Encoded encode(SocketPacket packet, StringBuilder out) {
     List<byte[]> attachments = new ArrayList<>();
-    JsonNode data = packet.data() == null ? null : deconstruct(packet.data(), attachments);
+    JsonNode data = packet.data();
+    if (data != null && hasBinary(data)) { // copied only to put placeholders in
+      data = deconstruct(data, attachments);
+    }
     Type type = packet.type();
     if (!attachments.isEmpty()) {
       if (type == Type.EVENT) {
@@ -61,7 +73,6 @@ public final class SocketCodec {
         type = Type.BINARY_ACK;
       }
     }
-    StringBuilder out = new StringBuilder();
     out.append((char) ('0' + type.ordinal()));
     if (type == Type.BINARY_EVENT || type == Type.BINARY_ACK) {
       out.append(attachments.size()).append('-');
@@ -73,7 +84,7 @@ public final class SocketCodec {
       out.append(packet.id());
     }
     if (data != null) {
-      out.append(data);
+      JsonText.append(out, data);
     }
     return new Encoded(out.toString(), attachments);
   }
@@ -183,10 +194,10 @@ public final class SocketCodec {
         throw new ProtocolException("empty Socket.IO packet");
       }
       int code = str.charAt(0) - '0';
-      if (code < 0 || code >= Type.values().length) {
+      if (code < 0 || code >= TYPES.length) {
         throw new ProtocolException("unknown Socket.IO packet type '" + str.charAt(0) + "'");
       }
-      Type type = Type.values()[code];
+      Type type = TYPES[code];
       int i = 1;
       int attachments = 0;
       if (type == Type.BINARY_EVENT || type == Type.BINARY_ACK) {

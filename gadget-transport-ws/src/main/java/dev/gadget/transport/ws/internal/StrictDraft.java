@@ -100,6 +100,27 @@ final class StrictDraft extends Draft_6455 {
     return buffers;
   }
 
+  /**
+   * A whole server frame (final, unmasked) with {@code opcode} around {@code payload}, counted
+   * as handed to the library like the frames it builds itself.
+   */
+  ByteBuffer frame(int opcode, byte[] payload) {
+    int n = payload.length;
+    int header = n <= 125 ? 2 : n <= 65535 ? 4 : 10;
+    ByteBuffer frame = ByteBuffer.allocate(header + n);
+    frame.put((byte) (0x80 | opcode));
+    if (n <= 125) {
+      frame.put((byte) n);
+    } else if (n <= 65535) {
+      frame.put((byte) 126).putShort((short) n);
+    } else {
+      frame.put((byte) 127).putLong(n);
+    }
+    frame.put(payload).flip();
+    enqueued.addAndGet(frame.remaining());
+    return frame;
+  }
+
   @Override
   public ByteBuffer createBinaryFrame(Framedata framedata) {
     ByteBuffer frame = super.createBinaryFrame(framedata);

@@ -1,0 +1,91 @@
+package dev.gadget.transport.ws.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class JsonTextTest {
+  private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+  @Test
+  void writesWhatJacksonWritesForEveryKindOfNode() {
+    ObjectNode node = F.objectNode();
+    node.put("text", "plain").put("int", -3).put("long", Long.MIN_VALUE).put("yes", true)
+        .put("no", false).putNull("none").put("double", 0.1).put("float", 1.5f)
+        .put("decimal", new BigDecimal("1E+3")).put("big", new BigInteger("123456789012345678901"))
+        .put("short", (short) 5).put("nan", Double.NaN).put("bytes", new byte[] {1, 2, 3});
+    node.putObject("empty");
+    node.putArray("list").add(1).add("two").addNull().addArray();
+    node.putPOJO("pojo", java.util.List.of("a"));
+    assertThat(text(node)).isEqualTo(node.toString());
+  }
+
+  @Test
+  void escapesStringsAsJacksonDoes() {
+    StringBuilder all = new StringBuilder();
+    for (char c = 0; c < 0x80; c++) {
+      all.append(c);
+    }
+    all.append("é ✓ \uD83D\uDE00 \u2028 \uD800 /");
+    ObjectNode node = F.objectNode().put(all.toString(), all.toString());
+    assertThat(text(node)).isEqualTo(node.toString());
+  }
+
+  @Test
+  void randomTreesComeOutAsJacksonWritesThem() {
+    Random random = new Random(22);
+    for (int i = 0; i < 2_000; i++) {
+      JsonNode tree = randomNode(random, 4);
+      assertThat(text(tree)).as("tree %d", i).isEqualTo(tree.toString());
+    }
+  }
+
+  private static String text(JsonNode node) {
+    StringBuilder out = new StringBuilder("x");
+    JsonText.append(out, node);
+    return out.substring(1);
+  }
+
+  private static JsonNode randomNode(Random random, int depth) {
+    int kind = random.nextInt(depth > 0 ? 8 : 6);
+    switch (kind) {
+      case 0: return F.textNode(randomString(random));
+      case 1: return F.numberNode(random.nextInt());
+      case 2: return F.numberNode(random.nextLong());
+      case 3: return F.booleanNode(random.nextBoolean());
+      case 4: return F.nullNode();
+      case 5: return F.numberNode(random.nextDouble() * 1e6);
+      case 6: {
+        ObjectNode o = F.objectNode();
+        for (int i = random.nextInt(5); i > 0; i--) {
+          o.set(randomString(random), randomNode(random, depth - 1));
+        }
+        return o;
+      }
+      default: {
+        ArrayNode a = F.arrayNode();
+        for (int i = random.nextInt(5); i > 0; i--) {
+          a.add(randomNode(random, depth - 1));
+        }
+        return a;
+      }
+    }
+  }
+
+  private static String randomString(Random random) {
+    StringBuilder s = new StringBuilder();
+    for (int i = random.nextInt(12); i > 0; i--) {
+      int pick = random.nextInt(10);
+      s.append(pick < 6 ? (char) (' ' + random.nextInt(95)) : pick < 8
+          ? (char) random.nextInt(0x20) : (char) (0x80 + random.nextInt(0xD000)));
+    }
+    return s.toString();
+  }
+}
