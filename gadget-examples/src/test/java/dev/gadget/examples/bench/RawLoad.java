@@ -19,7 +19,8 @@ import java.util.PriorityQueue;
  * and on one thread over non-blocking sockets so that it costs far less than the server it
  * drives: one drone and one page per concurrent turn ({@link RawTurn}), speaking Socket.IO
  * over {@link RawSocket}. Unpaced, a drone keeps {@link RawTurn#WINDOW} events ahead of what
- * its page received; paced, the drones together send {@code rate} events a second. Reads one
+ * its page received; paced, the drones together send {@code rate} events a second, their first
+ * turns started one after another over one turn's length (the warm-up lasts at least that). Reads one
  * setup line from stdin (JSON: url, rate, warmUpSeconds, seconds, per slot its user, project,
  * session and tokens), prints "measuring" and "done" as the measured window starts and ends,
  * then one result line (JSON), and exits.
@@ -116,10 +117,21 @@ public final class RawLoad {
             + 2 * slots.size());
       }
     }
-    slots.forEach(t -> t.submit(0));
+    int warmUp = setup.get("warmUpSeconds").asInt();
+    if (paced()) {
+      // Paced turns start spread over one turn's length, as users' prompts would, so that
+      // turns do not all end and start again in the same millisecond; the warm-up covers it.
+      double turnMillis = RawTurn.EVENTS * slots.size() / rate * 1000;
+      for (int i = 0; i < slots.size(); i++) {
+        RawTurn t = slots.get(i);
+        later((long) (turnMillis * i / slots.size()), () -> t.submit(0));
+      }
+      warmUp = Math.max(warmUp, (int) Math.ceil(turnMillis / 1000) + 1);
+    } else {
+      slots.forEach(t -> t.submit(0));
+    }
     long[] from = new long[3]; // events, turns, nanoTime at the window's start
     boolean[] done = {false};
-    int warmUp = setup.get("warmUpSeconds").asInt();
     later(warmUp * 1000L, () -> {
       from[0] = received;
       from[1] = completed;
