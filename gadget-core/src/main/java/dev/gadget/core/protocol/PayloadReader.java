@@ -44,7 +44,19 @@ final class PayloadReader {
   private static final Pattern SLUG = Pattern.compile(Limits.SLUG_PATTERN);
 
   /** A record component as the wire sees it: its JSON name, its type and its rule. */
-  private record Component(String name, Type type, boolean primitive, Rule rule) {}
+  private record Component(String name, Type type, boolean primitive, Check rule) {}
+
+  /**
+   * A {@link Rule}'s values, read once: an annotation's methods are proxies that look the value
+   * up by name on every call, and {@code oneOf()} copies its array.
+   */
+  private record Check(boolean required, boolean blankAllowed, int maxLength, boolean slug,
+      List<String> oneOf) {
+    static Check of(Rule r) {
+      return r == null ? null : new Check(r.required(), r.blankAllowed(), r.maxLength(), r.slug(),
+          List.of(r.oneOf()));
+    }
+  }
 
   /** Each record's components, worked out once per class (a drone's stream reads many). */
   private static final ClassValue<List<Component>> COMPONENTS = new ClassValue<>() {
@@ -53,7 +65,7 @@ final class PayloadReader {
       List<Component> out = new ArrayList<>();
       for (RecordComponent rc : type.getRecordComponents()) {
         out.add(new Component(jsonName(rc), rc.getGenericType(), rc.getType().isPrimitive(),
-            rc.getAnnotation(Rule.class)));
+            Check.of(rc.getAnnotation(Rule.class))));
       }
       return List.copyOf(out);
     }
@@ -88,6 +100,13 @@ final class PayloadReader {
     if (type.isRecord()) {
       checkRecord(root, type, "");
     }
+    if (type == Payloads.TextEvent.class && root.get("seq") != null) {
+      // the stream's own event, one per token: made from the checked tree, as Jackson would
+      JsonNode tokens = root.get("tokens");
+      return type.cast(new Payloads.TextEvent(root.get("turnId").textValue(),
+          root.get("seq").longValue(), root.get("data").textValue(),
+          tokens == null || tokens.isNull() ? null : tokens.longValue()));
+    }
     try {
       return READERS.get(type).readValue(root);
     } catch (IOException | IllegalArgumentException e) {
@@ -109,7 +128,7 @@ final class PayloadReader {
     }
   }
 
-  private static void checkValue(JsonNode v, Type type, String field, Rule rule) {
+  private static void checkValue(JsonNode v, Type type, String field, Check rule) {
     Class<?> raw = raw(type);
     boolean ok;
     if (raw == String.class) {
@@ -171,7 +190,7 @@ final class PayloadReader {
     return "an object";
   }
 
-  private static void checkString(String s, String field, Rule rule, JsonNode v) {
+  private static void checkString(String s, String field, Check rule, JsonNode v) {
     if (rule == null) {
       return;
     }
@@ -187,9 +206,9 @@ final class PayloadReader {
       throw new PayloadException(field, quoted(field)
           + " must be letters, digits, \".\", \"_\" or \"-\" (a directory name); got " + shown(v));
     }
-    if (rule.oneOf().length > 0 && !List.of(rule.oneOf()).contains(s)) {
+    if (!rule.oneOf().isEmpty() && !rule.oneOf().contains(s)) {
       throw new PayloadException(field, quoted(field) + " must be "
-          + oneOf(List.of(rule.oneOf())) + "; got " + shown(v));
+          + oneOf(rule.oneOf()) + "; got " + shown(v));
     }
   }
 

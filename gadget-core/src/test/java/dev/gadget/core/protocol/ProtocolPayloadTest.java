@@ -91,6 +91,19 @@ class ProtocolPayloadTest {
   }
 
   @Test
+  void aTextEventIsReadAsJacksonReadsIt() throws Exception {
+    for (String json : List.of("{\"turnId\": \"t\", \"seq\": 3, \"data\": \" \"}",
+        "{\"turnId\": \"t\", \"seq\": 9007199254740993, \"data\": \"x\", \"tokens\": 4}",
+        "{\"turnId\": \"t\", \"seq\": 0, \"data\": \"\", \"tokens\": null, \"extra\": [1]}")) {
+      JsonNode tree = GadgetJson.mapper().readTree(json);
+      assertThat(Protocol.payload(List.of(tree), Payloads.TextEvent.class)).as(json)
+          .isEqualTo(GadgetJson.mapper().treeToValue(tree, Payloads.TextEvent.class));
+    }
+    assertThat(refusal("{\"turnId\": \"t\", \"data\": \"x\"}", Payloads.TextEvent.class))
+        .contains("seq");
+  }
+
+  @Test
   void aTextEventsArgumentIsTheTreeJacksonMakesOfIt() {
     for (Payloads.TextEvent e : List.of(new Payloads.TextEvent("t1", 7, "h\"i\n"),
         new Payloads.TextEvent("t2", Long.MAX_VALUE, "", 42L))) {

@@ -84,6 +84,7 @@ public final class LiveBenchmark {
           add(runs, "journal" + n, () -> gadget("embedded default (JournaledChatStore)",
               JournaledChatStore.open(History.fresh(o.dir.resolve("journal"))), turns, 0, o));
           add(runs, "node" + n, () -> LiveRun.node(relay, turns, 0, o.warmUp, o.seconds));
+          add(runs, "raw" + n, () -> LiveRun.raw(turns, 0, o.warmUp, o.seconds));
         }
         add(runs, "journal-paced", () -> gadget("embedded default, 21,000 events/s",
             JournaledChatStore.open(History.fresh(o.dir.resolve("journal"))), 100, 21_000, o));

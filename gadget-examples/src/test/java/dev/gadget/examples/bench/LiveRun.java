@@ -33,7 +33,7 @@ final class LiveRun {
   /** What a run measured. */
   record Result(String system, int turns, double eventsPerSecond, double cpuMicrosPerEvent,
       double writesPerTurn, double turnSeconds, long p50Micros, long p99Micros, long maxMicros,
-      long errors) {}
+      long errors, double loadCpuMicrosPerEvent) {}
 
   static final ProviderConfig PROVIDER =
       new ProviderConfig("ollama", "http://127.0.0.1:1", null, "bench-model", null);
@@ -103,6 +103,29 @@ final class LiveRun {
     }
   }
 
+  /** The same load against {@link RawForwarder}, in this JVM. */
+  static Result raw(int turns, double rate, int warmUp, int seconds) throws Exception {
+    RawForwarder forwarder = new RawForwarder();
+    int port = forwarder.startAndWait();
+    try {
+      ArrayNode slots = RawLoad.JSON.createArrayNode();
+      for (int i = 0; i < turns; i++) {
+        slots.addObject().put("user", "u" + i).put("project", "p" + i).put("session", "s" + i)
+            .put("pageToken", "p").put("droneToken", "d");
+      }
+      com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+          ManagementFactory.getOperatingSystemMXBean();
+      return load("http://127.0.0.1:" + port, slots, rate, warmUp, seconds,
+          os::getProcessCpuTime, () -> -1).result("raw Java-WebSocket forwarder", turns);
+    } finally {
+      try {
+        forwarder.stop(1000);
+      } catch (java.nio.channels.ClosedSelectorException e) {
+        // Java-WebSocket's stop can close its selector before the connections it closes after
+      }
+    }
+  }
+
   /** What the load process printed, with the server's CPU time over the measured window. */
   private record Measured(JsonNode load, long cpuNanos, long writes) {
     Result result(String system, int turns) {
@@ -115,7 +138,7 @@ final class LiveRun {
           done == 0 || writes < 0 ? Double.NaN : writes / done, done == 0 ? Double.NaN
           : turns * seconds / done, load.get("p50Micros").asLong(),
           load.get("p99Micros").asLong(), load.get("maxMicros").asLong(),
-          load.get("errors").asLong());
+          load.get("errors").asLong(), load.get("loadCpuMicrosPerEvent").asDouble());
     }
   }
 
@@ -189,16 +212,17 @@ final class LiveRun {
   }
 
   static String row(Result r) {
-    return String.format(Locale.ROOT, "%-44s %6d %12.0f %10.1f %10s %9s %9s",
+    return String.format(Locale.ROOT, "%-44s %6d %12.0f %10.1f %10.1f %10s %9s %9s",
         r.system(), r.turns(), r.eventsPerSecond(), r.cpuMicrosPerEvent(),
+        r.loadCpuMicrosPerEvent(),
         Double.isNaN(r.writesPerTurn()) ? "-" : String.format(Locale.ROOT, "%.1f",
             r.writesPerTurn()), r.p50Micros() / 1000.0 + "", r.p99Micros() / 1000.0 + "");
   }
 
   static List<String> header() {
     List<String> h = new ArrayList<>();
-    h.add(String.format(Locale.ROOT, "%-44s %6s %12s %10s %10s %9s %9s", "system", "turns",
-        "events/s", "CPU µs/ev", "writes/tn", "p50 ms", "p99 ms"));
+    h.add(String.format(Locale.ROOT, "%-44s %6s %12s %10s %10s %10s %9s %9s", "system", "turns",
+        "events/s", "CPU µs/ev", "load µs/ev", "writes/tn", "p50 ms", "p99 ms"));
     return h;
   }
 }

@@ -130,25 +130,30 @@ public final class RawLoad {
     } else {
       slots.forEach(t -> t.submit(0));
     }
-    long[] from = new long[3]; // events, turns, nanoTime at the window's start
+    long[] from = new long[4]; // events, turns, nanoTime and this process's CPU time at the start
+    com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     boolean[] done = {false};
     later(warmUp * 1000L, () -> {
       from[0] = received;
       from[1] = completed;
       latencies.reset();
       from[2] = System.nanoTime();
+      from[3] = os.getProcessCpuTime();
       System.out.println("measuring");
       System.out.flush();
     });
     later((warmUp + setup.get("seconds").asInt()) * 1000L, () -> {
       double elapsed = (System.nanoTime() - from[2]) / 1e9;
+      long cpu = os.getProcessCpuTime() - from[3];
       System.out.println("done");
       ObjectNode result = JSON.createObjectNode();
       result.put("events", received - from[0]).put("seconds", elapsed)
           .put("turns", completed - from[1])
           .put("p50Micros", latencies.percentile(0.50))
           .put("p99Micros", latencies.percentile(0.99))
-          .put("maxMicros", latencies.max()).put("errors", errors);
+          .put("maxMicros", latencies.max()).put("errors", errors)
+          .put("loadCpuMicrosPerEvent", cpu / 1e3 / Math.max(1, received - from[0]));
       System.out.println(result);
       System.out.flush();
       done[0] = true;
