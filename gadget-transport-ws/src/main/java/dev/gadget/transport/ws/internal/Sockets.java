@@ -8,6 +8,7 @@ import java.nio.channels.ByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,6 +34,10 @@ import org.java_websocket.framing.CloseFrame;
  * closed, so half-open connections cannot pile up file descriptors.
  */
 final class Sockets implements WebSocketServerFactory {
+  /** The most frames one write takes (the one asked for and those queued behind it). */
+  static final int GATHER = 64;
+  /** Frames are gathered until they pass this many bytes. */
+  static final long GATHER_BYTES = 256 * 1024;
   private final Duration handshakeTimeout;
   private final ScheduledExecutorService timer;
   private final PeerLog peerLog;
@@ -56,7 +61,7 @@ final class Sockets implements WebSocketServerFactory {
 
   @Override
   public ByteChannel wrapChannel(SocketChannel channel, SelectionKey key) throws IOException {
-    Counting counting = new Counting(channel, peerOf(channel.getRemoteAddress()));
+    Counting counting = new Counting(channel, key, peerOf(channel.getRemoteAddress()));
     open.add(counting);
     if (key.attachment() instanceof WebSocketImpl ws) {
       try {
@@ -164,15 +169,20 @@ final class Sockets implements WebSocketServerFactory {
     return String.valueOf(address);
   }
 
-  /** An accepted socket that counts what is written to it. */
+  /**
+   * An accepted socket that counts what is written to it, and writes the frames queued behind
+   * the one the library asks it to write in the same system call.
+   */
   private final class Counting implements ByteChannel {
     final SocketChannel channel;
+    private final SelectionKey key;
     final String peer;
     final AtomicLong written = new AtomicLong();
     volatile ScheduledFuture<?> deadline;
 
-    Counting(SocketChannel channel, String peer) {
+    Counting(SocketChannel channel, SelectionKey key, String peer) {
       this.channel = channel;
+      this.key = key;
       this.peer = peer;
     }
 
@@ -181,11 +191,48 @@ final class Sockets implements WebSocketServerFactory {
       return channel.read(dst);
     }
 
+    /**
+     * Writes {@code src} and, in the same call, up to {@link #GATHER} frames queued behind it.
+     * The library's selector writes its queue a frame per call ({@code SocketChannelIOHelper
+     * .batch}: write the head, drop it once empty, go on with the next); a frame this call
+     * already sent is empty when the library gets to it, and writing an empty frame costs
+     * nothing here. Only the selector thread writes, in queue order.
+     */
     @Override
     public int write(ByteBuffer src) throws IOException {
-      int n = channel.write(src);
+      if (!src.hasRemaining()) {
+        return 0;
+      }
+      int before = src.remaining();
+      ByteBuffer[] batch = gather(src);
+      long n = batch == null ? channel.write(src) : channel.write(batch);
       written.addAndGet(n);
-      return n;
+      return before - src.remaining();
+    }
+
+    /** {@code src} and the frames queued after it, or null when none is. */
+    private ByteBuffer[] gather(ByteBuffer src) {
+      if (!(key.attachment() instanceof WebSocketImpl ws)) {
+        return null;
+      }
+      List<ByteBuffer> batch = null;
+      long bytes = src.remaining();
+      boolean after = false;
+      for (ByteBuffer b : ws.outQueue) {
+        if (!after) {
+          after = b == src;
+        } else if (batch != null && (batch.size() == GATHER || bytes > GATHER_BYTES)) {
+          break;
+        } else {
+          if (batch == null) {
+            batch = new ArrayList<>();
+            batch.add(src);
+          }
+          batch.add(b);
+          bytes += b.remaining();
+        }
+      }
+      return batch == null ? null : batch.toArray(new ByteBuffer[0]);
     }
 
     @Override
