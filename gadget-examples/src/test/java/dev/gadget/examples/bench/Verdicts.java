@@ -16,6 +16,17 @@ final class Verdicts {
     ratio(m, "Gadget >= 3x the Node relay, 100 turns", "journal@100", "node@100", 3);
     ratio(m, "Gadget >= 3x the Node relay, 1,000 turns", "journal@1000", "node@1000", 3);
     ratio(m, "Gadget >= 1x the Node relay, 1 turn", "journal@1", "node@1", 1);
+    for (String n : new String[] {"@100", "@1000", "@1"}) { // for scale: the library's floor
+      Result raw = m.get("raw" + n);
+      Result node = m.get("node" + n);
+      Result gadget = m.get("journal" + n);
+      if (raw != null && node != null) {
+        System.out.printf(Locale.ROOT, "INFO bare Java-WebSocket forwarder vs the Node relay, %s"
+            + " turns: %.2fx%s%n", n.substring(1), raw.eventsPerSecond() / node.eventsPerSecond(),
+            gadget == null ? "" : String.format(Locale.ROOT, "; Gadget at %.2fx the forwarder",
+                gadget.eventsPerSecond() / raw.eventsPerSecond()));
+      }
+    }
     Result paced = m.get("journal-paced");
     if (paced != null) {
       verdict("p99 chunk latency at 21,000 events/s < 5 ms (embedded default)",
