@@ -60,7 +60,7 @@ final class RawForwarder extends WebSocketServer {
       if (session != null) {
         String out = "42" + packet;
         for (WebSocket page : rooms.getOrDefault(session, Set.of())) {
-          page.send(out);
+          send(page, out);
         }
       }
       return;
@@ -72,7 +72,7 @@ final class RawForwarder extends WebSocketServer {
       String session = sessionOf.remove(event.get(1).get("turnId").asText());
       if (session != null) {
         for (WebSocket page : rooms.getOrDefault(session, Set.of())) {
-          page.send("42[\"workOrderComplete\"," + event.get(1) + "]");
+          send(page, "42[\"workOrderComplete\"," + event.get(1) + "]");
         }
       }
       drone.send("43" + DRONE + id + "[{\"ok\":true}]");
@@ -109,6 +109,15 @@ final class RawForwarder extends WebSocketServer {
       default -> "{\"error\":\"unknown event\"}";
     };
     page.send("43" + id + "[" + reply + "]");
+  }
+
+  /** Sends, unless the peer is gone (the load exits without closing its sockets). */
+  private static void send(WebSocket to, String text) {
+    try {
+      to.send(text);
+    } catch (org.java_websocket.exceptions.WebsocketNotConnectedException e) {
+      // a page the load left when it exited
+    }
   }
 
   private static String user(String auth) {

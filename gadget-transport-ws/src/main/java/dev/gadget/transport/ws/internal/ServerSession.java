@@ -274,7 +274,7 @@ final class ServerSession {
   boolean send(SocketPacket packet) {
     // the Engine.IO message type first: the frame's text is built once, then encoded once
     SocketCodec.Encoded encoded = SocketCodec.encode(packet,
-        new StringBuilder().append(EnginePacket.Type.MESSAGE.code()));
+        new StringBuilder(128).append(EnginePacket.Type.MESSAGE.code()));
     List<byte[]> payloads = new ArrayList<>(1 + encoded.attachments().size());
     payloads.add(encoded.text().getBytes(StandardCharsets.UTF_8));
     payloads.addAll(encoded.attachments());
