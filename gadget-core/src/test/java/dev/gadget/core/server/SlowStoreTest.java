@@ -35,18 +35,26 @@ class SlowStoreTest {
   RuntimeFixture fx;
   final CountDownLatch storeOpen = new CountDownLatch(1);
   final AtomicInteger blockWritesStarted = new AtomicInteger();
+  /** When set, the next read of a session's turns waits until {@link #listsOpen}. */
+  final java.util.concurrent.atomic.AtomicBoolean stallNextList =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  final CountDownLatch listsOpen = new CountDownLatch(1);
+  final AtomicInteger listsStalled = new AtomicInteger();
+  final AtomicInteger lists = new AtomicInteger();
 
   @AfterEach
   void tearDown() {
     storeOpen.countDown();
+    listsOpen.countDown();
     if (fx != null) {
       fx.close();
     }
   }
 
   /**
-   * An in-memory store whose block writes wait until {@link #storeOpen} (a disk that stalls):
-   * a real store behind a gate, every other call straight through.
+   * An in-memory store whose block writes wait until {@link #storeOpen} (a disk that stalls)
+   * and, when {@link #stallNextList} is set, whose next read of a session's turns waits until
+   * {@link #listsOpen}: a real store behind a gate, every other call straight through.
    */
   private ChatStore gated(InMemoryChatStore inner) {
     return (ChatStore) Proxy.newProxyInstance(getClass().getClassLoader(),
@@ -55,6 +63,14 @@ class SlowStoreTest {
             blockWritesStarted.incrementAndGet();
             assertThat(storeOpen.await(20, TimeUnit.SECONDS)).as("the test opens the store")
                 .isTrue();
+          }
+          if (method.getName().equals("listTurns")) {
+            lists.incrementAndGet();
+            if (stallNextList.compareAndSet(true, false)) {
+              listsStalled.incrementAndGet();
+              assertThat(listsOpen.await(20, TimeUnit.SECONDS)).as("the test opens the reads")
+                  .isTrue();
+            }
           }
           try {
             return method.invoke(inner, args);
@@ -113,6 +129,56 @@ class SlowStoreTest {
     assertThat(done.blocks()).extracting(b -> b instanceof TurnBlock.Thinking t ? t.content()
         : ((TurnBlock.Responding) b).content()).containsExactly(thinking, answer);
     assertThat(done.status().name()).isEqualTo("FINISHED");
+  }
+
+  @Test
+  void aPageWhoseSnapshotWaitsOnTheStoreHoldsUpNoStreamAndSeesTheTurnOnce() throws Exception {
+    InMemoryChatStore inner = new InMemoryChatStore();
+    fx = new RuntimeFixture(tmp, inner);
+    storeOpen.countDown(); // writes go straight through; reads of turns stall below
+    fx.server(b -> b.store(gated(inner)));
+    Person ada = fx.person("ada");
+    String thinking = "Thinking it over.";
+    String answer = "Hello again, ".repeat(20) + "done.";
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().thinking(thinking).text(answer).build()).build();
+    fx.drone(ada, tmp.resolve("ws"), llm, b -> b.ackTimeout(Duration.ofSeconds(20)));
+    Page page = fx.page(ada.pageToken()).connected();
+    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String session = fx.watchedSession(page);
+
+    // a second page starts watching; its read of the session's turns stalls
+    stallNextList.set(true);
+    Page late = fx.page(ada.pageToken()).connected();
+    java.util.concurrent.CompletableFuture<JsonNode> snapshot =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try {
+            return late.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    await("the late page's read stalls on the store", () -> listsStalled.get() > 0);
+
+    // meanwhile the first page's turn streams through to its end
+    String turn = page.submit(session, "say hello again");
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+    assertThat(text(page, turn, Protocol.THINKING)).isEqualTo(thinking);
+    assertThat(text(page, turn, Protocol.RESPONSE)).isEqualTo(answer);
+    assertThat(snapshot).isNotDone();
+
+    // the read that began before the turn is read again: the late page sees the turn once,
+    // whole, in its snapshot, and no stream event of it afterwards
+    listsOpen.countDown();
+    JsonNode turns = snapshot.get(20, TimeUnit.SECONDS).get("turns");
+    // the first page's, the submit's history, the stalled one, the one again
+    assertThat(lists.get()).isGreaterThanOrEqualTo(4);
+    assertThat(turns).hasSize(1);
+    assertThat(turns.get(0).get("status").asText()).isEqualTo("finished");
+    assertThat(turns.get(0).get("blocks")).extracting(b -> b.get("content").asText())
+        .containsExactly(thinking, answer);
+    assertThat(late.eventsOf(turn)).noneMatch(e -> e.name().equals(Protocol.THINKING)
+        || e.name().equals(Protocol.RESPONSE));
   }
 
   private static String text(Page page, String turn, String event) {

@@ -91,6 +91,7 @@ final class ChangeRequests {
         TurnBlock block = new TurnBlock.Diff(seq, settings.clock().instant(),
             reply.diff().asRevertOf(turn.id()));
         store.appendBlock(turn.id(), block);
+        turns.turnsChanged(session.id());
         rooms.toWatchers(session.id(), Protocol.TURN_CHANGES,
             new ChangePayloads.TurnChanges(turn.id(), -1, null, block));
         return Map.of("ok", true, "block", block);

@@ -45,6 +45,8 @@ public final class LiveTurns {
    * of them at a time (a queue waits for each turn, never one for all).
    */
   static final int WRITERS = 4;
+  /** Reads of the store outside the session's lock a snapshot makes before one under it. */
+  static final int SNAPSHOT_READS = 3;
 
   private final ServerSettings settings;
   private final ChatStore store;
@@ -53,7 +55,7 @@ public final class LiveTurns {
   private final DroneRouter router;
   private final Map<String, LiveTurn> live = new ConcurrentHashMap<>();
   /** One monitor per chat session: guards its live turn, its room and the snapshot. */
-  private final Map<String, Object> sessionLocks = new ConcurrentHashMap<>();
+  private final Map<String, SessionLock> sessionLocks = new ConcurrentHashMap<>();
   /**
    * The threads that write the live turns' blocks, so that the relay never waits for a disk.
    * Its queue holds at most one task per live turn ({@link TurnWrites} schedules one at a time).
@@ -91,6 +93,7 @@ public final class LiveTurns {
         new TurnWrites(turn.id(), store, writers), settings.clock());
     synchronized (t.lock) {
       live.put(turn.id(), t);
+      turnsChanged(turn.sessionId());
       settings.listener().onTurnStarted(turn);
       rooms.toWatchers(turn.sessionId(), Protocol.TURN_STARTED, new Payloads.TurnStarted(turn));
     }
@@ -100,38 +103,67 @@ public final class LiveTurns {
   /**
    * The session as it stands (stored turns, each live turn's open block and last sequence
    * number) with {@code page} joining its room at that same point of the stream.
+   *
+   * <p>The store is read outside the session's lock: stream events take that lock on the thread
+   * that read them, so a slow read would hold up the session's stream and every connection of
+   * that thread. Under the lock, each live turn's blocks (every one asked for, written or not)
+   * are laid over what was read, the open block taken and the room joined at one point of the
+   * stream, so the page sees every later event exactly once. A turn that started, ended or was
+   * undone meanwhile changed what the read should have seen: then it is read again, and after
+   * {@link #SNAPSHOT_READS} such reads, under the lock.
    */
   public Payloads.SessionSnapshot snapshot(Connection page, ChatSession session) {
-    // Under the session's lock no turn starts or ends, no stream event is applied and no block
-    // write is asked for: reading the store (with the writes still waiting), taking the open
-    // block and joining the room happen at one point of the stream, so the page sees every
-    // later event exactly once.
-    synchronized (sessionLock(session.id())) {
-      // the blocks still waiting to be written, taken before the store is read: a block written
-      // in between is in one or the other (or both, the same), never in neither
-      Map<String, Map<Integer, TurnBlock>> unwritten = new HashMap<>();
-      List<LiveTurn> running = new ArrayList<>();
-      for (LiveTurn t : live.values()) {
-        if (t.turn.sessionId().equals(session.id())) {
-          running.add(t);
-          unwritten.put(t.turn.id(), t.writes.unwritten());
+    SessionLock lock = sessionLock(session.id());
+    for (int attempt = 0; attempt < SNAPSHOT_READS; attempt++) {
+      long changes;
+      synchronized (lock) {
+        changes = lock.turnsChanged;
+      }
+      List<ChatTurn> stored = store.listTurns(session.id());
+      synchronized (lock) {
+        if (lock.turnsChanged == changes) {
+          return snapshotAt(page, session, stored);
         }
       }
-      List<ChatTurn> turns = new ArrayList<>(store.listTurns(session.id()));
-      turns.replaceAll(turn -> unwritten.containsKey(turn.id())
-          ? TurnWrites.withUnwritten(turn, unwritten.get(turn.id())) : turn);
-      List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
-      List<ApprovalPayloads.ApprovalPending> pending = new ArrayList<>();
-      for (LiveTurn t : running) {
-        liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
-            t.aggregator.openBlock().orElse(null), t.runningTool,
-            t.runningTool == null ? null : t.toolOutput.toString(), t.liveStats));
-        t.pendingApprovals.values().forEach(p -> pending.add(p.event()));
-      }
-      rooms.join(session.id(), page);
-      return new Payloads.SessionSnapshot(session.id(), turns, liveTurns,
-          new ApprovalPayloads.ApprovalPolicyReply(session.id(), null, pending));
     }
+    synchronized (lock) {
+      return snapshotAt(page, session, store.listTurns(session.id()));
+    }
+  }
+
+  /** {@link #snapshot}'s answer from {@code stored}; the caller holds the session's lock. */
+  private Payloads.SessionSnapshot snapshotAt(Connection page, ChatSession session,
+      List<ChatTurn> stored) {
+    Map<String, Map<Integer, TurnBlock>> asked = new HashMap<>();
+    List<LiveTurn> running = new ArrayList<>();
+    for (LiveTurn t : live.values()) {
+      if (t.turn.sessionId().equals(session.id())) {
+        running.add(t);
+        asked.put(t.turn.id(), t.writes.blocks());
+      }
+    }
+    List<ChatTurn> turns = new ArrayList<>(stored);
+    turns.replaceAll(turn -> asked.containsKey(turn.id())
+        ? TurnWrites.withBlocks(turn, asked.get(turn.id())) : turn);
+    List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
+    List<ApprovalPayloads.ApprovalPending> pending = new ArrayList<>();
+    for (LiveTurn t : running) {
+      liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
+          t.aggregator.openBlock().orElse(null), t.runningTool,
+          t.runningTool == null ? null : t.toolOutput.toString(), t.liveStats));
+      t.pendingApprovals.values().forEach(p -> pending.add(p.event()));
+    }
+    rooms.join(session.id(), page);
+    return new Payloads.SessionSnapshot(session.id(), turns, liveTurns,
+        new ApprovalPayloads.ApprovalPolicyReply(session.id(), null, pending));
+  }
+
+  /**
+   * A turn of {@code sessionId} started, ended or had a block added after its end: a snapshot
+   * reading the store meanwhile reads again. The caller holds the session's lock.
+   */
+  void turnsChanged(String sessionId) {
+    sessionLock(sessionId).turnsChanged++;
   }
 
   /**
@@ -218,6 +250,7 @@ public final class LiveTurns {
       t.endStored.complete(null);
       router.release(t.droneId, t.turn.id());
       live.remove(t.turn.id(), t);
+      turnsChanged(t.turn.sessionId());
       log.info("turn {} ended: {}{}", t.turn.id(), status.name().toLowerCase(),
           error == null ? "" : " (" + error + ")");
       settings.listener().onTurnEnded(t.turn, status, finalStats,
@@ -294,6 +327,11 @@ public final class LiveTurns {
     sessionLocks.remove(sessionId);
   }
 
+  /** A session's lock, and how many times its turns changed (guarded by itself). */
+  static final class SessionLock {
+    long turnsChanged;
+  }
+
   private static final AtomicInteger WRITER_THREADS = new AtomicInteger();
 
   private static Thread writerThread(Runnable r) {
@@ -316,7 +354,7 @@ public final class LiveTurns {
   }
 
   /** The session's lock: a write that a snapshot must see whole is made under it. */
-  Object sessionLock(String sessionId) {
-    return sessionLocks.computeIfAbsent(sessionId, k -> new Object());
+  SessionLock sessionLock(String sessionId) {
+    return sessionLocks.computeIfAbsent(sessionId, k -> new SessionLock());
   }
 }

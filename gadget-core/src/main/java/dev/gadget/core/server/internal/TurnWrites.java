@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * turn's end, which the drone's acknowledgement waits for), never the live events to pages.
  *
  * <p>Saving a block that waits to be written replaces the waiting version (a checkpoint of the
- * open block and the finished block make one write). The blocks not yet written are kept here
- * for a page's snapshot ({@link #withUnwritten}). At most {@link #MAX_PENDING} writes wait; past
+ * open block and the finished block make one write). Every block asked for is kept here while
+ * the turn lives, for a page's snapshot ({@link #withBlocks}). At most {@link #MAX_PENDING}
+ * writes wait; past
  * that the relaying thread waits for room, at most {@link #WAIT}.
  */
 final class TurnWrites {
@@ -43,8 +44,12 @@ final class TurnWrites {
   private final ArrayDeque<Write> queue = new ArrayDeque<>();
   /** Whether a writer task runs or is scheduled for this turn. Guarded by this. */
   private boolean draining;
-  /** Blocks waiting to be written, by seq: the newest version of each. */
-  private final Map<Integer, TurnBlock> unwritten = new ConcurrentHashMap<>();
+  /**
+   * Every block asked for, by seq: the newest version of each, written or not. Kept while the
+   * turn lives, so a page's snapshot can lay them over what it read from the store whenever it
+   * read it (a block written meanwhile is here as well).
+   */
+  private final Map<Integer, TurnBlock> blocks = new ConcurrentHashMap<>();
 
   /** A block to append (the first time it is stored) or save over its stored version. */
   private static final class Write {
@@ -78,7 +83,7 @@ final class TurnWrites {
       Write last = queue.peekLast();
       if (!append && last != null && last.block.seq() == block.seq()) {
         last.block = block; // not taken yet: the newer version replaces it
-        unwritten.put(block.seq(), block);
+        blocks.put(block.seq(), block);
         return;
       }
       long deadline = System.nanoTime() + WAIT.toNanos();
@@ -91,7 +96,7 @@ final class TurnWrites {
         }
       }
       queue.add(new Write(append, block));
-      unwritten.put(block.seq(), block);
+      blocks.put(block.seq(), block);
       if (draining) {
         return;
       }
@@ -125,7 +130,6 @@ final class TurnWrites {
         block = w.block;
       }
       write(w.append, block);
-      unwritten.remove(block.seq(), block);
     }
     schedule();
   }
@@ -171,24 +175,24 @@ final class TurnWrites {
     }
   }
 
-  /** A copy of the blocks waiting to be written. Take it before reading the store. */
-  Map<Integer, TurnBlock> unwritten() {
-    return new TreeMap<>(unwritten);
+  /** A copy of every block asked for so far, the newest version of each. */
+  Map<Integer, TurnBlock> blocks() {
+    return new TreeMap<>(blocks);
   }
 
   /**
-   * {@code stored} with {@code waiting} (from {@link #unwritten()}, taken before the store was
-   * read) in place of the stored blocks with the same seq, or added in seq order: the turn as it
-   * will be once the writes are made.
+   * {@code stored} with {@code asked} (from {@link #blocks()}) in place of the stored blocks
+   * with the same seq, or added in seq order: the turn as it is once every write asked for is
+   * made, however many of them were made when the store was read.
    */
-  static ChatTurn withUnwritten(ChatTurn stored, Map<Integer, TurnBlock> waiting) {
-    if (waiting.isEmpty()) {
+  static ChatTurn withBlocks(ChatTurn stored, Map<Integer, TurnBlock> asked) {
+    if (asked.isEmpty()) {
       return stored;
     }
     TreeMap<Integer, TurnBlock> blocks = new TreeMap<>();
     stored.blocks().forEach(b -> blocks.put(b.seq(), b));
     List<ToolCall> calls = new ArrayList<>(stored.toolCalls());
-    waiting.forEach((seq, b) -> {
+    asked.forEach((seq, b) -> {
       TurnBlock before = blocks.put(seq, b);
       if (before == null && b instanceof TurnBlock.Tool tool) {
         calls.add(tool.content());

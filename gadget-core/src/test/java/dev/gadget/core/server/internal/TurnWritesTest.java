@@ -56,11 +56,11 @@ class TurnWritesTest {
     w.append(text(0, "Hel"));
     w.save(text(0, "Hello"));
     w.save(text(0, "Hello there"));
-    assertThat(w.unwritten()).containsEntry(0, text(0, "Hello there"));
+    assertThat(w.blocks()).containsEntry(0, text(0, "Hello there"));
     runWriters();
     assertThat(writes).hasValue(1);
     assertThat(inner.findTurn("t1").orElseThrow().blocks()).containsExactly(text(0, "Hello there"));
-    assertThat(w.unwritten()).isEmpty();
+    assertThat(w.blocks()).containsExactly(Map.entry(0, text(0, "Hello there")));
     assertThat(w.flush()).isTrue();
   }
 
@@ -78,15 +78,15 @@ class TurnWritesTest {
   }
 
   @Test
-  void aSnapshotSeesTheStoredTurnWithTheBlocksStillWaitingOnce() {
+  void aSnapshotSeesTheStoredTurnWithEveryBlockAskedForOnceWhateverWasWrittenWhenItRead() {
     TurnWrites w = writesFor("t3");
     w.append(text(0, "stored"));
     runWriters();
     w.save(text(0, "stored, then grown"));
     ToolCall call = new ToolCall("c1", "read_file", "{}", "A");
     w.append(new TurnBlock.Tool(1, T, call));
-    Map<Integer, TurnBlock> waiting = w.unwritten();
-    ChatTurn view = TurnWrites.withUnwritten(inner.findTurn("t3").orElseThrow(), waiting);
+    ChatTurn read = inner.findTurn("t3").orElseThrow(); // read before the writes are made
+    ChatTurn view = TurnWrites.withBlocks(read, w.blocks());
     assertThat(view.blocks()).containsExactly(text(0, "stored, then grown"),
         new TurnBlock.Tool(1, T, call));
     assertThat(view.toolCalls()).containsExactly(call);
@@ -94,7 +94,8 @@ class TurnWritesTest {
     // once written, the store alone says the same
     ChatTurn stored = inner.findTurn("t3").orElseThrow();
     assertThat(stored.blocks()).isEqualTo(view.blocks());
-    assertThat(TurnWrites.withUnwritten(stored, w.unwritten())).isSameAs(stored);
+    // laid over a read made after the writes, the blocks change nothing
+    assertThat(TurnWrites.withBlocks(stored, w.blocks())).isEqualTo(stored);
     assertThat(stored.toolCalls()).containsExactly(call);
   }
 }
