@@ -80,19 +80,32 @@ class SlowStoreTest {
         });
   }
 
-  @Test
-  void aStalledStoreDelaysNeitherTheStreamNorAJoiningPageOnlyTheTurnsEnd() throws Exception {
-    InMemoryChatStore inner = new InMemoryChatStore();
+  private record Ada(Person person, Page page) {}
+
+  /**
+   * A server on {@code inner} behind the gates, ada's drone answering {@code thinking} then
+   * {@code answer}, and ada's page, connected.
+   */
+  private Ada ada(InMemoryChatStore inner, String thinking, String answer) throws Exception {
     fx = new RuntimeFixture(tmp, inner);
     fx.server(b -> b.store(gated(inner)));
     Person ada = fx.person("ada");
-    String thinking = "Let me think about the greeting.";
-    String answer = "Hello there, ".repeat(20) + "the end.";
     ScriptedLlmClient llm = ScriptedLlmClient.builder()
         .reply(ScriptedLlmClient.reply().thinking(thinking).text(answer).build()).build();
     fx.drone(ada, tmp.resolve("ws"), llm, b -> b.ackTimeout(Duration.ofSeconds(20)));
     Page page = fx.page(ada.pageToken()).connected();
     await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    return new Ada(ada, page);
+  }
+
+  @Test
+  void aStalledStoreDelaysNeitherTheStreamNorAJoiningPageOnlyTheTurnsEnd() throws Exception {
+    InMemoryChatStore inner = new InMemoryChatStore();
+    String thinking = "Let me think about the greeting.";
+    String answer = "Hello there, ".repeat(20) + "the end.";
+    Ada a = ada(inner, thinking, answer);
+    Page page = a.page();
+    Person ada = a.person();
     String session = fx.watchedSession(page);
 
     String turn = page.submit(session, "say hello");
@@ -133,18 +146,12 @@ class SlowStoreTest {
 
   @Test
   void aPageWhoseSnapshotWaitsOnTheStoreHoldsUpNoStreamAndSeesTheTurnOnce() throws Exception {
-    InMemoryChatStore inner = new InMemoryChatStore();
-    fx = new RuntimeFixture(tmp, inner);
     storeOpen.countDown(); // writes go straight through; reads of turns stall below
-    fx.server(b -> b.store(gated(inner)));
-    Person ada = fx.person("ada");
     String thinking = "Thinking it over.";
     String answer = "Hello again, ".repeat(20) + "done.";
-    ScriptedLlmClient llm = ScriptedLlmClient.builder()
-        .reply(ScriptedLlmClient.reply().thinking(thinking).text(answer).build()).build();
-    fx.drone(ada, tmp.resolve("ws"), llm, b -> b.ackTimeout(Duration.ofSeconds(20)));
-    Page page = fx.page(ada.pageToken()).connected();
-    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    Ada a = ada(new InMemoryChatStore(), thinking, answer);
+    Page page = a.page();
+    Person ada = a.person();
     String session = fx.watchedSession(page);
 
     // a second page starts watching; its read of the session's turns stalls
