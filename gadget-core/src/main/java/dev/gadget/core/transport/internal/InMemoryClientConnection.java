@@ -80,8 +80,10 @@ final class InMemoryClientConnection implements Connection {
     pair = p;
     p.announce();
     events.execute(() -> {
-      listener.onConnect(this);
+      // the buffer first, then the listener, as the WebSocket client does: a send made once
+      // onConnect was heard goes straight out, never into a buffer that may be full
       buffer.flush();
+      listener.onConnect(this);
     });
   }
 
