@@ -67,9 +67,7 @@ final class LiveRun {
             .put("droneToken", tokens.issue(u.id(), TokenKind.DRONE, "drone").token());
       }
       String url = "http://127.0.0.1:" + transport.port();
-      com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
-          ManagementFactory.getOperatingSystemMXBean();
-      Result r = load(url, slots, rate, warmUp, seconds, os::getProcessCpuTime,
+      Result r = load(url, slots, rate, warmUp, seconds, LiveRun::processCpuNanos,
           counting::total).result(system, turns);
       if (System.getProperty("live.writes") != null) {
         System.out.println("  store writes by call, whole run: " + counting.byCall());
@@ -89,14 +87,8 @@ final class LiveRun {
       BufferedReader out = new BufferedReader(new InputStreamReader(relay.getInputStream(),
           StandardCharsets.UTF_8));
       int port = RawLoad.JSON.readTree(out.readLine()).get("port").asInt();
-      ArrayNode slots = RawLoad.JSON.createArrayNode();
-      for (int i = 0; i < turns; i++) {
-        slots.addObject().put("user", "u" + i).put("project", "p" + i).put("session", "s" + i)
-            .put("pageToken", "p")
-            .put("droneToken", "d");
-      }
       long pid = relay.pid();
-      return load("http://127.0.0.1:" + port, slots, rate, warmUp, seconds,
+      return load("http://127.0.0.1:" + port, plainSlots(turns), rate, warmUp, seconds,
           () -> procCpuNanos(pid), () -> -1).result("Node socket.io relay (no store)", turns);
     } finally {
       relay.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
@@ -108,15 +100,8 @@ final class LiveRun {
     RawForwarder forwarder = new RawForwarder();
     int port = forwarder.startAndWait();
     try {
-      ArrayNode slots = RawLoad.JSON.createArrayNode();
-      for (int i = 0; i < turns; i++) {
-        slots.addObject().put("user", "u" + i).put("project", "p" + i).put("session", "s" + i)
-            .put("pageToken", "p").put("droneToken", "d");
-      }
-      com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
-          ManagementFactory.getOperatingSystemMXBean();
-      return load("http://127.0.0.1:" + port, slots, rate, warmUp, seconds,
-          os::getProcessCpuTime, () -> -1).result("raw Java-WebSocket forwarder", turns);
+      return load("http://127.0.0.1:" + port, plainSlots(turns), rate, warmUp, seconds,
+          LiveRun::processCpuNanos, () -> -1).result("raw Java-WebSocket forwarder", turns);
     } finally {
       try {
         forwarder.stop(1000);
@@ -197,6 +182,25 @@ final class LiveRun {
     }
     entries.add(System.getProperty("java.class.path"));
     return String.join(java.io.File.pathSeparator, entries);
+  }
+
+  /**
+   * Slots for a server without users or tokens (the Node relay, the forwarder): each names its
+   * user, project and chat, and any token does.
+   */
+  private static ArrayNode plainSlots(int turns) {
+    ArrayNode slots = RawLoad.JSON.createArrayNode();
+    for (int i = 0; i < turns; i++) {
+      slots.addObject().put("user", "u" + i).put("project", "p" + i).put("session", "s" + i)
+          .put("pageToken", "p").put("droneToken", "d");
+    }
+    return slots;
+  }
+
+  /** This JVM's CPU time, in nanoseconds. */
+  static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   /** A process's user and system CPU time from /proc, in nanoseconds. */

@@ -131,21 +131,19 @@ public final class RawLoad {
       slots.forEach(t -> t.submit(0));
     }
     long[] from = new long[4]; // events, turns, nanoTime and this process's CPU time at the start
-    com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
-        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     boolean[] done = {false};
     later(warmUp * 1000L, () -> {
       from[0] = received;
       from[1] = completed;
       latencies.reset();
       from[2] = System.nanoTime();
-      from[3] = os.getProcessCpuTime();
+      from[3] = LiveRun.processCpuNanos();
       System.out.println("measuring");
       System.out.flush();
     });
     later((warmUp + setup.get("seconds").asInt()) * 1000L, () -> {
       double elapsed = (System.nanoTime() - from[2]) / 1e9;
-      long cpu = os.getProcessCpuTime() - from[3];
+      long cpu = LiveRun.processCpuNanos() - from[3];
       System.out.println("done");
       ObjectNode result = JSON.createObjectNode();
       result.put("events", received - from[0]).put("seconds", elapsed)

@@ -212,8 +212,8 @@ final class Sockets implements WebSocketServerFactory {
 
     /** {@code src} and the frames queued after it, or null when none is. */
     private ByteBuffer[] gather(ByteBuffer src) {
-      if (!(key.attachment() instanceof WebSocketImpl ws)) {
-        return null;
+      if (!(key.attachment() instanceof WebSocketImpl ws) || ws.outQueue.size() < 2) {
+        return null; // nothing queued behind it: no walk of the queue (each step takes its lock)
       }
       List<ByteBuffer> batch = null;
       long bytes = src.remaining();
