@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.java_websocket.WebSocket;
-import org.java_websocket.WebSocketImpl;
 import org.java_websocket.framing.CloseFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +32,6 @@ final class ServerSession {
   /** The largest close frame: what must still fit when a session ends. */
   private static final int CLOSE_FRAME_BYTES = 127;
   private static final int OPCODE_TEXT = 0x1;
-  private static final int OPCODE_BINARY = 0x2;
   private static final int OPCODE_PONG = 0xA;
 
   final String sid = Sids.next();
@@ -50,7 +48,7 @@ final class ServerSession {
   /** When the awaited pong must have come. */
   private volatile long pongDueNanos;
   private volatile boolean awaitingPong;
-  private final Object sendLock = new Object();
+  private final SessionOutput output;
   private volatile boolean joined;
   private volatile ScheduledFuture<?> connectTimeout;
   private volatile ScheduledFuture<?> dropTimer;
@@ -63,6 +61,8 @@ final class ServerSession {
     this.options = endpoint.options();
     this.decoder = new SocketCodec.Decoder(options.maxAttachments());
     this.tcpNoDelay = tcpNoDelay;
+    this.output = new SessionOutput(ws, endpoint, closed, options.maxQueuedBytes(),
+        CLOSE_FRAME_BYTES);
   }
 
   void open() {
@@ -295,41 +295,26 @@ final class ServerSession {
   }
 
   /**
-   * Hands {@code payloads} to the library to send as frames (the first with {@code opcode}, the
-   * rest binary), unless that would leave more than {@code maxQueuedBytes} waiting for this peer
-   * to read (room for a close frame included): then the session ends instead. A message larger
-   * than the bound still goes out when nothing else waits. False when not sent.
-   *
-   * <p>The frames are built here and put on the connection's queue as
-   * {@code WebSocketImpl.write} does (queue, then {@code onWriteDemand}), without the copy
-   * {@code sendFrame} makes and the string it builds of every frame for a trace log line.
+   * Sends {@code payloads} as frames ({@link SessionOutput}), unless that would leave more than
+   * {@code maxQueuedBytes} waiting for this peer to read: then the session ends instead. False
+   * when not sent.
    */
   private boolean write(List<byte[]> payloads, int opcode) {
-    long bytes = 0;
-    for (byte[] p : payloads) {
-      bytes += Sockets.frameBytes(p.length);
+    long outcome = output.write(payloads, opcode);
+    if (outcome == SessionOutput.SENT) {
+      return true;
     }
-    long queued;
-    synchronized (sendLock) {
-      if (closed.get() || !ws.isOpen() || !(ws instanceof WebSocketImpl impl)
-          || !(impl.getDraft() instanceof StrictDraft draft)) {
-        return false;
+    if (outcome != SessionOutput.CLOSED) {
+      long bytes = 0;
+      for (byte[] p : payloads) {
+        bytes += Sockets.frameBytes(p.length);
       }
-      queued = Sockets.queuedBytes(ws);
-      if (queued == 0 || queued + bytes + CLOSE_FRAME_BYTES <= options.maxQueuedBytes()) {
-        for (int i = 0; i < payloads.size(); i++) {
-          impl.outQueue.add(draft.frame(i == 0 ? opcode : OPCODE_BINARY, payloads.get(i)));
-        }
-        endpoint.onWriteDemand(impl);
-        endpoint.writeWatch().queued(ws);
-        return true;
-      }
+      endpoint.peerLog().problem(Sockets.peer(ws), PeerLog.Kind.SLOW_READER, "closed session "
+          + sid + ": " + outcome + " bytes wait unread and " + bytes
+          + " more would pass the limit of " + options.maxQueuedBytes());
+      terminate("transport error", CloseFrame.POLICY_VALIDATION,
+          "too much unread data: the limit is " + options.maxQueuedBytes() + " bytes");
     }
-    endpoint.peerLog().problem(Sockets.peer(ws), PeerLog.Kind.SLOW_READER, "closed session " + sid
-        + ": " + queued + " bytes wait unread and " + bytes + " more would pass the limit of "
-        + options.maxQueuedBytes());
-    terminate("transport error", CloseFrame.POLICY_VALIDATION,
-        "too much unread data: the limit is " + options.maxQueuedBytes() + " bytes");
     return false;
   }
 
@@ -375,6 +360,7 @@ final class ServerSession {
     }
     sockets.clear();
     endpoint.sessionClosed(this);
+    output.flushHeld(); // what was sent before the close goes before the close frame
     if (!ws.isClosed()) {
       byte[] utf8 = closeText.getBytes(StandardCharsets.UTF_8);
       ws.close(code, utf8.length <= 120 ? closeText : "closed");

@@ -233,7 +233,7 @@ public final class SocketCodec {
         id = Long.parseLong(str.substring(i, digits));
         i = digits;
       }
-      JsonNode data = i < str.length() ? parseJson(str.substring(i)) : null;
+      JsonNode data = i < str.length() ? parseJson(str, i) : null;
       validate(type, id, data, str);
       return new Header(new SocketPacket(type, namespace, id, data), attachments);
     }
@@ -300,6 +300,12 @@ public final class SocketCodec {
       return copy;
     }
     return node;
+  }
+
+  /** The JSON of {@code str} from {@code from} on ({@link JsonTree}, else Jackson). */
+  static JsonNode parseJson(String str, int from) throws ProtocolException {
+    JsonNode tree = JsonTree.read(str, from);
+    return tree != null ? tree : parseJson(str.substring(from));
   }
 
   static JsonNode parseJson(String json) throws ProtocolException {

@@ -21,6 +21,7 @@ import org.java_websocket.WebSocket;
 import org.java_websocket.WebSocketAdapter;
 import org.java_websocket.WebSocketImpl;
 import org.java_websocket.WebSocketServerFactory;
+import org.java_websocket.WrappedByteChannel;
 import org.java_websocket.drafts.Draft;
 import org.java_websocket.enums.ReadyState;
 import org.java_websocket.framing.CloseFrame;
@@ -157,6 +158,31 @@ final class Sockets implements WebSocketServerFactory {
     return sum;
   }
 
+  /** {@link #writeNow}: every frame was written. */
+  static final int WRITTEN = 0;
+  /** {@link #writeNow}: written in part; the socket's channel writes the rest first. */
+  static final int LEFT = 1;
+  /** {@link #writeNow}: something waits to be written before them: queue them behind it. */
+  static final int QUEUE = 2;
+  /** {@link #writeNow}: the socket refused them (reset or closed). */
+  static final int FAILED = 3;
+
+  /**
+   * Writes {@code frames} to {@code ws}'s socket from the calling thread, in one system call,
+   * when nothing of that connection waits to be written (its queue empty, nothing left of an
+   * earlier direct write); what the socket does not take stays with its channel, which writes
+   * it before anything else (the caller then asks for write readiness: {@link #LEFT}). Only for
+   * connections made by this factory; others get {@link #QUEUE}.
+   */
+  static int writeNow(WebSocketImpl ws, List<ByteBuffer> frames) {
+    return ws.getChannel() instanceof Counting c ? c.writeNow(ws, frames) : QUEUE;
+  }
+
+  /** Whether anything handed to {@code ws} waits to be written (its queue, a direct write's rest). */
+  static boolean waitsToBeWritten(WebSocketImpl ws) {
+    return !ws.outQueue.isEmpty() || ws.getChannel() instanceof Counting c && c.isNeedWrite();
+  }
+
   /** The size of a frame the server sends (unmasked) with {@code payload} bytes. */
   static long frameBytes(long payload) {
     return payload + (payload <= 125 ? 2 : payload <= 65535 ? 4 : 10);
@@ -171,14 +197,21 @@ final class Sockets implements WebSocketServerFactory {
 
   /**
    * An accepted socket that counts what is written to it, and writes the frames queued behind
-   * the one the library asks it to write in the same system call.
+   * the one the library asks it to write in the same system call. Senders may also write to it
+   * directly ({@link #writeNow}); what such a write leaves is written before anything the
+   * library asks for next (the library's {@code WrappedByteChannel} contract: {@code
+   * isNeedWrite}/{@code writeMore} when its queue is empty). One lock orders the writers.
    */
-  private final class Counting implements ByteChannel {
+  private final class Counting implements WrappedByteChannel {
     final SocketChannel channel;
     private final SelectionKey key;
     final String peer;
     final AtomicLong written = new AtomicLong();
     volatile ScheduledFuture<?> deadline;
+    private final Object writeLock = new Object();
+    /** What a direct write left, written before anything else (under writeLock). */
+    private ByteBuffer[] rest;
+    private volatile boolean hasRest;
 
     Counting(SocketChannel channel, SelectionKey key, String peer) {
       this.channel = channel;
@@ -198,16 +231,87 @@ final class Sockets implements WebSocketServerFactory {
      * already sent is empty when the library gets to it, and writing an empty frame costs
      * nothing here. Only the selector thread writes, in queue order.
      */
+    int writeNow(WebSocketImpl ws, List<ByteBuffer> frames) {
+      synchronized (writeLock) {
+        if (hasRest || !ws.outQueue.isEmpty()) {
+          return QUEUE;
+        }
+        ByteBuffer[] batch = frames.toArray(new ByteBuffer[0]);
+        try {
+          written.addAndGet(batch.length == 1 ? channel.write(batch[0]) : channel.write(batch));
+        } catch (IOException e) {
+          return FAILED;
+        }
+        if (!batch[batch.length - 1].hasRemaining()) {
+          return WRITTEN;
+        }
+        rest = batch;
+        hasRest = true;
+        return LEFT;
+      }
+    }
+
+    /**
+     * Writes {@code src} and, in the same call, up to {@link #GATHER} frames queued behind it
+     * (after what a direct write left, if anything). The library's selector writes its queue a
+     * frame per call ({@code SocketChannelIOHelper.batch}: write the head, drop it once empty,
+     * go on with the next); a frame this call already sent is empty when the library gets to
+     * it, and writing an empty frame costs nothing here. The selector writes its queue in
+     * order; direct writes happen only while the queue is empty.
+     */
     @Override
     public int write(ByteBuffer src) throws IOException {
-      if (!src.hasRemaining()) {
-        return 0;
+      synchronized (writeLock) {
+        if (!src.hasRemaining() || !writeRest()) {
+          return 0;
+        }
+        int before = src.remaining();
+        ByteBuffer[] batch = gather(src);
+        long n = batch == null ? channel.write(src) : channel.write(batch);
+        written.addAndGet(n);
+        return before - src.remaining();
       }
-      int before = src.remaining();
-      ByteBuffer[] batch = gather(src);
-      long n = batch == null ? channel.write(src) : channel.write(batch);
-      written.addAndGet(n);
-      return before - src.remaining();
+    }
+
+    /** Writes what a direct write left; true when none is left. */
+    private boolean writeRest() throws IOException {
+      if (!hasRest) {
+        return true;
+      }
+      written.addAndGet(channel.write(rest));
+      if (rest[rest.length - 1].hasRemaining()) {
+        return false;
+      }
+      rest = null;
+      hasRest = false;
+      return true;
+    }
+
+    @Override
+    public boolean isNeedWrite() {
+      return hasRest;
+    }
+
+    @Override
+    public void writeMore() throws IOException {
+      synchronized (writeLock) {
+        writeRest();
+      }
+    }
+
+    @Override
+    public boolean isNeedRead() {
+      return false;
+    }
+
+    @Override
+    public int readMore(ByteBuffer dst) {
+      return 0;
+    }
+
+    @Override
+    public boolean isBlocking() {
+      return false;
     }
 
     /** {@code src} and the frames queued after it, or null when none is. */

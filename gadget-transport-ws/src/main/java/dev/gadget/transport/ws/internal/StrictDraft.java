@@ -134,19 +134,38 @@ final class StrictDraft extends Draft_6455 {
     List<FrameReader.Frame> frames = reader.read(buffer);
     shared.framesRead.add(reader.frames() - before);
     List<Framedata> out = new ArrayList<>(frames.size());
-    for (FrameReader.Frame f : frames) {
-      out.add(new Read(f));
+    for (int i = 0; i < frames.size(); i++) {
+      out.add(new Read(frames.get(i), i == frames.size() - 1));
     }
     return out;
   }
 
+  /**
+   * Hands a frame read by {@link #translateFrame} on. What its handlers send on this thread is
+   * held in the thread's {@link Outbox} until the read's last frame is handled, then written.
+   */
   @Override
   public void processFrame(WebSocketImpl conn, Framedata framedata) {
-    if (!(framedata instanceof Read read) || conn.getReadyState() == ReadyState.CLOSED) {
+    if (!(framedata instanceof Read read)) {
+      return;
+    }
+    Outbox.hold();
+    boolean handled = false;
+    try {
+      handle(conn, read.frame);
+      handled = true;
+    } finally {
+      if (read.last || !handled) {
+        Outbox.release();
+      }
+    }
+  }
+
+  private void handle(WebSocketImpl conn, FrameReader.Frame frame) {
+    if (conn.getReadyState() == ReadyState.CLOSED) {
       return;
     }
     WebSocketListener listener = conn.getWebSocketListener();
-    FrameReader.Frame frame = read.frame;
     if (frame instanceof FrameReader.Violation v) {
       Sink sink = shared.sink;
       if (sink != null) {
@@ -191,9 +210,12 @@ final class StrictDraft extends Draft_6455 {
   /** A frame as {@link FrameReader} read it, passed through the library to processFrame. */
   private static final class Read implements Framedata {
     final FrameReader.Frame frame;
+    /** Whether this is the last frame of its read. */
+    final boolean last;
 
-    Read(FrameReader.Frame frame) {
+    Read(FrameReader.Frame frame, boolean last) {
       this.frame = frame;
+      this.last = last;
     }
 
     @Override

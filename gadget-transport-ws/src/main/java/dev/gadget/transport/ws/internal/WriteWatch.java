@@ -24,8 +24,9 @@ import org.java_websocket.WebSocketImpl;
  * an empty queue, racing the worker that answers what was just read.
  *
  * <p>The selector loop is private to the library, so this watch closes the race from outside:
- * each connection a frame was queued on is watched until its queue is seen empty; one that has
- * frames queued but no write interest is re-armed and its selector woken. A frame thus waits at
+ * each connection a frame was queued on is watched until nothing of it is seen waiting (its queue
+ * empty, nothing left of a direct write: {@link Sockets#waitsToBeWritten}); one with something
+ * waiting but no write interest is re-armed and its selector woken. A frame thus waits at
  * most about {@link #TICK_MILLIS}. Re-arming is always safe: a selector woken for a drained
  * queue only clears the interest again. The thread sleeps while nothing is watched.
  */
@@ -71,10 +72,10 @@ public final class WriteWatch implements AutoCloseable {
 
   private void look(WebSocketImpl ws) {
     SelectionKey key = ws.getSelectionKey();
-    if (ws.outQueue.isEmpty() || key == null || !key.isValid()) {
+    if (!Sockets.waitsToBeWritten(ws) || key == null || !key.isValid()) {
       watched.remove(ws);
       // A sender adds to the queue before it asks to be watched: seen here if that was just now.
-      if (!ws.outQueue.isEmpty() && key != null && key.isValid()) {
+      if (Sockets.waitsToBeWritten(ws) && key != null && key.isValid()) {
         watched.add(ws);
       }
       return;

@@ -3,7 +3,6 @@ package dev.gadget.transport.ws.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
@@ -42,7 +41,7 @@ class JsonTextTest {
   void randomTreesComeOutAsJacksonWritesThem() {
     Random random = new Random(22);
     for (int i = 0; i < 2_000; i++) {
-      JsonNode tree = randomNode(random, 4);
+      JsonNode tree = RandomJson.node(random, 4);
       assertThat(text(tree)).as("tree %d", i).isEqualTo(tree.toString());
     }
   }
@@ -51,41 +50,5 @@ class JsonTextTest {
     StringBuilder out = new StringBuilder("x");
     JsonText.append(out, node);
     return out.substring(1);
-  }
-
-  private static JsonNode randomNode(Random random, int depth) {
-    int kind = random.nextInt(depth > 0 ? 8 : 6);
-    switch (kind) {
-      case 0: return F.textNode(randomString(random));
-      case 1: return F.numberNode(random.nextInt());
-      case 2: return F.numberNode(random.nextLong());
-      case 3: return F.booleanNode(random.nextBoolean());
-      case 4: return F.nullNode();
-      case 5: return F.numberNode(random.nextDouble() * 1e6);
-      case 6: {
-        ObjectNode o = F.objectNode();
-        for (int i = random.nextInt(5); i > 0; i--) {
-          o.set(randomString(random), randomNode(random, depth - 1));
-        }
-        return o;
-      }
-      default: {
-        ArrayNode a = F.arrayNode();
-        for (int i = random.nextInt(5); i > 0; i--) {
-          a.add(randomNode(random, depth - 1));
-        }
-        return a;
-      }
-    }
-  }
-
-  private static String randomString(Random random) {
-    StringBuilder s = new StringBuilder();
-    for (int i = random.nextInt(12); i > 0; i--) {
-      int pick = random.nextInt(10);
-      s.append(pick < 6 ? (char) (' ' + random.nextInt(95)) : pick < 8
-          ? (char) random.nextInt(0x20) : (char) (0x80 + random.nextInt(0xD000)));
-    }
-    return s.toString();
   }
 }

@@ -1,0 +1,270 @@
+package dev.gadget.transport.ws.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+
+/**
+ * Reads the JSON of an incoming packet into the tree Jackson's {@code readTree} makes of it, for
+ * the common case only: objects, arrays, strings, integers of up to 18 digits, booleans and
+ * null, nested at most {@value #MAX_DEPTH} deep. For anything else (a fraction or exponent, a
+ * longer number, deeper nesting, and every malformed text) it answers null and the caller asks
+ * Jackson, whose tree and whose error are then the answer: this reader never accepts what
+ * Jackson refuses, and never words an error. One stream event a token makes this the hottest
+ * parse on the server, and for a packet of a hundred characters Jackson's setup (a parser, its
+ * buffers, a context) costs more than the reading.
+ */
+final class JsonTree {
+  /** Deeper than this, Jackson reads (it has its own bound on nesting). */
+  static final int MAX_DEPTH = 32;
+  /** Longer names go to Jackson (it refuses names over 50,000 characters). */
+  static final int MAX_NAME = 1_000;
+  /** Longer strings go to Jackson (it has its own bound). */
+  static final int MAX_STRING = 1_000_000;
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final String s;
+  private int i;
+
+  private JsonTree(String s, int from) {
+    this.s = s;
+    this.i = from;
+  }
+
+  /** The tree of {@code s} from {@code from} to its end, or null when Jackson must read it. */
+  static JsonNode read(String s, int from) {
+    JsonTree reader = new JsonTree(s, from);
+    JsonNode node = reader.value(0);
+    if (node == null) {
+      return null;
+    }
+    reader.skipSpace();
+    return reader.i == s.length() ? node : null; // trailing text: Jackson's error
+  }
+
+  private JsonNode value(int depth) {
+    skipSpace();
+    if (i >= s.length()) {
+      return null;
+    }
+    char c = s.charAt(i);
+    switch (c) {
+      case '{':
+        return depth < MAX_DEPTH ? object(depth + 1) : null;
+      case '[':
+        return depth < MAX_DEPTH ? array(depth + 1) : null;
+      case '"': {
+        String text = string();
+        return text == null || text.length() > MAX_STRING ? null : TextNode.valueOf(text);
+      }
+      case 't':
+        return word("true") ? BooleanNode.TRUE : null;
+      case 'f':
+        return word("false") ? BooleanNode.FALSE : null;
+      case 'n':
+        return word("null") ? NullNode.getInstance() : null;
+      default:
+        return c == '-' || (c >= '0' && c <= '9') ? number() : null;
+    }
+  }
+
+  private ObjectNode object(int depth) {
+    i++; // '{'
+    ObjectNode node = NODES.objectNode();
+    skipSpace();
+    if (i < s.length() && s.charAt(i) == '}') {
+      i++;
+      return node;
+    }
+    while (true) {
+      skipSpace();
+      if (i >= s.length() || s.charAt(i) != '"') {
+        return null;
+      }
+      String key = string();
+      skipSpace();
+      if (key == null || key.length() > MAX_NAME || i >= s.length() || s.charAt(i) != ':') {
+        return null;
+      }
+      i++;
+      JsonNode value = value(depth);
+      if (value == null) {
+        return null;
+      }
+      node.replace(key, value); // a repeated key: the last value, in the first one's place
+      skipSpace();
+      if (i >= s.length()) {
+        return null;
+      }
+      char c = s.charAt(i++);
+      if (c == '}') {
+        return node;
+      }
+      if (c != ',') {
+        return null;
+      }
+    }
+  }
+
+  private ArrayNode array(int depth) {
+    i++; // '['
+    ArrayNode node = NODES.arrayNode();
+    skipSpace();
+    if (i < s.length() && s.charAt(i) == ']') {
+      i++;
+      return node;
+    }
+    while (true) {
+      JsonNode value = value(depth);
+      if (value == null) {
+        return null;
+      }
+      node.add(value);
+      skipSpace();
+      if (i >= s.length()) {
+        return null;
+      }
+      char c = s.charAt(i++);
+      if (c == ']') {
+        return node;
+      }
+      if (c != ',') {
+        return null;
+      }
+    }
+  }
+
+  /** A string at {@code i} (its opening quote), or null. */
+  private String string() {
+    int from = ++i;
+    while (i < s.length()) {
+      char c = s.charAt(i);
+      if (c == '"') {
+        return s.substring(from, i++);
+      }
+      if (c == '\\') {
+        return escaped(from);
+      }
+      if (c < 0x20) {
+        return null; // a raw control character: Jackson refuses it
+      }
+      i++;
+    }
+    return null;
+  }
+
+  /** The rest of a string with escapes, its plain start at {@code from}. */
+  private String escaped(int from) {
+    StringBuilder out = new StringBuilder(i - from + 16).append(s, from, i);
+    while (i < s.length()) {
+      char c = s.charAt(i++);
+      if (c == '"') {
+        return out.toString();
+      }
+      if (c < 0x20) {
+        return null;
+      }
+      if (c != '\\') {
+        out.append(c);
+        continue;
+      }
+      if (i >= s.length()) {
+        return null;
+      }
+      switch (s.charAt(i++)) {
+        case '"' -> out.append('"');
+        case '\\' -> out.append('\\');
+        case '/' -> out.append('/');
+        case 'b' -> out.append('\b');
+        case 'f' -> out.append('\f');
+        case 'n' -> out.append('\n');
+        case 'r' -> out.append('\r');
+        case 't' -> out.append('\t');
+        case 'u' -> {
+          int code = hex4();
+          if (code < 0) {
+            return null;
+          }
+          out.append((char) code);
+        }
+        default -> {
+          return null;
+        }
+      }
+    }
+    return null;
+  }
+
+  private int hex4() {
+    if (i + 4 > s.length()) {
+      return -1;
+    }
+    int code = 0;
+    for (int k = 0; k < 4; k++) {
+      int d = Character.digit(s.charAt(i++), 16);
+      if (d < 0) {
+        return -1;
+      }
+      code = code << 4 | d;
+    }
+    return code;
+  }
+
+  /** An integer of at most 18 digits (no leading zero), or null. */
+  private JsonNode number() {
+    int start = i;
+    boolean negative = s.charAt(i) == '-';
+    if (negative) {
+      i++;
+    }
+    int digitsFrom = i;
+    long value = 0;
+    while (i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+      value = value * 10 + (s.charAt(i) - '0');
+      i++;
+      if (i - digitsFrom > 18) {
+        return null;
+      }
+    }
+    int digits = i - digitsFrom;
+    if (digits == 0 || (digits > 1 && s.charAt(digitsFrom) == '0')) {
+      return null;
+    }
+    if (i < s.length()) {
+      char next = s.charAt(i);
+      if (next == '.' || next == 'e' || next == 'E') {
+        return null; // a fraction or exponent: Jackson reads it
+      }
+    }
+    if (negative) {
+      value = -value;
+    }
+    assert i > start;
+    return value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE
+        ? IntNode.valueOf((int) value) : LongNode.valueOf(value);
+  }
+
+  private boolean word(String w) {
+    if (!s.startsWith(w, i)) {
+      return false;
+    }
+    i += w.length();
+    return true;
+  }
+
+  private void skipSpace() {
+    while (i < s.length()) {
+      char c = s.charAt(i);
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+        return;
+      }
+      i++;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package dev.gadget.transport.ws.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Holds what a reading thread's handlers send while it handles the frames of one read, and
+ * writes it when the last of those frames is handled: one system call per peer and read, where
+ * a write per frame would cost one per event. A drone's read holds many stream events, most of
+ * them for the same pages, so those pages get them in one write.
+ *
+ * <p>{@link StrictDraft#processFrame} opens the thread's outbox before each frame it hands on
+ * and {@link #release releases} it after the read's last frame (or when handling one fails).
+ * Sends from any other thread ({@link #defer} false there) are written at once.
+ */
+final class Outbox {
+  /** A session's frames that an outbox holds ({@link SessionOutput}). */
+  interface Held {
+    /** Writes the frames held for this peer (the thread's outbox is releasing them). */
+    void flushHeld();
+  }
+
+  private static final ThreadLocal<Outbox> CURRENT = ThreadLocal.withInitial(Outbox::new);
+
+  private final List<Held> held = new ArrayList<>();
+  private boolean open;
+
+  private Outbox() {}
+
+  /** Opens the calling thread's outbox: sends on this thread are held until {@link #release}. */
+  static void hold() {
+    CURRENT.get().open = true;
+  }
+
+  /**
+   * Whether the calling thread holds sends now; if so, {@code output} is flushed when it
+   * releases them (registered once: the caller tracks whether it already is, under its lock).
+   */
+  static boolean defer(Held output, boolean registered) {
+    Outbox box = CURRENT.get();
+    if (!box.open) {
+      return false;
+    }
+    if (!registered) {
+      box.held.add(output);
+    }
+    return true;
+  }
+
+  /** Writes everything the calling thread held, and sends go out at once again. */
+  static void release() {
+    Outbox box = CURRENT.get();
+    box.open = false;
+    if (box.held.isEmpty()) {
+      return;
+    }
+    // flushHeld never sends (nothing else is added meanwhile): the list can be walked
+    for (int i = 0; i < box.held.size(); i++) {
+      box.held.get(i).flushHeld();
+    }
+    box.held.clear();
+  }
+}
