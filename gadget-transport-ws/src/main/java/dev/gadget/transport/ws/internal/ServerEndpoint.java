@@ -76,7 +76,6 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
   private ServerEndpoint(ServerOptions options, ConnectionAcceptor acceptor,
       StrictDraft.Shared drafts) {
     super(new InetSocketAddress(options.host(), options.port()),
-        Integer.getInteger("gadget.ws.decoders", Runtime.getRuntime().availableProcessors()),
         List.<Draft>of(new StrictDraft(drafts)));
     this.options = options;
     this.acceptor = acceptor;
