@@ -27,7 +27,16 @@ final class JsonTree {
   static final int MAX_NAME = 1_000;
   /** Longer strings go to Jackson (it has its own bound). */
   static final int MAX_STRING = 1_000_000;
+  /** Strings up to this long are looked up in {@link #RECENT} before one is made. */
+  static final int MAX_CACHED = 40;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  /**
+   * Short strings read lately, shared by every reader: names, event names and ids repeat on
+   * every event, and one found here is neither made nor hashed again (maps look them up). The
+   * race between readers is benign: a slot holds null or some immutable string, checked
+   * against the text before it is used.
+   */
+  private static final String[] RECENT = new String[1024];
 
   private final String s;
   private int i;
@@ -143,10 +152,11 @@ final class JsonTree {
   /** A string at {@code i} (its opening quote), or null. */
   private String string() {
     int from = ++i;
+    int hash = 0;
     while (i < s.length()) {
       char c = s.charAt(i);
       if (c == '"') {
-        return s.substring(from, i++);
+        return plain(from, i++, hash);
       }
       if (c == '\\') {
         return escaped(from);
@@ -154,9 +164,26 @@ final class JsonTree {
       if (c < 0x20) {
         return null; // a raw control character: Jackson refuses it
       }
+      hash = 31 * hash + c; // String.hashCode's
       i++;
     }
     return null;
+  }
+
+  /** The text from {@code from} to {@code to} (no escapes), whose String hash is {@code hash}. */
+  private String plain(int from, int to, int hash) {
+    int length = to - from;
+    if (length > MAX_CACHED) {
+      return s.substring(from, to);
+    }
+    int slot = (hash ^ hash >>> 12) & (RECENT.length - 1);
+    String recent = RECENT[slot];
+    if (recent != null && recent.length() == length && s.regionMatches(from, recent, 0, length)) {
+      return recent;
+    }
+    String made = s.substring(from, to);
+    RECENT[slot] = made;
+    return made;
   }
 
   /** The rest of a string with escapes, its plain start at {@code from}. */

@@ -81,6 +81,26 @@ class FrameReaderTest {
   }
 
   @Test
+  void unmasksEveryLengthAroundItsEightByteStepsWholeAndInFragments() {
+    java.util.Random random = new java.util.Random(25);
+    for (int n = 0; n <= 40; n++) {
+      byte[] payload = new byte[n];
+      random.nextBytes(payload);
+      byte[] mask = new byte[4];
+      random.nextBytes(mask);
+      List<Frame> whole = readAll(new FrameReader(1 << 16), frame(0x82, payload, mask));
+      assertThat(describe(whole)).as("length %d", n).containsExactly("Binary" + Arrays.toString(payload));
+      int cut = n / 3; // the same bytes as a fragment and its continuation, each masked anew
+      byte[] first = Arrays.copyOfRange(payload, 0, cut);
+      byte[] rest = Arrays.copyOfRange(payload, cut, n);
+      List<Frame> parts = readAll(new FrameReader(1 << 16),
+          concat(frame(0x02, first, mask), frame(0x80, rest, new byte[] {9, 8, 7, 6})));
+      assertThat(describe(parts)).as("fragmented at %d", cut)
+          .containsExactly("Binary" + Arrays.toString(payload));
+    }
+  }
+
+  @Test
   void readsTheRfcsMaskedHello() {
     byte[] rfc = {(byte) 0x81, (byte) 0x85, 0x37, (byte) 0xfa, 0x21, 0x3d, 0x7f, (byte) 0x9f,
         0x4d, 0x51, 0x58};
