@@ -27,16 +27,17 @@ final class JsonTree {
   static final int MAX_NAME = 1_000;
   /** Longer strings go to Jackson (it has its own bound). */
   static final int MAX_STRING = 1_000_000;
-  /** Strings up to this long are looked up in {@link #RECENT} before one is made. */
+  /** Names up to this long are looked up in {@link #NAMES} before one is made. */
   static final int MAX_CACHED = 40;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   /**
-   * Short strings read lately, shared by every reader: names, event names and ids repeat on
-   * every event, and one found here is neither made nor hashed again (maps look them up). The
-   * race between readers is benign: a slot holds null or some immutable string, checked
-   * against the text before it is used.
+   * Object names read lately, shared by every reader: the same few names come on every event,
+   * and one found here is neither made nor hashed again (the object's map hashes it, the payload
+   * reader looks it up). Values are not kept: ids and tokens would churn the table, and a table
+   * written by several threads costs each of them its cache lines. The race between readers is
+   * benign: a slot holds null or some immutable string, checked against the text before use.
    */
-  private static final String[] RECENT = new String[1024];
+  private static final String[] NAMES = new String[512];
 
   private final String s;
   private int i;
@@ -69,7 +70,7 @@ final class JsonTree {
       case '[':
         return depth < MAX_DEPTH ? array(depth + 1) : null;
       case '"': {
-        String text = string();
+        String text = string(false);
         return text == null || text.length() > MAX_STRING ? null : TextNode.valueOf(text);
       }
       case 't':
@@ -96,7 +97,7 @@ final class JsonTree {
       if (i >= s.length() || s.charAt(i) != '"') {
         return null;
       }
-      String key = string();
+      String key = string(true);
       skipSpace();
       if (key == null || key.length() > MAX_NAME || i >= s.length() || s.charAt(i) != ':') {
         return null;
@@ -149,14 +150,14 @@ final class JsonTree {
     }
   }
 
-  /** A string at {@code i} (its opening quote), or null. */
-  private String string() {
+  /** A string at {@code i} (its opening quote), or null; a {@code name} may come from NAMES. */
+  private String string(boolean name) {
     int from = ++i;
     int hash = 0;
     while (i < s.length()) {
       char c = s.charAt(i);
       if (c == '"') {
-        return plain(from, i++, hash);
+        return name ? name(from, i++, hash) : s.substring(from, i++);
       }
       if (c == '\\') {
         return escaped(from);
@@ -164,25 +165,26 @@ final class JsonTree {
       if (c < 0x20) {
         return null; // a raw control character: Jackson refuses it
       }
-      hash = 31 * hash + c; // String.hashCode's
+      hash = 31 * hash + c; // as String.hashCode
       i++;
     }
     return null;
   }
 
-  /** The text from {@code from} to {@code to} (no escapes), whose String hash is {@code hash}. */
-  private String plain(int from, int to, int hash) {
+  /** The name from {@code from} to {@code to} (no escapes), whose String hash is {@code hash}. */
+  private String name(int from, int to, int hash) {
     int length = to - from;
     if (length > MAX_CACHED) {
       return s.substring(from, to);
     }
-    int slot = (hash ^ hash >>> 12) & (RECENT.length - 1);
-    String recent = RECENT[slot];
-    if (recent != null && recent.length() == length && s.regionMatches(from, recent, 0, length)) {
-      return recent;
+    int slot = (hash ^ hash >>> 9) & (NAMES.length - 1);
+    String known = NAMES[slot];
+    if (known != null && known.hashCode() == hash && known.length() == length
+        && s.regionMatches(from, known, 0, length)) {
+      return known;
     }
     String made = s.substring(from, to);
-    RECENT[slot] = made;
+    NAMES[slot] = made;
     return made;
   }
 
