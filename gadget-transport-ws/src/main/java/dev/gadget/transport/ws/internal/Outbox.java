@@ -1,5 +1,6 @@
 package dev.gadget.transport.ws.internal;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,13 +17,25 @@ import java.util.List;
 final class Outbox {
   /** A session's frames that an outbox holds ({@link SessionOutput}). */
   interface Held {
-    /** Writes the frames held for this peer (the thread's outbox is releasing them). */
-    void flushHeld();
+    /**
+     * Writes the frames held for this peer (the thread's outbox is releasing them), through
+     * {@code scratch} when they fit it.
+     */
+    void flushHeld(ByteBuffer scratch);
   }
+
+  /** The most bytes of one peer's frames copied into one write of the thread's own buffer. */
+  static final int SCRATCH_BYTES = 64 * 1024;
 
   private static final ThreadLocal<Outbox> CURRENT = ThreadLocal.withInitial(Outbox::new);
 
   private final List<Held> held = new ArrayList<>();
+  /**
+   * Native memory the held frames are copied into for their write: the JDK would otherwise
+   * copy each heap frame into a temporary native buffer of its own (a cache of 16 per thread;
+   * past that it allocates and frees one per frame and write).
+   */
+  private final ByteBuffer scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES);
   private boolean open;
 
   private Outbox() {}
@@ -56,7 +69,7 @@ final class Outbox {
     }
     // flushHeld never sends (nothing else is added meanwhile): the list can be walked
     for (int i = 0; i < box.held.size(); i++) {
-      box.held.get(i).flushHeld();
+      box.held.get(i).flushHeld(box.scratch);
     }
     box.held.clear();
   }

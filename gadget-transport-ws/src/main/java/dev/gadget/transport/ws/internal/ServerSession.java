@@ -360,7 +360,7 @@ final class ServerSession {
     }
     sockets.clear();
     endpoint.sessionClosed(this);
-    output.flushHeld(); // what was sent before the close goes before the close frame
+    output.flushHeld(null); // what was sent before the close goes before the close frame
     if (!ws.isClosed()) {
       byte[] utf8 = closeText.getBytes(StandardCharsets.UTF_8);
       ws.close(code, utf8.length <= 120 ? closeText : "closed");

@@ -75,7 +75,7 @@ final class SessionOutput implements Outbox.Held {
         deferred = true;
         return SENT;
       }
-      failed = flushLocked(impl);
+      failed = flushLocked(impl, null);
     }
     if (failed) {
       dropConnection();
@@ -88,11 +88,11 @@ final class SessionOutput implements Outbox.Held {
    * session's close frame (its last frames go first).
    */
   @Override
-  public void flushHeld() {
+  public void flushHeld(ByteBuffer scratch) {
     boolean failed;
     synchronized (lock) {
       deferred = false;
-      failed = ws instanceof WebSocketImpl impl && flushLocked(impl);
+      failed = ws instanceof WebSocketImpl impl && flushLocked(impl, scratch);
     }
     if (failed) {
       dropConnection();
@@ -100,11 +100,11 @@ final class SessionOutput implements Outbox.Held {
   }
 
   /** Writes or queues the held frames, in order; true when the socket failed. */
-  private boolean flushLocked(WebSocketImpl impl) {
+  private boolean flushLocked(WebSocketImpl impl, ByteBuffer scratch) {
     if (held.isEmpty()) {
       return false;
     }
-    int outcome = Sockets.writeNow(impl, held);
+    int outcome = Sockets.writeNow(impl, held, scratch);
     if (outcome == Sockets.QUEUE) {
       impl.outQueue.addAll(held);
     }

@@ -9,6 +9,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -171,11 +172,12 @@ final class Sockets implements WebSocketServerFactory {
    * Writes {@code frames} to {@code ws}'s socket from the calling thread, in one system call,
    * when nothing of that connection waits to be written (its queue empty, nothing left of an
    * earlier direct write); what the socket does not take stays with its channel, which writes
-   * it before anything else (the caller then asks for write readiness: {@link #LEFT}). Only for
+   * it before anything else (the caller then asks for write readiness: {@link #LEFT}). The
+   * frames are copied into {@code scratch} (native memory; null for none) when they fit. Only for
    * connections made by this factory; others get {@link #QUEUE}.
    */
-  static int writeNow(WebSocketImpl ws, List<ByteBuffer> frames) {
-    return ws.getChannel() instanceof Counting c ? c.writeNow(ws, frames) : QUEUE;
+  static int writeNow(WebSocketImpl ws, List<ByteBuffer> frames, ByteBuffer scratch) {
+    return ws.getChannel() instanceof Counting c ? c.writeNow(ws, frames, scratch) : QUEUE;
   }
 
   /** Whether anything handed to {@code ws} waits to be written (its queue, a direct write's rest). */
@@ -225,30 +227,57 @@ final class Sockets implements WebSocketServerFactory {
     }
 
     /**
-     * Writes {@code src} and, in the same call, up to {@link #GATHER} frames queued behind it.
-     * The library's selector writes its queue a frame per call ({@code SocketChannelIOHelper
-     * .batch}: write the head, drop it once empty, go on with the next); a frame this call
-     * already sent is empty when the library gets to it, and writing an empty frame costs
-     * nothing here. Only the selector thread writes, in queue order.
+     * {@link Sockets#writeNow}, under the lock that orders this socket's writers: the frames
+     * that fit {@code scratch} are copied into it and written a scratchful at a time, any others
+     * in one gathering write; what the socket does not take is kept, in order, for the selector.
      */
-    int writeNow(WebSocketImpl ws, List<ByteBuffer> frames) {
+    int writeNow(WebSocketImpl ws, List<ByteBuffer> frames, ByteBuffer scratch) {
       synchronized (writeLock) {
         if (hasRest || !ws.outQueue.isEmpty()) {
           return QUEUE;
         }
-        ByteBuffer[] batch = frames.toArray(new ByteBuffer[0]);
         try {
+          int next = 0;
+          while (scratch != null && next < frames.size()
+              && frames.get(next).remaining() <= scratch.capacity()) {
+            scratch.clear();
+            while (next < frames.size() && frames.get(next).remaining() <= scratch.remaining()) {
+              scratch.put(frames.get(next++));
+            }
+            scratch.flip();
+            written.addAndGet(channel.write(scratch));
+            if (scratch.hasRemaining()) {
+              ByteBuffer left = ByteBuffer.allocate(scratch.remaining());
+              left.put(scratch).flip();
+              keep(left, frames.subList(next, frames.size()));
+              return LEFT;
+            }
+          }
+          if (next == frames.size()) {
+            return WRITTEN;
+          }
+          ByteBuffer[] batch = frames.subList(next, frames.size()).toArray(new ByteBuffer[0]);
           written.addAndGet(batch.length == 1 ? channel.write(batch[0]) : channel.write(batch));
+          if (!batch[batch.length - 1].hasRemaining()) {
+            return WRITTEN;
+          }
+          keep(null, Arrays.asList(batch));
+          return LEFT;
         } catch (IOException e) {
           return FAILED;
         }
-        if (!batch[batch.length - 1].hasRemaining()) {
-          return WRITTEN;
-        }
-        rest = batch;
-        hasRest = true;
-        return LEFT;
       }
+    }
+
+    /** Keeps {@code first} (if any) and {@code frames} to be written before anything else. */
+    private void keep(ByteBuffer first, List<ByteBuffer> frames) {
+      List<ByteBuffer> kept = new ArrayList<>(frames.size() + 1);
+      if (first != null) {
+        kept.add(first);
+      }
+      kept.addAll(frames);
+      rest = kept.toArray(new ByteBuffer[0]);
+      hasRest = true;
     }
 
     /**
