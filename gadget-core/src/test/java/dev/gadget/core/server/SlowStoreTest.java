@@ -41,20 +41,27 @@ class SlowStoreTest {
   final CountDownLatch listsOpen = new CountDownLatch(1);
   final AtomicInteger listsStalled = new AtomicInteger();
   final AtomicInteger lists = new AtomicInteger();
+  /** When set, the next turn created waits until {@link #createsOpen}. */
+  final java.util.concurrent.atomic.AtomicBoolean stallNextCreate =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  final CountDownLatch createsOpen = new CountDownLatch(1);
+  final AtomicInteger createsStalled = new AtomicInteger();
 
   @AfterEach
   void tearDown() {
     storeOpen.countDown();
     listsOpen.countDown();
+    createsOpen.countDown();
     if (fx != null) {
       fx.close();
     }
   }
 
   /**
-   * An in-memory store whose block writes wait until {@link #storeOpen} (a disk that stalls)
-   * and, when {@link #stallNextList} is set, whose next read of a session's turns waits until
-   * {@link #listsOpen}: a real store behind a gate, every other call straight through.
+   * An in-memory store whose block writes wait until {@link #storeOpen} (a disk that stalls),
+   * whose next read of a session's turns waits until {@link #listsOpen} when {@link
+   * #stallNextList} is set, and whose next new turn waits until {@link #createsOpen} when {@link
+   * #stallNextCreate} is: a real store behind a gate, every other call straight through.
    */
   private ChatStore gated(InMemoryChatStore inner) {
     return (ChatStore) Proxy.newProxyInstance(getClass().getClassLoader(),
@@ -62,6 +69,11 @@ class SlowStoreTest {
           if (method.getName().equals("appendBlock") || method.getName().equals("saveBlock")) {
             blockWritesStarted.incrementAndGet();
             assertThat(storeOpen.await(20, TimeUnit.SECONDS)).as("the test opens the store")
+                .isTrue();
+          }
+          if (method.getName().equals("createTurn") && stallNextCreate.compareAndSet(true, false)) {
+            createsStalled.incrementAndGet();
+            assertThat(createsOpen.await(20, TimeUnit.SECONDS)).as("the test opens the writes")
                 .isTrue();
           }
           if (method.getName().equals("listTurns")) {
@@ -186,6 +198,49 @@ class SlowStoreTest {
         .containsExactly(thinking, answer);
     assertThat(late.eventsOf(turn)).noneMatch(e -> e.name().equals(Protocol.THINKING)
         || e.name().equals(Protocol.RESPONSE));
+  }
+
+  @Test
+  void aPromptWhoseTurnWaitsOnTheStoreHoldsUpNoOtherChatsPrompt() throws Exception {
+    storeOpen.countDown();
+    Ada a = ada(new InMemoryChatStore(), "Thinking.", "Hello from ada.");
+    Page adaPage = a.page();
+    String adaSession = fx.watchedSession(adaPage);
+    Person bob = fx.person("bob");
+    fx.drone(bob, tmp.resolve("ws-bob"), ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("Hello from bob.").build()).build(),
+        b -> b.ackTimeout(Duration.ofSeconds(20)));
+    Page bobPage = fx.page(bob.pageToken()).connected();
+    await("bob's drone registered", () -> !fx.store.listDrones(bob.user().id()).isEmpty());
+    String bobSession = fx.watchedSession(bobPage);
+
+    // ada's new turn waits on the store as it is written
+    stallNextCreate.set(true);
+    java.util.concurrent.CompletableFuture<String> adaTurn =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try {
+            return adaPage.submit(adaSession, "say hello");
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    await("ada's turn waits on the store", () -> createsStalled.get() > 0);
+
+    // meanwhile bob's prompt is taken and his turn streams to its end
+    String bobTurn = bobPage.submit(bobSession, "say hello");
+    assertThat(bobPage.completion(bobTurn).get("status").asText()).isEqualTo("finished");
+    // and ada's chat counts as busy: a second prompt there (from another page of hers: one
+    // page's requests are handled one at a time) is refused
+    Page adaOther = fx.page(a.person().pageToken()).connected();
+    JsonNode again = adaOther.request(Protocol.SUBMIT_PROMPT,
+        Map.of("sessionId", adaSession, "prompt", "say it again"));
+    assertThat(again.path("error").asText()).contains("already running");
+    assertThat(adaTurn).isNotDone();
+
+    createsOpen.countDown();
+    String adaTurnId = adaTurn.get(20, TimeUnit.SECONDS);
+    assertThat(adaPage.completion(adaTurnId).get("status").asText()).isEqualTo("finished");
+    assertThat(text(adaPage, adaTurnId, Protocol.RESPONSE)).isEqualTo("Hello from ada.");
   }
 
   private static String text(Page page, String turn, String event) {

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -54,6 +55,8 @@ public final class LiveTurns {
   private final WatcherRooms rooms;
   private final DroneRouter router;
   private final Map<String, LiveTurn> live = new ConcurrentHashMap<>();
+  /** Sessions whose next turn is being stored ({@link #reserve}): as good as running. */
+  private final Set<String> starting = ConcurrentHashMap.newKeySet();
   /** One monitor per chat session: guards its live turn, its room and the snapshot. */
   private final Map<String, SessionLock> sessionLocks = new ConcurrentHashMap<>();
   /**
@@ -77,8 +80,11 @@ public final class LiveTurns {
     return turnId == null ? null : live.get(turnId);
   }
 
-  /** Whether a turn runs in {@code sessionId} now. */
+  /** Whether a turn runs in {@code sessionId} now, or is being started there. */
   boolean runningIn(String sessionId) {
+    if (starting.contains(sessionId)) {
+      return true;
+    }
     for (LiveTurn t : live.values()) {
       if (t.turn.sessionId().equals(sessionId)) {
         return true;
@@ -87,12 +93,40 @@ public final class LiveTurns {
     return false;
   }
 
-  /** Follows a new turn on {@code droneId} and tells the session's watchers it started. */
+  /**
+   * Holds {@code sessionId} for a turn about to start (its turn is being stored): it counts as
+   * running until {@link #start} or {@link #unreserve}. Call under the routing lock.
+   */
+  void reserve(String sessionId) {
+    starting.add(sessionId);
+  }
+
+  /** The turn reserved for {@code sessionId} will not start. */
+  void unreserve(String sessionId) {
+    starting.remove(sessionId);
+  }
+
+  /**
+   * How many times a turn of {@code sessionId} started, ended or was undone: what was read of
+   * its turns is current while this stays the same.
+   */
+  long changes(String sessionId) {
+    SessionLock lock = sessionLock(sessionId);
+    synchronized (lock) {
+      return lock.turnsChanged;
+    }
+  }
+
+  /**
+   * Follows a new turn on {@code droneId} (its session's reservation, if any, passes to it) and
+   * tells the session's watchers it started.
+   */
   LiveTurn start(ChatTurn turn, WorkOrder order, String droneId) {
     LiveTurn t = new LiveTurn(turn, order, droneId, sessionLock(turn.sessionId()),
         new TurnWrites(turn.id(), store, writers), settings.clock());
     synchronized (t.lock) {
       live.put(turn.id(), t);
+      starting.remove(turn.sessionId());
       turnsChanged(turn.sessionId());
       settings.listener().onTurnStarted(turn);
       rooms.toWatchers(turn.sessionId(), Protocol.TURN_STARTED, new Payloads.TurnStarted(turn));

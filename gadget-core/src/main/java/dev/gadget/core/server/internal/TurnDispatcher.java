@@ -49,36 +49,65 @@ final class TurnDispatcher {
     this.turns = turns;
   }
 
-  /** Starts a turn for the prompt and sends its work order; returns the turn's id. */
+  /**
+   * Starts a turn for the prompt and sends its work order; returns the turn's id. The routing
+   * lock, which every prompt of every user takes, is held only to check the session, pick a
+   * drone and reserve both: the store's reads and the turn's synced write (each may wait for the
+   * disk) are made outside it, so prompts of other sessions do not queue behind them.
+   */
   String submit(String userId, Payloads.SubmitPrompt req) {
     ChatSession session = owned.session(userId, req.sessionId());
     String prompt = Requests.required(req.prompt(), "prompt");
-    LiveTurn liveTurn;
+    Project project = owned.project(userId, session.projectId());
+    ProviderResolver.Resolved llm = providers.resolve(session);
+    long changes = turns.changes(session.id());
+    List<ChatTurn> history = store.listTurns(session.id());
     ConnectedDrone drone;
-    Connection droneConnection;
+    ChatTurn turn;
     synchronized (router.lock()) {
       if (turns.runningIn(session.id())) {
         throw new RequestException("a turn is already running in this chat session");
       }
+      if (turns.changes(session.id()) != changes) {
+        history = store.listTurns(session.id()); // a turn ended or was undone meanwhile
+      }
       drone = router.pick(userId, session.workspaceId(), null);
-      Project project = owned.project(userId, session.projectId());
-      List<ChatTurn> history = store.listTurns(session.id());
       long seq = history.isEmpty() ? 0 : history.get(history.size() - 1).seq() + 1;
-      ProviderResolver.Resolved llm = providers.resolve(session);
-      ChatTurn turn = ChatTurn.start(
+      turn = ChatTurn.start(
           Ids.next(), session.id(), userId, seq, prompt, req.mode(), settings.clock().instant())
           .withModel(llm.model()).withDrone(drone.id); // stored with the turn: one write
-      WorkOrder order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project),
-          llm.config(),
+      drone.status = DroneStatus.BUSY;
+      drone.activeTurnId = turn.id();
+      turns.reserve(session.id());
+    }
+    WorkOrder order;
+    try {
+      order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project), llm.config(),
           new WorkOrder.SessionRef(session.id(), session.name(), HistoryBound.of(
               SessionContext.of(history, authors()), HistoryBound.MAX_CHARS)),
           new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt), drone.workspaceId,
           approvals.policy(session.id()).wireName());
       store.createTurn(turn);
-      drone.status = DroneStatus.BUSY;
-      drone.activeTurnId = turn.id();
-      droneConnection = drone.connection;
+    } catch (RuntimeException e) {
+      synchronized (router.lock()) {
+        turns.unreserve(session.id());
+        drone.release(turn.id());
+      }
+      throw e;
+    }
+    LiveTurn liveTurn;
+    Connection droneConnection;
+    synchronized (router.lock()) {
       liveTurn = turns.start(turn, order, drone.id);
+      droneConnection = drone.connection;
+      if (droneConnection != null && turn.id().equals(drone.activeTurnId)) {
+        drone.status = DroneStatus.BUSY; // a reconnect meanwhile marked it available
+      }
+    }
+    if (droneConnection == null) {
+      // it went away while the turn was stored: the turn waits for it as for any drone
+      turns.awaitReturn(liveTurn, "the drone disconnected before it got the work order");
+      return turn.id();
     }
     dispatch(liveTurn, drone, droneConnection,
         new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false),
