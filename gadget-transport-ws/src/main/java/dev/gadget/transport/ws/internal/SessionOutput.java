@@ -3,6 +3,7 @@ package dev.gadget.transport.ws.internal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.java_websocket.WebSocket;
 import org.java_websocket.WebSocketImpl;
@@ -116,10 +117,20 @@ final class SessionOutput implements Outbox.Held {
     return outcome == Sockets.FAILED; // what was not written never will be
   }
 
-  /** The socket refused a write (reset, closed): the connection ends as on a failed read. */
+  /**
+   * The socket refused a write (reset, closed): the connection ends as on a failed read, on the
+   * endpoint's timer thread: the sender may hold its application's locks, and closing calls the
+   * application back.
+   */
   private void dropConnection() {
-    if (!ws.isClosed()) {
-      ws.closeConnection(CloseFrame.ABNORMAL_CLOSE, "write failed");
+    try {
+      endpoint.timer().execute(() -> {
+        if (!ws.isClosed()) {
+          ws.closeConnection(CloseFrame.ABNORMAL_CLOSE, "write failed");
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // the server is stopping: it closes every connection
     }
   }
 }
