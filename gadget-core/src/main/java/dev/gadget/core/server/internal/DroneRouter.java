@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -16,6 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class DroneRouter {
   private final Map<String, ConnectedDrone> drones = new ConcurrentHashMap<>();
+  /** Each user's drones, so that a prompt looks at its user's drones only. */
+  private final Map<String, Set<ConnectedDrone>> byUser = new ConcurrentHashMap<>();
   private final Object lock = new Object();
 
   /** The routing lock: held while a drone is chosen, registered or marked offline. */
@@ -25,7 +28,15 @@ public final class DroneRouter {
 
   /** The drone with this registration id, created (not yet connected) if it is new. */
   ConnectedDrone register(String droneId, String userId, String workspaceId) {
-    return drones.computeIfAbsent(droneId, id -> new ConnectedDrone(id, userId, workspaceId));
+    return drones.computeIfAbsent(droneId, id -> {
+      ConnectedDrone d = new ConnectedDrone(id, userId, workspaceId);
+      byUser.computeIfAbsent(userId, u -> ConcurrentHashMap.newKeySet()).add(d);
+      return d;
+    });
+  }
+
+  private Set<ConnectedDrone> of(String userId) {
+    return byUser.getOrDefault(userId, Set.of());
   }
 
   /** The drone with this registration id, if the server has seen it since it started. */
@@ -50,8 +61,8 @@ public final class DroneRouter {
    */
   int toolCount(String userId) {
     java.util.Set<String> names = new java.util.HashSet<>();
-    for (ConnectedDrone d : drones.values()) {
-      if (d.userId.equals(userId) && d.isConnected()) {
+    for (ConnectedDrone d : of(userId)) {
+      if (d.isConnected()) {
         names.addAll(d.toolNames);
       }
     }
@@ -75,8 +86,8 @@ public final class DroneRouter {
    */
   ConnectedDrone pick(String userId, String workspaceId, String droneId) {
     List<ConnectedDrone> mine = new ArrayList<>();
-    for (ConnectedDrone d : drones.values()) {
-      if (d.userId.equals(userId) && d.isConnected()) {
+    for (ConnectedDrone d : of(userId)) {
+      if (d.isConnected()) {
         mine.add(d);
       }
     }

@@ -55,6 +55,8 @@ public final class LiveTurns {
   private final WatcherRooms rooms;
   private final DroneRouter router;
   private final Map<String, LiveTurn> live = new ConcurrentHashMap<>();
+  /** How many turns of each session are live (sessions with none are absent). */
+  private final Map<String, Integer> liveInSession = new ConcurrentHashMap<>();
   /** Sessions whose next turn is being stored ({@link #reserve}): as good as running. */
   private final Set<String> starting = ConcurrentHashMap.newKeySet();
   /** One monitor per chat session: guards its live turn, its room and the snapshot. */
@@ -82,15 +84,7 @@ public final class LiveTurns {
 
   /** Whether a turn runs in {@code sessionId} now, or is being started there. */
   boolean runningIn(String sessionId) {
-    if (starting.contains(sessionId)) {
-      return true;
-    }
-    for (LiveTurn t : live.values()) {
-      if (t.turn.sessionId().equals(sessionId)) {
-        return true;
-      }
-    }
-    return false;
+    return starting.contains(sessionId) || liveInSession.containsKey(sessionId);
   }
 
   /**
@@ -126,6 +120,7 @@ public final class LiveTurns {
         new TurnWrites(turn.id(), store, writers), settings.clock());
     synchronized (t.lock) {
       live.put(turn.id(), t);
+      liveInSession.merge(turn.sessionId(), 1, Integer::sum);
       starting.remove(turn.sessionId());
       turnsChanged(turn.sessionId());
       settings.listener().onTurnStarted(turn);
@@ -283,7 +278,9 @@ public final class LiveTurns {
       }
       t.endStored.complete(null);
       router.release(t.droneId, t.turn.id());
-      live.remove(t.turn.id(), t);
+      if (live.remove(t.turn.id(), t)) {
+        liveInSession.computeIfPresent(t.turn.sessionId(), (k, n) -> n == 1 ? null : n - 1);
+      }
       turnsChanged(t.turn.sessionId());
       log.info("turn {} ended: {}{}", t.turn.id(), status.name().toLowerCase(),
           error == null ? "" : " (" + error + ")");
