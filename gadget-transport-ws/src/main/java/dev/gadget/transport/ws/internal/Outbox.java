@@ -60,17 +60,28 @@ final class Outbox {
     return true;
   }
 
-  /** Writes everything the calling thread held, and sends go out at once again. */
+  /**
+   * Writes everything the calling thread held, and sends go out at once again. Every session
+   * held for is flushed even if one of them fails; the first failure is then rethrown.
+   */
   static void release() {
     Outbox box = CURRENT.get();
     box.open = false;
     if (box.held.isEmpty()) {
       return;
     }
+    RuntimeException failed = null;
     // flushHeld never sends (nothing else is added meanwhile): the list can be walked
     for (int i = 0; i < box.held.size(); i++) {
-      box.held.get(i).flushHeld(box.scratch);
+      try {
+        box.held.get(i).flushHeld(box.scratch);
+      } catch (RuntimeException e) {
+        failed = failed == null ? e : failed;
+      }
     }
     box.held.clear();
+    if (failed != null) {
+      throw failed;
+    }
   }
 }
