@@ -201,6 +201,23 @@ public final class Protocol {
   }
 
   /**
+   * The arguments {@code event} was read from, when they are what {@link #args} builds for it
+   * (its fields and nothing else), so a relay can send them on as they came instead of building
+   * them again; otherwise null. {@code received} must be the arguments {@code event} was read
+   * from (by {@link #payload}, which checked every field's type).
+   */
+  public static List<JsonNode> receivedArgs(Payloads.TextEvent event, List<JsonNode> received) {
+    if (received.size() != 1) {
+      return null;
+    }
+    JsonNode node = received.get(0);
+    int fields = event.tokens() == null ? 3 : 4;
+    boolean same = node.isObject() && node.size() == fields && node.has("turnId")
+        && node.has("seq") && node.has("data") && (fields == 3 || node.has("tokens"));
+    return same ? received : null;
+  }
+
+  /**
    * The payload of an event's arguments, read strictly: every field must have its record's type
    * (nothing is coerced: a number is not a string, an enum is one of its names, never its
    * ordinal), required fields must be there and strings must fit {@link Limits}. Unknown fields

@@ -107,12 +107,15 @@ public final class DroneLink {
    * may run them on the thread that read them.
    */
   private void listen(Connection c, ConnectedDrone me) {
-    handleNonBlocking(c, Protocol.THINKING, Payloads.TextEvent.class, (e, ack) ->
-        turns.stream(me.id, e.turnId(), e.seq(), new StreamChunk.Thinking(e.data()),
-            Protocol.THINKING, e));
-    handleNonBlocking(c, Protocol.RESPONSE, Payloads.TextEvent.class, (e, ack) ->
-        turns.stream(me.id, e.turnId(), e.seq(), new StreamChunk.Response(e.data()),
-            Protocol.RESPONSE, e));
+    // a token's event goes on to the pages as it came, when it holds nothing else
+    handleNonBlocking(c, Protocol.THINKING, Payloads.TextEvent.class,
+        (Payloads.TextEvent e, List<JsonNode> received, Ack ack) -> turns.stream(me.id,
+            e.turnId(), e.seq(), new StreamChunk.Thinking(e.data()), Protocol.THINKING, e,
+            Protocol.receivedArgs(e, received)));
+    handleNonBlocking(c, Protocol.RESPONSE, Payloads.TextEvent.class,
+        (Payloads.TextEvent e, List<JsonNode> received, Ack ack) -> turns.stream(me.id,
+            e.turnId(), e.seq(), new StreamChunk.Response(e.data()), Protocol.RESPONSE, e,
+            Protocol.receivedArgs(e, received)));
     handle(c, Protocol.TOOL_CALL, Payloads.ToolCallEvent.class, (e, ack) -> turns.stream(me.id,
         e.turnId(), e.seq(), new StreamChunk.ToolCallChunk(e.call()), Protocol.TOOL_CALL, e));
     handle(c, Protocol.COMPACTION, Payloads.CompactionEvent.class, (e, ack) -> {

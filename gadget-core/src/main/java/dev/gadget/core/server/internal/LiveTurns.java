@@ -1,5 +1,6 @@
 package dev.gadget.core.server.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnBlock;
@@ -202,6 +203,12 @@ public final class LiveTurns {
    */
   void stream(String droneId, String turnId, long seq, StreamChunk chunk, String event,
       Object payload) {
+    stream(droneId, turnId, seq, chunk, event, payload, null);
+  }
+
+  /** As above; {@code received}, when not null, is what the pages get (the payload as it came). */
+  void stream(String droneId, String turnId, long seq, StreamChunk chunk, String event,
+      Object payload, List<JsonNode> received) {
     LiveTurn t = get(turnId);
     if (t == null || !t.droneId.equals(droneId)) {
       log.debug("ignoring '{}' for turn {} that drone {} does not run", event, turnId, droneId);
@@ -221,7 +228,7 @@ public final class LiveTurns {
       t.followTool(payload);
       // Forwarded under the turn's lock, so a page joining now gets either the snapshot with
       // this event or the event itself, never both and never neither.
-      rooms.toWatchers(t.turn.sessionId(), event, payload);
+      rooms.toWatchers(t.turn.sessionId(), event, payload, received);
     }
   }
 

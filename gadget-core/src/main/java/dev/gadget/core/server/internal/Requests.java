@@ -1,11 +1,13 @@
 package dev.gadget.core.server.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.transport.Ack;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.EventHandler;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,10 +27,16 @@ public final class Requests {
     void handle(T payload, Ack ack);
   }
 
+  /** As {@link PayloadHandler}, also given the arguments the payload was read from. */
+  @FunctionalInterface
+  public interface ReceivedHandler<T> {
+    void handle(T payload, List<JsonNode> received, Ack ack);
+  }
+
   /** Registers a handler that parses its payload and turns any failure into an error ack. */
   public static <T> void handle(Connection c, String event, Class<T> type,
       PayloadHandler<T> handler) {
-    c.on(event, handler(c, event, type, handler));
+    c.on(event, handler(c, event, type, (payload, args, ack) -> handler.handle(payload, ack)));
   }
 
   /**
@@ -37,11 +45,21 @@ public final class Requests {
    */
   public static <T> void handleNonBlocking(Connection c, String event, Class<T> type,
       PayloadHandler<T> handler) {
+    c.on(event, EventHandler.nonBlocking(handler(c, event, type,
+        (payload, args, ack) -> handler.handle(payload, ack))));
+  }
+
+  /**
+   * As {@link #handleNonBlocking}, for a handler that relays what it received: it also gets the
+   * arguments as they came (see {@link Protocol#receivedArgs}).
+   */
+  public static <T> void handleNonBlocking(Connection c, String event, Class<T> type,
+      ReceivedHandler<T> handler) {
     c.on(event, EventHandler.nonBlocking(handler(c, event, type, handler)));
   }
 
   private static <T> EventHandler handler(Connection c, String event, Class<T> type,
-      PayloadHandler<T> handler) {
+      ReceivedHandler<T> handler) {
     return (args, ack) -> {
       T payload;
       try {
@@ -52,7 +70,7 @@ public final class Requests {
         return;
       }
       try {
-        handler.handle(payload, ack);
+        handler.handle(payload, args, ack);
       } catch (RequestException e) {
         reply(ack, new Payloads.ErrorReply(e.getMessage()));
       } catch (StoreException e) {

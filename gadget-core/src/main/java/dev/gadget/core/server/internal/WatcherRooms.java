@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,7 +18,8 @@ import java.util.function.BiConsumer;
  */
 public final class WatcherRooms {
   private final Map<Connection, String> pageUsers = new ConcurrentHashMap<>();
-  private final Map<String, Set<Connection>> rooms = new ConcurrentHashMap<>();
+  /** Each room's pages, replaced whole on a join or leave: read on every event, changed rarely. */
+  private final Map<String, Connection[]> rooms = new ConcurrentHashMap<>();
   /** Who follows a session's events in-process (seed 004's face), with the typed payloads. */
   private final Map<String, Set<BiConsumer<String, Object>>> observers =
       new ConcurrentHashMap<>();
@@ -30,22 +32,47 @@ public final class WatcherRooms {
   /** A page disconnected: it leaves every room. */
   public void pageDisconnected(Connection page) {
     pageUsers.remove(page);
-    for (Set<Connection> room : rooms.values()) {
-      room.remove(page);
+    for (String sessionId : rooms.keySet()) {
+      leave(sessionId, page);
     }
   }
 
   /** {@code page} receives the live stream of {@code sessionId} from now on. */
   void join(String sessionId, Connection page) {
-    rooms.computeIfAbsent(sessionId, k -> ConcurrentHashMap.newKeySet()).add(page);
+    rooms.compute(sessionId, (k, room) -> {
+      if (room == null) {
+        return new Connection[] {page};
+      }
+      for (Connection c : room) {
+        if (c == page) {
+          return room;
+        }
+      }
+      Connection[] more = Arrays.copyOf(room, room.length + 1);
+      more[room.length] = page;
+      return more;
+    });
   }
 
   /** {@code page} no longer receives the live stream of {@code sessionId}. */
   public void leave(String sessionId, Connection page) {
-    Set<Connection> room = rooms.get(sessionId);
-    if (room != null) {
-      room.remove(page);
+    rooms.computeIfPresent(sessionId, (k, room) -> without(room, page));
+  }
+
+  /** {@code room} less {@code page} (itself if {@code page} is not in it), null when empty. */
+  private static Connection[] without(Connection[] room, Connection page) {
+    for (int i = 0; i < room.length; i++) {
+      if (room[i] == page) {
+        if (room.length == 1) {
+          return null;
+        }
+        Connection[] left = new Connection[room.length - 1];
+        System.arraycopy(room, 0, left, 0, i);
+        System.arraycopy(room, i + 1, left, i, left.length - i);
+        return left;
+      }
     }
+    return room;
   }
 
   /**
@@ -73,17 +100,25 @@ public final class WatcherRooms {
 
   /** Sends {@code event} to every page watching {@code sessionId}. */
   void toWatchers(String sessionId, String event, Object payload) {
+    toWatchers(sessionId, event, payload, null);
+  }
+
+  /**
+   * As above; the pages get {@code received} when it is not null: the payload's arguments as
+   * they came (see {@link Protocol#receivedArgs}).
+   */
+  void toWatchers(String sessionId, String event, Object payload, List<JsonNode> received) {
     Set<BiConsumer<String, Object>> following = observers.get(sessionId);
     if (following != null) {
       for (BiConsumer<String, Object> o : following) {
         o.accept(event, payload);
       }
     }
-    Set<Connection> room = rooms.get(sessionId);
-    if (room == null || room.isEmpty()) {
+    Connection[] room = rooms.get(sessionId);
+    if (room == null) {
       return;
     }
-    List<JsonNode> args = Protocol.args(payload);
+    List<JsonNode> args = received != null ? received : Protocol.args(payload);
     for (Connection c : room) {
       c.emit(event, args);
     }

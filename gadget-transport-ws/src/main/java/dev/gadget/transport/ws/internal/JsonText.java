@@ -16,7 +16,8 @@ import java.util.Map;
  * builder the caller already holds: every outgoing packet is a tree, and a generator, a
  * serializer provider and a string of their own per packet cost more than the packet. Objects,
  * arrays, strings, ints, longs, booleans and nulls are written here; any other node (decimals,
- * big numbers, binary, POJOs) is left to Jackson.
+ * big numbers, binary, POJOs) is left to Jackson. An object read from an incoming packet and
+ * left unchanged ({@link SourcedObject}) is written as the text it was read from.
  */
 final class JsonText {
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -26,6 +27,8 @@ final class JsonText {
   static void append(StringBuilder out, JsonNode node) {
     if (node instanceof TextNode) {
       string(out, node.textValue());
+    } else if (node instanceof SourcedObject sourced && sourced.unchanged()) {
+      sourced.appendSource(out); // relayed as received
     } else if (node instanceof ObjectNode object) {
       out.append('{');
       Iterator<Map.Entry<String, JsonNode>> fields = object.fields();

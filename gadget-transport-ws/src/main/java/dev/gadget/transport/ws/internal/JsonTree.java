@@ -9,6 +9,9 @@ import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Reads the JSON of an incoming packet into the tree Jackson's {@code readTree} makes of it, for
@@ -85,12 +88,16 @@ final class JsonTree {
   }
 
   private ObjectNode object(int depth) {
+    int start = i;
     i++; // '{'
-    ObjectNode node = NODES.objectNode();
+    Map<String, JsonNode> children = new LinkedHashMap<>();
+    // the names and values read, while the object may still be sourced (see SourcedObject)
+    Object[] read = s.length() <= SourcedObject.MAX_SOURCE ? new Object[8] : null;
+    int fields = 0;
     skipSpace();
     if (i < s.length() && s.charAt(i) == '}') {
       i++;
-      return node;
+      return new ObjectNode(NODES, children);
     }
     while (true) {
       skipSpace();
@@ -107,14 +114,26 @@ final class JsonTree {
       if (value == null) {
         return null;
       }
-      node.replace(key, value); // a repeated key: the last value, in the first one's place
+      // a repeated key: the last value, in the first one's place (as ObjectNode.replace)
+      if (children.put(key, value) != null || value.isContainerNode()
+          || fields == SourcedObject.MAX_FIELDS) {
+        read = null;
+      } else if (read != null) {
+        if (read.length == 2 * fields) {
+          read = Arrays.copyOf(read, read.length * 2);
+        }
+        read[2 * fields] = key;
+        read[2 * fields + 1] = value;
+        fields++;
+      }
       skipSpace();
       if (i >= s.length()) {
         return null;
       }
       char c = s.charAt(i++);
       if (c == '}') {
-        return node;
+        return read == null ? new ObjectNode(NODES, children)
+            : new SourcedObject(NODES, children, s, start, i, read, fields);
       }
       if (c != ',') {
         return null;

@@ -122,6 +122,9 @@ public final class SocketCodec {
     if (node.isBinary()) {
       return true;
     }
+    if (node instanceof SourcedObject sourced && sourced.unchanged()) {
+      return false; // read from text: no binary in it
+    }
     for (JsonNode child : node) {
       if (hasBinary(child)) {
         return true;
