@@ -94,6 +94,11 @@ class JsonTreeTest {
     }
     assertThat(actual).as("%s", text).isEqualTo(expected);
     assertThat(actual.toString()).as("%s", text).isEqualTo(expected.toString());
+    // written again (objects as they were read, see SourcedObject): the same tree
+    StringBuilder written = new StringBuilder();
+    JsonText.append(written, actual);
+    assertThat(JACKSON.readTree(written.toString())).as("%s written again", text)
+        .isEqualTo(expected);
     return true;
   }
 
