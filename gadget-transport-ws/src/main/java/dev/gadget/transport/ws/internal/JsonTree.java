@@ -34,7 +34,8 @@ final class JsonTree {
   static final int MAX_CACHED = 40;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   /**
-   * Object names read lately, shared by every reader: the same few names come on every event,
+   * Object names read lately (and event names: an array's first string), shared by every
+   * reader: the same few names come on every event,
    * and one found here is neither made nor hashed again (the object's map hashes it, the payload
    * reader looks it up). Values are not kept: ids and tokens would churn the table, and a table
    * written by several threads costs each of them its cache lines. The race between readers is
@@ -149,8 +150,11 @@ final class JsonTree {
       i++;
       return node;
     }
+    boolean first = true;
     while (true) {
-      JsonNode value = value(depth);
+      // an array's first string is an event's name: looked up as object names are
+      JsonNode value = first && i < s.length() && s.charAt(i) == '"' ? name() : value(depth);
+      first = false;
       if (value == null) {
         return null;
       }
@@ -167,6 +171,12 @@ final class JsonTree {
         return null;
       }
     }
+  }
+
+  /** A string at {@code i} (its opening quote) read as a name (from NAMES if known), or null. */
+  private JsonNode name() {
+    String text = string(true);
+    return text == null || text.length() > MAX_STRING ? null : TextNode.valueOf(text);
   }
 
   /** A string at {@code i} (its opening quote), or null; a {@code name} may come from NAMES. */

@@ -79,6 +79,14 @@ class JsonTreeTest {
   }
 
   @Test
+  void anEventsNameIsTheStringReadBeforeAndOnlyTheFirstStringOfAnArrayIsLookedUp() {
+    String first = JsonTree.read("[\"response\",{\"seq\":1}]", 0).get(0).textValue();
+    JsonNode again = JsonTree.read("[ \"response\" , \"response\" ]", 0);
+    assertThat(again.get(0).textValue()).isEqualTo("response").isSameAs(first);
+    assertThat(again.get(1).textValue()).isEqualTo("response").isNotSameAs(first);
+  }
+
+  @Test
   void theCodecReportsMalformedJsonInItsOwnWords() {
     assertThatThrownBy(() -> SocketCodec.parseJson("42[\"x\",tru]", 2))
         .isInstanceOf(ProtocolException.class)
