@@ -59,15 +59,4 @@ final class SourcedObject extends ObjectNode {
   void appendSource(StringBuilder out) {
     out.append(source, start, end);
   }
-
-  // equals and hashCode are ObjectNode's (the children's): the text takes no part.
-  @Override
-  public boolean equals(Object o) {
-    return super.equals(o);
-  }
-
-  @Override
-  public int hashCode() {
-    return super.hashCode();
-  }
 }
