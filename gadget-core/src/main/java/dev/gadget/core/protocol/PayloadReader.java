@@ -97,21 +97,46 @@ final class PayloadReader {
       throw new PayloadException(null, "the payload must be a JSON object; got "
           + (root == null ? "nothing" : shown(root)));
     }
+    if (type == Payloads.TextEvent.class) {
+      Payloads.TextEvent e = textEvent(root);
+      if (e != null) {
+        return type.cast(e);
+      }
+    }
     if (type.isRecord()) {
       checkRecord(root, type, "");
-    }
-    if (type == Payloads.TextEvent.class && root.get("seq") != null) {
-      // the stream's own event, one per token: made from the checked tree, as Jackson would
-      JsonNode tokens = root.get("tokens");
-      return type.cast(new Payloads.TextEvent(root.get("turnId").textValue(),
-          root.get("seq").longValue(), root.get("data").textValue(),
-          tokens == null || tokens.isNull() ? null : tokens.longValue()));
     }
     try {
       return READERS.get(type).readValue(root);
     } catch (IOException | IllegalArgumentException e) {
       throw translate(e, type);
     }
+  }
+
+  /**
+   * The stream's own event, one per token, made from the tree as Jackson would when it passes
+   * every check {@link #checkRecord} makes: each field looked up once. Null when anything is
+   * missing or wrong: the general path then says what.
+   */
+  private static Payloads.TextEvent textEvent(JsonNode root) {
+    JsonNode turnId = root.get("turnId");
+    JsonNode seq = root.get("seq");
+    JsonNode data = root.get("data");
+    JsonNode tokens = root.get("tokens");
+    if (turnId == null || !turnId.isTextual() || seq == null || !seq.isIntegralNumber()
+        || !seq.canConvertToLong() || data == null || !data.isTextual()) {
+      return null;
+    }
+    boolean noTokens = tokens == null || tokens.isNull();
+    if (!noTokens && !(tokens.isIntegralNumber() && tokens.canConvertToLong())) {
+      return null;
+    }
+    String id = turnId.textValue();
+    if (id.length() > Limits.ID || id.isBlank()) {
+      return null;
+    }
+    return new Payloads.TextEvent(id, seq.longValue(), data.textValue(),
+        noTokens ? null : tokens.longValue());
   }
 
   private static void checkRecord(JsonNode object, Class<?> type, String path) {

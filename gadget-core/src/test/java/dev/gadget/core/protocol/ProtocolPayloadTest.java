@@ -67,6 +67,12 @@ class ProtocolPayloadTest {
       TextEvent            | {"turnId": "t", "seq": null, "data": "x"} | "seq" must be a whole number; got null
       TextEvent            | {"turnId": "t", "seq": 99999999999999999999, "data": "x"} | "seq" must be a whole number; got 99999999999999999999
       TextEvent            | {"turnId": "t", "seq": 1}       | "data" is required
+      TextEvent            | {"turnId": " ", "seq": 1, "data": "x"} | "turnId" must not be empty
+      TextEvent            | {"turnId": 7, "seq": 1, "data": "x"} | "turnId" must be a string; got 7
+      TextEvent            | {"seq": 1, "data": "x"}         | "turnId" is required
+      TextEvent            | {"turnId": "t", "seq": 1, "data": 5} | "data" must be a string; got 5
+      TextEvent            | {"turnId": "t", "seq": 1, "data": "x", "tokens": "4"} | "tokens" must be a whole number; got "4"
+      TextEvent            | {"turnId": "t", "seq": 1, "data": "x", "tokens": 0.5} | "tokens" must be a whole number; got 0.5
       ToolCallEvent        | {"turnId": "t", "seq": 1, "call": {"callId": "c"}} | "call.name" is required
       ToolCallEvent        | {"turnId": "t", "seq": 1, "call": {"callId": "c", "name": 3}} | "call.name" must be a string; got 3
       WorkOrderComplete    | {"turnId": "t", "seq": 1, "status": 2} | "status" must be one of "processing", "finished", "error", "interrupted", "cancelled"; got 2
@@ -101,6 +107,8 @@ class ProtocolPayloadTest {
     }
     assertThat(refusal("{\"turnId\": \"t\", \"data\": \"x\"}", Payloads.TextEvent.class))
         .contains("seq");
+    assertThat(refusal("{\"turnId\": \"" + "t".repeat(101) + "\", \"seq\": 1, \"data\": \"x\"}",
+        Payloads.TextEvent.class)).isEqualTo("\"turnId\" must be at most 100 characters; got 101");
   }
 
   @Test

@@ -76,7 +76,7 @@ public final class DroneLink {
       if (running != null && active.equals(p.activeTurnId())) {
         synchronized (running.lock) {
           running.cancelGrace();
-          running.lastEventAt = now;
+          running.lastEventAtMillis = now.toEpochMilli();
         }
         drone.status = DroneStatus.BUSY;
         log.info("drone {} came back and still runs turn {}", drone.id, running.turn.id());
@@ -109,11 +109,11 @@ public final class DroneLink {
   private void listen(Connection c, ConnectedDrone me) {
     // a token's event goes on to the pages as it came, when it holds nothing else
     handleNonBlocking(c, Protocol.THINKING, Payloads.TextEvent.class,
-        (Payloads.TextEvent e, List<JsonNode> received, Ack ack) -> turns.stream(me.id,
+        (Payloads.TextEvent e, List<JsonNode> received, Ack ack) -> turns.stream(me,
             e.turnId(), e.seq(), new StreamChunk.Thinking(e.data()), Protocol.THINKING, e,
             Protocol.receivedArgs(e, received)));
     handleNonBlocking(c, Protocol.RESPONSE, Payloads.TextEvent.class,
-        (Payloads.TextEvent e, List<JsonNode> received, Ack ack) -> turns.stream(me.id,
+        (Payloads.TextEvent e, List<JsonNode> received, Ack ack) -> turns.stream(me,
             e.turnId(), e.seq(), new StreamChunk.Response(e.data()), Protocol.RESPONSE, e,
             Protocol.receivedArgs(e, received)));
     handle(c, Protocol.TOOL_CALL, Payloads.ToolCallEvent.class, (e, ack) -> turns.stream(me.id,
@@ -177,7 +177,7 @@ public final class DroneLink {
             return;
           }
           t.liveStats = e.stats();
-          t.lastEventAt = settings.clock().instant();
+          t.lastEventAtMillis = settings.clock().millis();
         }
         rooms.toWatchers(t.turn.sessionId(), Protocol.TURN_STATS, e);
       }
@@ -247,7 +247,7 @@ public final class DroneLink {
           }
           long delay = settings.crashRetryDelay().toMillis();
           // the silence check counts from the end of the wait
-          t.lastEventAt = settings.clock().instant().plusMillis(delay);
+          t.lastEventAtMillis = settings.clock().millis() + delay;
           if (!again) {
             t.crashRetries++;
           }

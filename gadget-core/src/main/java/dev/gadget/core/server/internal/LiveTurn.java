@@ -9,7 +9,6 @@ import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.stream.BlockAggregator;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -48,7 +47,8 @@ final class LiveTurn {
   /** What it printed so far (its tail, at most {@link #MAX_TOOL_OUTPUT}). */
   final StringBuilder toolOutput = new StringBuilder();
   long lastSeq = -1;
-  Instant lastEventAt;
+  /** When the drone last said something of this turn, in the clock's epoch milliseconds. */
+  long lastEventAtMillis;
   boolean ended;
   ScheduledFuture<?> graceTimer;
   ScheduledFuture<?> cancelTimer;
@@ -74,7 +74,7 @@ final class LiveTurn {
     this.droneId = droneId;
     this.writes = writes;
     this.aggregator = new BlockAggregator(this::store, clock, 0);
-    this.lastEventAt = clock.instant();
+    this.lastEventAtMillis = clock.millis();
   }
 
   /** Follows which tool runs and what it printed, from a stream event's payload. */

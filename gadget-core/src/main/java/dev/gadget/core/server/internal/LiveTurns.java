@@ -83,6 +83,21 @@ public final class LiveTurns {
     return turnId == null ? null : live.get(turnId);
   }
 
+  /**
+   * The running turn with this id, when {@code drone} streams to it: the one it streamed to
+   * last when that is it (a turn id names one live turn ever, so this finds what {@link #get}
+   * would, or an ended turn that takes no event), else looked up and remembered.
+   */
+  private LiveTurn streamedBy(ConnectedDrone drone, String turnId) {
+    LiveTurn last = drone.streaming;
+    if (last != null && last.turn.id().equals(turnId)) {
+      return last;
+    }
+    LiveTurn t = get(turnId);
+    drone.streaming = t;
+    return t;
+  }
+
   /** Whether a turn runs in {@code sessionId} now, or is being started there. */
   boolean runningIn(String sessionId) {
     return starting.contains(sessionId) || liveInSession.containsKey(sessionId);
@@ -203,13 +218,20 @@ public final class LiveTurns {
    */
   void stream(String droneId, String turnId, long seq, StreamChunk chunk, String event,
       Object payload) {
-    stream(droneId, turnId, seq, chunk, event, payload, null);
+    stream(get(turnId), droneId, turnId, seq, chunk, event, payload, null);
   }
 
-  /** As above; {@code received}, when not null, is what the pages get (the payload as it came). */
-  void stream(String droneId, String turnId, long seq, StreamChunk chunk, String event,
+  /**
+   * As above, for a token of {@code drone}'s stream; {@code received}, when not null, is what
+   * the pages get (the payload as it came).
+   */
+  void stream(ConnectedDrone drone, String turnId, long seq, StreamChunk chunk, String event,
       Object payload, List<JsonNode> received) {
-    LiveTurn t = get(turnId);
+    stream(streamedBy(drone, turnId), drone.id, turnId, seq, chunk, event, payload, received);
+  }
+
+  private void stream(LiveTurn t, String droneId, String turnId, long seq, StreamChunk chunk,
+      String event, Object payload, List<JsonNode> received) {
     if (t == null || !t.droneId.equals(droneId)) {
       log.debug("ignoring '{}' for turn {} that drone {} does not run", event, turnId, droneId);
       return;
@@ -219,7 +241,7 @@ public final class LiveTurns {
         return;
       }
       t.lastSeq = seq;
-      t.lastEventAt = settings.clock().instant();
+      t.lastEventAtMillis = settings.clock().millis();
       if (chunk != null) {
         t.aggregator.accept(chunk);
       } else if (Protocol.TOOL_STARTED.equals(event)) {
@@ -237,7 +259,7 @@ public final class LiveTurns {
     LiveTurn t = get(turnId);
     if (t != null && t.droneId.equals(droneId)) {
       synchronized (t.lock) {
-        t.lastEventAt = settings.clock().instant();
+        t.lastEventAtMillis = settings.clock().millis();
       }
     }
   }
@@ -348,7 +370,7 @@ public final class LiveTurns {
       boolean silent;
       synchronized (t.lock) {
         silent = !t.ended && t.graceTimer == null
-            && Duration.between(t.lastEventAt, now).compareTo(silenceTimeout) > 0;
+            && now.toEpochMilli() - t.lastEventAtMillis > silenceTimeout.toMillis();
       }
       if (silent) {
         end(t, TurnStatus.INTERRUPTED, null,

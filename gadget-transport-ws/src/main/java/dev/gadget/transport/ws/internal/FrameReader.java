@@ -193,7 +193,11 @@ final class FrameReader {
       return control(opcode, unmask(maskAt, payloadAt, n, new byte[n], 0));
     }
     if (fin && messageOpcode < 0) {
-      return complete(opcode, unmask(maskAt, payloadAt, n, new byte[n], 0), n);
+      if (opcode == 2) {
+        return complete(opcode, unmask(maskAt, payloadAt, n, new byte[n], 0), 0, n);
+      }
+      // a whole text message in one frame: unmasked where it lies (read once), decoded there
+      return complete(opcode, unmask(maskAt, payloadAt, n, in, payloadAt), payloadAt, n);
     }
     if (messageOpcode < 0) {
       messageOpcode = opcode;
@@ -213,7 +217,7 @@ final class FrameReader {
     message = NONE;
     messageLength = 0;
     messageOpcode = -1;
-    return complete(op, whole, wholeLength);
+    return complete(op, whole, 0, wholeLength);
   }
 
   /** Unmasks {@code n} payload bytes into {@code into}: eight at a time, then the rest. */
@@ -230,11 +234,13 @@ final class FrameReader {
     return into;
   }
 
-  private Frame complete(int opcode, byte[] payload, int length) {
+  /** The message of {@code length} bytes at {@code from} of {@code payload}. */
+  private Frame complete(int opcode, byte[] payload, int from, int length) {
     if (opcode == 2) {
-      return new Binary(payload.length == length ? payload : Arrays.copyOf(payload, length));
+      return new Binary(from == 0 && payload.length == length ? payload
+          : Arrays.copyOfRange(payload, from, from + length));
     }
-    String text = decode(payload, 0, length);
+    String text = decode(payload, from, length);
     if (text == null) {
       return fail(PeerLog.Kind.INVALID_UTF8, 1007, "a text message that is not valid UTF-8");
     }

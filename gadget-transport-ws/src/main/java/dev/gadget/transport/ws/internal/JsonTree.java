@@ -91,7 +91,7 @@ final class JsonTree {
   private ObjectNode object(int depth) {
     int start = i;
     i++; // '{'
-    Map<String, JsonNode> children = new LinkedHashMap<>();
+    Map<String, JsonNode> children = new LinkedHashMap<>(8); // most hold a few fields
     // the names and values read, while the object may still be sourced (see SourcedObject)
     Object[] read = s.length() <= SourcedObject.MAX_SOURCE ? new Object[8] : null;
     int fields = 0;
@@ -144,7 +144,7 @@ final class JsonTree {
 
   private ArrayNode array(int depth) {
     i++; // '['
-    ArrayNode node = NODES.arrayNode();
+    ArrayNode node = NODES.arrayNode(4); // most are an event's name and its argument
     skipSpace();
     if (i < s.length() && s.charAt(i) == ']') {
       i++;

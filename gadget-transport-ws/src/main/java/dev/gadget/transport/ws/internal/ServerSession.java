@@ -33,6 +33,11 @@ final class ServerSession {
   private static final int CLOSE_FRAME_BYTES = 127;
   private static final int OPCODE_TEXT = 0x1;
   private static final int OPCODE_PONG = 0xA;
+  /** The frame text being built by this thread ({@link #send}): one builder per thread. */
+  private static final ThreadLocal<StringBuilder> TEXT =
+      ThreadLocal.withInitial(() -> new StringBuilder(256));
+  /** The most room a thread's {@link #TEXT} keeps after a large message. */
+  private static final int MAX_KEPT_TEXT = 16 * 1024;
 
   final String sid = Sids.next();
   final WebSocket ws;
@@ -273,10 +278,22 @@ final class ServerSession {
   /** Sends a Socket.IO packet (and its attachments, back to back). False when closed. */
   boolean send(SocketPacket packet) {
     // the Engine.IO message type first: the frame's text is built once, then encoded once
-    SocketCodec.Encoded encoded = SocketCodec.encode(packet,
-        new StringBuilder(128).append(EnginePacket.Type.MESSAGE.code()));
+    StringBuilder text = TEXT.get();
+    text.setLength(0);
+    SocketCodec.Encoded encoded;
+    try {
+      encoded = SocketCodec.encode(packet, text.append(EnginePacket.Type.MESSAGE.code()));
+    } finally {
+      if (text.capacity() > MAX_KEPT_TEXT) {
+        TEXT.remove(); // a large message's room is not kept by the thread
+      }
+    }
+    byte[] bytes = encoded.text().getBytes(StandardCharsets.UTF_8);
+    if (encoded.attachments().isEmpty()) {
+      return write(List.of(bytes), OPCODE_TEXT);
+    }
     List<byte[]> payloads = new ArrayList<>(1 + encoded.attachments().size());
-    payloads.add(encoded.text().getBytes(StandardCharsets.UTF_8));
+    payloads.add(bytes);
     payloads.addAll(encoded.attachments());
     return write(payloads, OPCODE_TEXT);
   }

@@ -56,8 +56,8 @@ final class SessionOutput implements Outbox.Held {
    */
   long write(List<byte[]> payloads, int opcode) {
     long bytes = 0;
-    for (byte[] p : payloads) {
-      bytes += Sockets.frameBytes(p.length);
+    for (int i = 0; i < payloads.size(); i++) {
+      bytes += Sockets.frameBytes(payloads.get(i).length);
     }
     boolean failed;
     synchronized (lock) {

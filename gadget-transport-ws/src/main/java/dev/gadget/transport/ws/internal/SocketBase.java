@@ -294,10 +294,10 @@ public abstract class SocketBase implements Connection {
   protected final SocketPacket eventPacket(String event, List<JsonNode> args, Long ackId) {
     Objects.requireNonNull(event, "event");
     Objects.requireNonNull(args, "args");
-    if (SocketCodec.RESERVED_EVENTS.contains(event)) {
+    if (SocketCodec.isReserved(event)) {
       throw new IllegalArgumentException("'" + event + "' is a reserved event name");
     }
-    ArrayNode data = JsonNodeFactory.instance.arrayNode();
+    ArrayNode data = JsonNodeFactory.instance.arrayNode(1 + args.size());
     data.add(event);
     for (JsonNode arg : args) {
       data.add(arg == null ? NullNode.getInstance() : arg);
@@ -306,11 +306,13 @@ public abstract class SocketBase implements Connection {
   }
 
   private static List<JsonNode> toList(JsonNode array, int from) {
-    List<JsonNode> out = new ArrayList<>();
-    if (array != null) {
-      for (int i = from; i < array.size(); i++) {
-        out.add(array.get(i));
-      }
+    int n = array == null ? 0 : Math.max(0, array.size() - from);
+    if (n <= 1) { // most events: one argument
+      return n == 0 ? List.of() : List.of(array.get(from));
+    }
+    List<JsonNode> out = new ArrayList<>(n);
+    for (int i = from; i < array.size(); i++) {
+      out.add(array.get(i));
     }
     return List.copyOf(out);
   }

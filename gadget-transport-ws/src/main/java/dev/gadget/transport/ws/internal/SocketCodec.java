@@ -28,6 +28,20 @@ public final class SocketCodec {
   public static final Set<String> RESERVED_EVENTS = Set.of(
       "connect", "connect_error", "disconnect", "disconnecting", "newListener", "removeListener");
 
+  /**
+   * Whether {@code event} is one of {@link #RESERVED_EVENTS}. Every event sent and received
+   * asks: a name of another length than theirs (the stream's {@code thinking} and
+   * {@code response} among them) is answered without hashing.
+   */
+  static boolean isReserved(String event) {
+    switch (event.length()) {
+      case 7, 10, 11, 13, 14:
+        return RESERVED_EVENTS.contains(event);
+      default:
+        return false;
+    }
+  }
+
   /** Socket.IO's default limit on attachments per packet. */
   public static final int DEFAULT_MAX_ATTACHMENTS = 10;
 
@@ -60,9 +74,10 @@ public final class SocketCodec {
    * message type first, so the frame's text is built once).
    */
   public static Encoded encode(SocketPacket packet, StringBuilder out) {
-    List<byte[]> attachments = new ArrayList<>();
+    List<byte[]> attachments = List.of();
     JsonNode data = packet.data();
     if (data != null && hasBinary(data)) { // copied only to put placeholders in
+      attachments = new ArrayList<>();
       data = deconstruct(data, attachments);
     }
     Type type = packet.type();
@@ -124,6 +139,14 @@ public final class SocketCodec {
     }
     if (node instanceof SourcedObject sourced && sourced.unchanged()) {
       return false; // read from text: no binary in it
+    }
+    if (node.isArray()) { // by index: an event's array, once per packet sent
+      for (int i = 0; i < node.size(); i++) {
+        if (hasBinary(node.get(i))) {
+          return true;
+        }
+      }
+      return false;
     }
     for (JsonNode child : node) {
       if (hasBinary(child)) {
@@ -259,7 +282,7 @@ public final class SocketCodec {
       case BINARY_EVENT:
         valid = data != null && data.isArray() && data.size() > 0
             && (data.get(0).isNumber()
-                || (data.get(0).isTextual() && !RESERVED_EVENTS.contains(data.get(0).asText())));
+                || (data.get(0).isTextual() && !isReserved(data.get(0).asText())));
         break;
       case ACK:
       case BINARY_ACK:
