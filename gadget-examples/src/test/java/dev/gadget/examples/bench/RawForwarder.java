@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.java_websocket.WebSocket;
+import org.java_websocket.exceptions.WebsocketNotConnectedException;
 import org.java_websocket.handshake.ClientHandshake;
 import org.java_websocket.server.WebSocketServer;
 
@@ -40,6 +41,14 @@ final class RawForwarder extends WebSocketServer {
 
   @Override
   public void onMessage(WebSocket conn, String m) {
+    try {
+      dispatch(conn, m);
+    } catch (WebsocketNotConnectedException e) {
+      // the peer it goes to closed meanwhile (the run is ending): nothing is left to relay to
+    }
+  }
+
+  private void dispatch(WebSocket conn, String m) {
     if (m.startsWith("42" + DRONE)) {
       droneEvent(conn, m.substring(2 + DRONE.length()));
     } else if (m.startsWith("40" + DRONE)) {
