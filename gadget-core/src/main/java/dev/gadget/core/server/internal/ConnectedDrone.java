@@ -33,6 +33,10 @@ public final class ConnectedDrone {
 
   /** Frees the drone if it was running {@code turnId}. */
   synchronized void release(String turnId) {
+    LiveTurn last = streaming;
+    if (last != null && last.turn.id().equals(turnId)) {
+      streaming = null; // an ended turn is not kept for the drone's next tokens
+    }
     if (turnId.equals(activeTurnId)) {
       activeTurnId = null;
       if (status == DroneStatus.BUSY) {

@@ -94,7 +94,7 @@ public final class LiveTurns {
       return last;
     }
     LiveTurn t = get(turnId);
-    drone.streaming = t;
+    drone.streaming = t == null || t.ended ? null : t; // a hint: an ended turn is not kept
     return t;
   }
 
