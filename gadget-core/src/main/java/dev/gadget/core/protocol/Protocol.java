@@ -204,17 +204,14 @@ public final class Protocol {
    * The arguments {@code event} was read from, when they are what {@link #args} builds for it
    * (its fields and nothing else), so a relay can send them on as they came instead of building
    * them again; otherwise null. {@code received} must be the arguments {@code event} was read
-   * from (by {@link #payload}, which checked every field's type).
+   * from (by {@link #payload}, which checked every field's type): the object then holds
+   * {@code turnId}, {@code seq}, {@code data} and, when not null, {@code tokens}, so holding no
+   * more fields than those means holding nothing else.
    */
   public static List<JsonNode> receivedArgs(Payloads.TextEvent event, List<JsonNode> received) {
-    if (received.size() != 1) {
-      return null;
-    }
-    JsonNode node = received.get(0);
     int fields = event.tokens() == null ? 3 : 4;
-    boolean same = node.isObject() && node.size() == fields && node.has("turnId")
-        && node.has("seq") && node.has("data") && (fields == 3 || node.has("tokens"));
-    return same ? received : null;
+    return received.size() == 1 && received.get(0).isObject()
+        && received.get(0).size() == fields ? received : null;
   }
 
   /**

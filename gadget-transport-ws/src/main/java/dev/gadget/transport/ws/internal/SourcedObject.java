@@ -42,7 +42,7 @@ final class SourcedObject extends ObjectNode {
 
   /** Whether it holds exactly what it was read with: its text is then its JSON. */
   boolean unchanged() {
-    if (read == null || _children.size() != fields) {
+    if (_children.size() != fields) {
       return false;
     }
     int k = 0;
