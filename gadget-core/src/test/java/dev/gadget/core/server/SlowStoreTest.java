@@ -4,6 +4,7 @@ import static dev.gadget.core.server.RuntimeFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.agent.tools.ReadFileTool;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnBlock;
@@ -99,11 +100,15 @@ class SlowStoreTest {
    * {@code answer}, and ada's page, connected.
    */
   private Ada ada(InMemoryChatStore inner, String thinking, String answer) throws Exception {
+    return ada(inner, ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().thinking(thinking).text(answer).build()).build());
+  }
+
+  /** As above, ada's drone answering as {@code llm} does. */
+  private Ada ada(InMemoryChatStore inner, ScriptedLlmClient llm) throws Exception {
     fx = new RuntimeFixture(tmp, inner);
     fx.server(b -> b.store(gated(inner)));
     Person ada = fx.person("ada");
-    ScriptedLlmClient llm = ScriptedLlmClient.builder()
-        .reply(ScriptedLlmClient.reply().thinking(thinking).text(answer).build()).build();
     fx.drone(ada, tmp.resolve("ws"), llm, b -> b.ackTimeout(Duration.ofSeconds(20)));
     Page page = fx.page(ada.pageToken()).connected();
     await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
@@ -154,6 +159,32 @@ class SlowStoreTest {
     assertThat(done.blocks()).extracting(b -> b instanceof TurnBlock.Thinking t ? t.content()
         : ((TurnBlock.Responding) b).content()).containsExactly(thinking, answer);
     assertThat(done.status().name()).isEqualTo("FINISHED");
+  }
+
+  @Test
+  void aPageHearsOfAToolCallOnlyOnceTheTextBeforeItIsStored() throws Exception {
+    InMemoryChatStore inner = new InMemoryChatStore();
+    String before = "Let me read it first.";
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text(before)
+            .toolCall(ReadFileTool.NAME, "{\"path\":\"missing.txt\"}").build())
+        .reply(ScriptedLlmClient.reply().text("Done.").build()).build();
+    Page page = ada(inner, llm).page();
+    String session = fx.watchedSession(page);
+    // how many of the turn's blocks the store held when the page heard of the call
+    java.util.concurrent.CompletableFuture<Integer> storedAtCall =
+        new java.util.concurrent.CompletableFuture<>();
+    page.connection.on(Protocol.TOOL_CALL, (args, ack) -> storedAtCall.complete(inner.findTurn(
+        args.get(0).get("turnId").asText()).orElseThrow().blocks().size()));
+
+    String turn = page.submit(session, "read missing.txt");
+    await("the text streamed", () -> text(page, turn, Protocol.RESPONSE).equals(before));
+    await("the drone asked the model again after the call", () -> llm.requests().size() == 2);
+    assertThat(storedAtCall).as("the call, told while the store holds nothing").isNotDone();
+    storeOpen.countDown();
+    assertThat(storedAtCall.get(20, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(1);
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+    assertThat(text(page, turn, Protocol.RESPONSE)).isEqualTo(before + "Done.");
   }
 
   @Test

@@ -247,6 +247,13 @@ public final class LiveTurns {
       } else if (Protocol.TOOL_STARTED.equals(event)) {
         t.checkpoint();
       }
+      if (chunk instanceof StreamChunk.ToolCallChunk) {
+        // A tool call finishes the block before it: the pages learn that once it is stored, so
+        // a server killed right after leaves no finished block unstored. Its handler may wait
+        // (a token's may not: a new mode's first token goes on while the block before it is
+        // written, see TurnWrites).
+        t.writes.flush();
+      }
       t.followTool(payload);
       // Forwarded under the turn's lock, so a page joining now gets either the snapshot with
       // this event or the event itself, never both and never neither.

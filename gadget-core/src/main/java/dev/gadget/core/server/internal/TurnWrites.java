@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One running turn's block writes, made in order on the store's writer threads instead of on
  * the thread that relays the turn's stream: a slow store delays what waits for the write (the
- * turn's end, which the drone's acknowledgement waits for), never the live events to pages.
+ * turn's end, which the drone's acknowledgement waits for, and a tool call, told to pages once
+ * the block it finishes is stored), never the tokens to pages.
  *
  * <p>Saving a block that waits to be written replaces the waiting version (a checkpoint of the
  * open block and the finished block make one write). Every block asked for is kept here while
