@@ -1,5 +1,7 @@
 package dev.gadget.core.agent;
 
+import dev.gadget.core.agent.tools.CommandSandbox;
+import dev.gadget.core.agent.tools.SandboxPolicy;
 import dev.gadget.core.llm.ToolDefinition;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,6 +25,39 @@ public interface SystemPrompt {
    * @param tools the tools offered to the model
    */
   String build(AgentRequest request, Path projectDir, List<ToolDefinition> tools);
+
+  /**
+   * The system prompt for {@code request} when commands run in {@code sandbox}: what
+   * {@link #build(AgentRequest, Path, List)} writes, then, when there is a sandbox and the model
+   * has tools, {@link #sandboxNote} so that a refused write or a failed download is no riddle to
+   * it. Override this one to word the sandbox yourself.
+   */
+  default String build(AgentRequest request, Path projectDir, List<ToolDefinition> tools,
+      CommandSandbox sandbox) {
+    String prompt = build(request, projectDir, tools);
+    return tools.isEmpty() || sandbox.policy() == SandboxPolicy.FULL_ACCESS ? prompt
+        : prompt + (prompt.endsWith("\n") ? "\n" : "\n\n") + sandboxNote(sandbox) + "\n";
+  }
+
+  /**
+   * What the model is told of {@code sandbox}, in two sentences: empty under full access.
+   */
+  static String sandboxNote(CommandSandbox sandbox) {
+    String net = sandbox.network() ? "the network is reachable" : "there is no network";
+    switch (sandbox.policy()) {
+      case READ_ONLY:
+        return "Sandbox: this drone is read-only. Commands run in a sandbox where nothing is "
+            + "writable but a private /tmp that is emptied after each command, " + net
+            + " and the home directory is hidden; write_file and edit_file are refused.";
+      case WORKSPACE_WRITE:
+        return "Sandbox: commands run in a sandbox where only the project is writable (not its "
+            + ".git: Gadget records your changes itself, so git can read history but not "
+            + "commit), " + net + ", /tmp is private and emptied after each command, and the "
+            + "home directory is hidden.";
+      default:
+        return "";
+    }
+  }
 
   private static String defaultPrompt(
       AgentRequest request, Path projectDir, List<ToolDefinition> tools) {

@@ -1,13 +1,14 @@
 package dev.gadget.core.drone;
 
+import dev.gadget.core.drone.internal.SafeGit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs {@code git} to clone a project into a workspace or fetch it again. Never prompts for
- * credentials ({@code GIT_TERMINAL_PROMPT=0}), never runs a remote helper that executes commands
+ * credentials ({@code GIT_TERMINAL_PROMPT=0}), never runs what a repository names (hooks,
+ * filters, helpers from its config: {@link SafeGit}) nor a remote helper that executes commands
  * ({@code protocol.ext.allow=never}), passes URLs after {@code --}, and gives up after a timeout.
  */
 public final class Git {
@@ -72,7 +74,7 @@ public final class Git {
         return Checkout.NOT_SYNCED;
       }
       try {
-        run(dir, "merge", "--ff-only", "--quiet", "@{upstream}");
+        run(dir, "merge", "--ff-only", "--quiet", "--no-stat", "@{upstream}");
         String heads = run(dir, "rev-parse", "HEAD", "@{upstream}");
         String[] ids = heads.strip().split("\\s+");
         return ids.length == 2 && ids[0].equals(ids[1]) ? Checkout.SYNCED : Checkout.NOT_SYNCED;
@@ -96,11 +98,11 @@ public final class Git {
 
   /** Runs git; what it printed (at most 16 KB). */
   private String run(Path cwd, String... args) {
-    List<String> cmd = new ArrayList<>(List.of("git", "-c", "protocol.ext.allow=never"));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true);
-    pb.environment().put("GIT_TERMINAL_PROMPT", "0");
-    pb.environment().put("GIT_ASKPASS", "true");
+    // a clone runs outside any repository; the rest in the checkout, with its config checked
+    Path repo = args[0].equals("clone") ? null : cwd;
+    ProcessBuilder pb = new ProcessBuilder(SafeGit.command(repo, Map.of(), timeout,
+        List.of(args))).directory(cwd.toFile()).redirectErrorStream(true);
+    SafeGit.environment(pb.environment(), repo);
     Path log;
     Process p;
     try {

@@ -1,5 +1,6 @@
 package dev.gadget.core.drone;
 
+import dev.gadget.core.drone.internal.SafeGit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -12,8 +13,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs one git command for {@link GitChanges}: no terminal prompts, no {@code ext::} remotes,
- * a timeout, output read up to a bound, credentials in URLs never passed on.
+ * Runs one git command for {@link GitChanges}: nothing the repository names is run
+ * ({@link SafeGit}), no terminal prompts, no {@code ext::} remotes, a timeout, output read up to
+ * a bound, credentials in URLs never passed on.
  */
 final class GitRunner {
   private static final int MAX_OUT = 1 << 20;
@@ -74,16 +76,12 @@ final class GitRunner {
 
   /** Runs git with its standard output in {@code out} (whole); returns up to 1 MB of it. */
   Result run(Path dir, Map<String, String> env, Path out, String... args) {
-    List<String> cmd = new ArrayList<>(List.of("git", "-c", "protocol.ext.allow=never",
-        "-c", "core.quotePath=false"));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+    List<String> all = new ArrayList<>(List.of("-c", "core.quotePath=false"));
+    all.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(SafeGit.command(dir, env, timeout, all))
+        .directory(dir.toFile());
     Map<String, String> e = pb.environment();
-    e.remove("GIT_DIR");
-    e.remove("GIT_WORK_TREE");
-    e.remove("GIT_INDEX_FILE");
-    e.put("GIT_TERMINAL_PROMPT", "0");
-    e.put("GIT_ASKPASS", "true");
+    SafeGit.environment(e, dir);
     e.putAll(env);
     Path err = tempFile("gadget-git-err");
     Process p;

@@ -92,7 +92,7 @@ public final class AgentTurn implements AgentRun {
     state.attach(ctx);
     Map<LlmMessage, String> origins = new IdentityHashMap<>();
     List<LlmMessage> messages = TurnMessages.opening(settings.systemPrompt(), request,
-        ctx.projectDir(), settings.tools().definitions(), origins);
+        ctx.projectDir(), settings.tools().definitions(), settings.sandbox(), origins);
     journal.prompt(request.prompt());
     model.open(origins, messages.size() - 1 - request.resume().size());
 

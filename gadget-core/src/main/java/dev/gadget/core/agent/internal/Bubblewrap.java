@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -74,7 +75,8 @@ public final class Bubblewrap {
 
   /**
    * The argv before {@code /bin/sh -c command}: everything read-only, hidden paths empty and
-   * read-only, a private {@code /tmp}, the project writable if {@code writable}.
+   * read-only, a private {@code /tmp}, the project writable if {@code writable} but for its
+   * {@code .git}.
    */
   public static List<String> argv(String bwrap, boolean writable, boolean network,
       Path projectDir, Collection<Path> hide, Collection<Path> readable) {
@@ -124,6 +126,11 @@ public final class Bubblewrap {
       }
     }
     a.addAll(List.of(writable ? "--bind" : "--ro-bind", project.toString(), project.toString()));
+    if (writable) {
+      for (Path git : gitPaths(project)) {
+        a.addAll(List.of("--ro-bind", git.toString(), git.toString()));
+      }
+    }
     for (Path h : inside) {
       a.addAll(List.of("--tmpfs", h.toString()));
     }
@@ -135,6 +142,35 @@ public final class Bubblewrap {
     }
     a.addAll(List.of("--chdir", project.toString(), "--"));
     return a;
+  }
+
+  /**
+   * The project's {@code .git} (a directory, or a file naming the repository elsewhere, with
+   * that repository): read-only inside the sandbox, since git runs what they hold (hooks, its
+   * config's commands, attributes naming filters) when the drone uses the checkout.
+   */
+  static List<Path> gitPaths(Path project) {
+    Path git = project.resolve(".git");
+    if (Files.isDirectory(git, LinkOption.NOFOLLOW_LINKS)) {
+      return List.of(git);
+    }
+    if (!Files.isRegularFile(git, LinkOption.NOFOLLOW_LINKS)) {
+      return List.of();
+    }
+    try {
+      String first = Files.readAllLines(git, StandardCharsets.UTF_8).stream().findFirst()
+          .orElse("");
+      if (first.startsWith("gitdir:")) {
+        Path dir = project.resolve(first.substring(7).strip()).normalize();
+        // one under /tmp but outside the project is not there at all (a private /tmp)
+        if (Files.isDirectory(dir) && (dir.startsWith(project) || !dir.startsWith("/tmp"))) {
+          return List.of(git, real(dir));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // an unreadable .git file: it is still made read-only
+    }
+    return List.of(git);
   }
 
   /**

@@ -12,11 +12,15 @@ import java.nio.file.Paths;
  * Confines the model's paths to a project directory. Pure apart from looking at the file system.
  * Refused: absolute paths (and {@code ~}), any {@code ..} segment, and paths whose deepest
  * existing part resolves (through symbolic links) outside the project or not at all, and paths
- * through a {@code .gadget} directory.
+ * through a {@code .gadget} directory or a {@code .git} one (or to a {@code .git} file), named or
+ * reached through a symbolic link: git runs what a repository's {@code .git} holds (hooks, its
+ * config's commands), so the agent never writes there, and its config may hold credentials.
  */
 public final class ProjectPaths {
   /** Gadget's own directory ({@code .gadget/}): never read, written or listed by the agent. */
   public static final String GADGET_DIR = ".gadget";
+  /** Git's own directory: never read or written by the file tools (git commands read it). */
+  public static final String GIT_DIR = ".git";
 
   private final Path root;
 
@@ -70,10 +74,7 @@ public final class ProjectPaths {
         throw new ToolException("path refused: \"" + raw + "\" contains \"..\"; paths must stay "
             + "inside the project directory");
       }
-      if (part.toString().equals(GADGET_DIR)) {
-        throw new ToolException("path refused: \"" + raw + "\" is in a " + GADGET_DIR
-            + " directory, which belongs to Gadget and is out of the agent's reach");
-      }
+      refuseOwn(raw, part);
     }
     Path target = root.resolve(relative).normalize();
     Path existing = target;
@@ -94,7 +95,24 @@ public final class ProjectPaths {
       throw new ToolException("path refused: \"" + raw + "\" goes through a symbolic link that "
           + "resolves outside the project directory");
     }
-    return real.resolve(existing.relativize(target));
+    Path resolved = real.resolve(existing.relativize(target));
+    for (Path part : root.relativize(resolved)) {
+      refuseOwn(raw, part);
+    }
+    return resolved;
+  }
+
+  /** Refuses a path through Gadget's {@code .gadget} or git's {@code .git}. */
+  private static void refuseOwn(String raw, Path part) {
+    if (part.toString().equals(GADGET_DIR)) {
+      throw new ToolException("path refused: \"" + raw + "\" is in a " + GADGET_DIR
+          + " directory, which belongs to Gadget and is out of the agent's reach");
+    }
+    if (part.toString().equalsIgnoreCase(GIT_DIR)) {
+      throw new ToolException("path refused: \"" + raw + "\" is in git's own " + GIT_DIR
+          + " (git runs the hooks and commands it holds, so only Gadget writes there); read "
+          + "the history with git commands in run_command, and leave commits to the user");
+    }
   }
 
   /** Whether {@code file} (found by walking the tree) really is inside the project. */

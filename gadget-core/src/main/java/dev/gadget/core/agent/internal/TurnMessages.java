@@ -2,6 +2,7 @@ package dev.gadget.core.agent.internal;
 
 import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.SystemPrompt;
+import dev.gadget.core.agent.tools.CommandSandbox;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmToolCall;
 import dev.gadget.core.llm.internal.Json;
@@ -36,17 +37,20 @@ public final class TurnMessages {
    */
   public static List<LlmMessage> opening(SystemPrompt systemPrompt, AgentRequest request,
       Path projectDir, List<ToolDefinition> tools) {
-    return opening(systemPrompt, request, projectDir, tools, new IdentityHashMap<>());
+    return opening(systemPrompt, request, projectDir, tools, CommandSandbox.none(),
+        new IdentityHashMap<>());
   }
 
   /**
-   * The same, recording in {@code origins} the turn each message of the session's context comes
-   * from, where the context says it.
+   * The same with commands run in {@code sandbox} (which the system prompt may say), recording in
+   * {@code origins} the turn each message of the session's context comes from, where the
+   * context says it.
    */
   static List<LlmMessage> opening(SystemPrompt systemPrompt, AgentRequest request,
-      Path projectDir, List<ToolDefinition> tools, Map<LlmMessage, String> origins) {
+      Path projectDir, List<ToolDefinition> tools, CommandSandbox sandbox,
+      Map<LlmMessage, String> origins) {
     List<LlmMessage> messages = new ArrayList<>();
-    messages.add(LlmMessage.system(systemPrompt.build(request, projectDir, tools)));
+    messages.add(LlmMessage.system(systemPrompt.build(request, projectDir, tools, sandbox)));
     messages.addAll(sessionContext(request.context(), origins));
     messages.add(LlmMessage.user(request.prompt()));
     messages.addAll(request.resume());

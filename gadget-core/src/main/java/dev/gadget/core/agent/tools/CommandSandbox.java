@@ -2,9 +2,11 @@ package dev.gadget.core.agent.tools;
 
 import dev.gadget.core.agent.ToolException;
 import dev.gadget.core.agent.internal.Bubblewrap;
+import dev.gadget.core.agent.internal.CommandEnvironment;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -18,10 +20,16 @@ import java.util.Set;
  * every {@link Builder#hide hidden} path and every {@code .gadget/} directory in or next to the
  * project are replaced by empty read-only directories; {@code /tmp} is a private, empty, writable
  * directory; the project is writable under {@link SandboxPolicy#WORKSPACE_WRITE} and read-only
- * under {@link SandboxPolicy#READ_ONLY}. The command has its own PID, IPC, UTS and network
+ * under {@link SandboxPolicy#READ_ONLY}, and its {@code .git} is read-only under both: what git
+ * runs (hooks, its config, attributes) is never the agent's to write. The command has its own PID, IPC, UTS and network
  * namespaces (only a loopback of its own, unless {@link Builder#network} allows the network) and
  * its own session. When the command's shell exits, the kernel kills every process left in its PID
  * namespace; when the process that started it dies, so does the sandbox ({@code --die-with-parent}).
+ *
+ * <p>In every policy, full access included, a command gets a {@link #environment clean
+ * environment}: what shells and toolchains need and the names {@link Builder#env} adds, never a
+ * {@code GADGET_} variable, an LLM key, a {@link Builder#withhold withheld} value or one shaped
+ * like a token or key.
  *
  * <p>Immutable and thread-safe. Where {@code bwrap} is missing or cannot create namespaces,
  * {@link #problem()} says so and every command is refused with that message, never run unconfined.
@@ -34,6 +42,8 @@ public final class CommandSandbox {
   private final boolean network;
   private final List<Path> hidden;
   private final List<Path> readable;
+  private final Set<String> env;
+  private final Set<String> withheld;
   private final String bwrap;
 
   private CommandSandbox(Builder b) {
@@ -41,6 +51,8 @@ public final class CommandSandbox {
     this.network = b.network || b.policy == SandboxPolicy.FULL_ACCESS;
     this.hidden = List.copyOf(b.hidden);
     this.readable = List.copyOf(b.readable);
+    this.env = Set.copyOf(b.env);
+    this.withheld = Set.copyOf(b.withheld);
     this.bwrap = b.bwrap;
   }
 
@@ -64,6 +76,8 @@ public final class CommandSandbox {
     Builder b = new Builder(policy).network(network && policy != SandboxPolicy.FULL_ACCESS);
     b.hidden.addAll(hidden);
     b.readable.addAll(readable);
+    b.env.addAll(env);
+    b.withheld.addAll(withheld);
     b.bwrap = bwrap;
     return b;
   }
@@ -107,6 +121,14 @@ public final class CommandSandbox {
         projectDir, hidden, readable);
   }
 
+  /**
+   * The environment a command gets, from {@code from} (the process's own): see the class
+   * comment. {@code TMPDIR} is kept only without a sandbox.
+   */
+  public Map<String, String> environment(Map<String, String> from) {
+    return CommandEnvironment.of(from, env, withheld, policy == SandboxPolicy.FULL_ACCESS);
+  }
+
   @Override
   public String toString() {
     return "CommandSandbox{" + policy.wireName() + (network ? ", network" : "") + "}";
@@ -118,6 +140,8 @@ public final class CommandSandbox {
     private boolean network;
     private final Set<Path> hidden = new LinkedHashSet<>();
     private final Set<Path> readable = new LinkedHashSet<>();
+    private final Set<String> env = new LinkedHashSet<>();
+    private final Set<String> withheld = new LinkedHashSet<>();
     private String bwrap = "bwrap";
 
     private Builder(SandboxPolicy policy) {
@@ -149,6 +173,36 @@ public final class CommandSandbox {
     public Builder readable(Path... dirs) {
       for (Path d : dirs) {
         readable.add(d.toAbsolutePath().normalize());
+      }
+      return this;
+    }
+
+    /**
+     * Passes the environment variables {@code names} on to commands as well (a toolchain's
+     * settings), unless a value is withheld or shaped like a secret.
+     *
+     * @throws IllegalArgumentException naming the reason for a name that is never passed on
+     *     (a {@code GADGET_} variable, an LLM key, not a variable's name)
+     */
+    public Builder env(String... names) {
+      for (String n : names) {
+        CommandEnvironment.refusal(n).ifPresent(why -> {
+          throw new IllegalArgumentException(why);
+        });
+        env.add(n);
+      }
+      return this;
+    }
+
+    /**
+     * Never passes on a variable whose value holds one of {@code secrets} (the drone's token,
+     * the turn's API key); nulls and values under 4 characters are ignored.
+     */
+    public Builder withhold(String... secrets) {
+      for (String s : secrets) {
+        if (s != null && s.length() >= 4) {
+          withheld.add(s);
+        }
       }
       return this;
     }

@@ -42,6 +42,7 @@ public final class EditFileTool implements Tool {
 
   @Override
   public ToolResult execute(JsonNode args, ToolContext context) throws Exception {
+    FileTracker.checkWritable(context, NAME);
     Path file = context.resolve(Args.string(args, "path"));
     String oldText = Args.string(args, "old_text");
     String newText = Args.string(args, "new_text");

@@ -25,6 +25,18 @@ import java.util.concurrent.ConcurrentHashMap;
 final class FileTracker {
   private final Map<Path, String> seen = new ConcurrentHashMap<>();
 
+  /**
+   * Refuses a write under a {@link SandboxPolicy#READ_ONLY read-only} sandbox: it covers the file
+   * tools as well as commands.
+   */
+  static void checkWritable(ToolContext context, String tool) {
+    if (context.sandbox().policy() == SandboxPolicy.READ_ONLY) {
+      throw new ToolException(tool + " refused: this drone is read-only (sandbox policy "
+          + "read-only), so neither the file tools nor commands may change the project; say "
+          + "what you would change instead");
+    }
+  }
+
   static FileTracker of(ToolContext context) {
     return context.state(FileTracker.class, FileTracker::new);
   }

@@ -15,12 +15,14 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * {@code run_command}: runs a shell command ({@code /bin/sh -c}) in the project directory, with no
  * input, stdout and stderr merged, and a timeout. The result starts with the exit code (or says
- * the command timed out or was cancelled), then the output; output over the cap keeps its head and
+ * the command timed out or was cancelled), then the output; its environment is the sandbox's
+ * {@link CommandSandbox#environment clean one}; output over the cap keeps its head and
  * tail and says how much was left out. A non-zero exit is reported as an unsuccessful call. The
  * output also goes to {@link ToolContext#output} as the command prints it, for watchers.
  *
@@ -102,6 +104,10 @@ public final class RunCommandTool implements Tool {
         ProcessTrees.shellCommand(command, context.sandbox().wrapper(context.projectDir())))
         .directory(context.projectDir().toFile())
         .redirectErrorStream(true);
+    // The drone's own environment (its token, its keys) is not the command's.
+    Map<String, String> env = context.sandbox().environment(pb.environment());
+    pb.environment().clear();
+    pb.environment().putAll(env);
     pb.environment().put("PAGER", "cat");
     pb.environment().put("GIT_PAGER", "cat");
     pb.environment().put("GIT_TERMINAL_PROMPT", "0");

@@ -40,6 +40,7 @@ public final class WriteFileTool implements Tool {
 
   @Override
   public ToolResult execute(JsonNode args, ToolContext context) throws Exception {
+    FileTracker.checkWritable(context, NAME);
     Path file = context.resolve(Args.string(args, "path"));
     String content = Args.string(args, "content");
     String name = context.display(file);

@@ -1,5 +1,6 @@
 package dev.gadget.core.drone.internal;
 
+import dev.gadget.core.agent.internal.SecretShapes;
 import dev.gadget.core.drone.DroneListener;
 import dev.gadget.core.model.DroneStatus;
 import java.io.IOException;
@@ -13,7 +14,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,10 +34,6 @@ public final class DroneLog implements DroneListener {
   private static final Logger log = LoggerFactory.getLogger(DroneLog.class);
   private static final int MAX_LINE = 2_000;
   private static final String SECRET = "[secret]";
-  private static final Pattern SHAPED = Pattern.compile(
-      "gdt_[A-Za-z0-9_-]+|\\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}|(?i:bearer)\\s+[A-Za-z0-9._~+/=-]{8,}");
-  private static final Pattern URL_CREDENTIALS =
-      Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)[^/@\\s]*@");
 
   private final Path file;
   private final Path rotated;
@@ -82,8 +78,8 @@ public final class DroneLog implements DroneListener {
     for (String s : secrets) {
       out = out.replace(s, SECRET);
     }
-    out = SHAPED.matcher(out).replaceAll(SECRET);
-    return URL_CREDENTIALS.matcher(out).replaceAll("$1" + SECRET + "@");
+    out = SecretShapes.SHAPED.matcher(out).replaceAll(SECRET);
+    return SecretShapes.URL_CREDENTIALS.matcher(out).replaceAll("$1" + SECRET + "@");
   }
 
   /** Appends one line, {@code level} and {@code message}, rotating first when it would not fit. */
