@@ -2,6 +2,8 @@ package dev.gadget.examples;
 
 import dev.gadget.core.Ids;
 import dev.gadget.core.agent.tools.CodingTools;
+import dev.gadget.core.agent.tools.CommandSandbox;
+import dev.gadget.core.agent.tools.SandboxPolicy;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.Project;
@@ -120,8 +122,8 @@ final class DemoCommand implements Command {
       GadgetDrone drone = DroneCommand.start(app.socketUri(), me.droneToken(),
           root.resolve("workspace"), "demo", clients,
           new ConsoleDroneListener(out, app.socketUri().toString(), new CompletableFuture<>()),
-          metrics == null ? b -> b : b -> b.llmClients(metrics.llmClients(clients))
-              .tools(metrics.tools(CodingTools.all())));
+          metrics == null ? b -> b.sandbox(sandbox(root)) : b -> b.sandbox(sandbox(root))
+              .llmClients(metrics.llmClients(clients)).tools(metrics.tools(CodingTools.all())));
       open.add(drone);
       String url = app.pageUrl() + "#token=" + me.pageToken();
       out.println();
@@ -178,5 +180,14 @@ final class DemoCommand implements Command {
     } catch (IOException e) {
       // best effort
     }
+  }
+
+  /**
+   * The demo drone's sandbox: the default one, with the server's data directory (its keys, its
+   * journal) hidden from commands as well, wherever the temporary directory is.
+   */
+  static CommandSandbox sandbox(Path root) {
+    return CommandSandbox.builder(SandboxPolicy.WORKSPACE_WRITE).hide(root.resolve("data"))
+        .build();
   }
 }

@@ -11,11 +11,14 @@ import dev.gadget.core.drone.WorkspaceLock;
 import dev.gadget.core.model.WorkOrder;
 import dev.gadget.mcp.McpToolset;
 import dev.gadget.transport.ws.WebSocketTransportClient;
+import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -58,7 +61,12 @@ final class DroneCommand implements Command {
         bubblewrap sandbox (--sandbox workspace-write: only the project is writable, the home
         directory and the rest of the workspace are hidden, no network); where bubblewrap
         (Debian's bubblewrap package) is missing the drone says so and refuses every command
-        unless --sandbox full-access is chosen (docs/AGENT.md, "Sandbox").
+        unless --sandbox full-access is chosen (docs/AGENT.md, "Sandbox"). Commands can read
+        the rest of the machine: hide more with --sandbox-hide (a server's --data-dir when it
+        runs here). In every mode a command's environment holds only what shells and
+        toolchains need (and --sandbox-env), never this drone's token or keys. The project's
+        .git is read-only to the agent, and the drone's own git runs no hook, filter or helper
+        that a repository names.
         """;
   }
 
@@ -77,6 +85,15 @@ final class DroneCommand implements Command {
         OptionSpec.value("sandbox", "POLICY", "where the agent's commands run: read-only, "
             + "workspace-write (default) or full-access (no sandbox)"),
         OptionSpec.flag("sandbox-network", "let sandboxed commands use the network"),
+        OptionSpec.value("sandbox-hide", "DIRS", "hide these directories (:-separated) from "
+            + "commands too, such as a server's --data-dir on this machine; the home directory "
+            + "and the rest of the workspace are hidden already"),
+        OptionSpec.value("sandbox-read", "DIRS", "let commands read these directories "
+            + "(:-separated) inside hidden ones, such as ~/.m2 for builds (read-only)"),
+        OptionSpec.value("sandbox-env", "NAMES", "pass these environment variables "
+            + "(,-separated) on to commands as well; commands get only PATH, HOME, LANG, TERM, "
+            + "TZ, the toolchains' own (JAVA_HOME, GOPATH, ...) and these, never a GADGET_ "
+            + "variable or an LLM key"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)"));
@@ -179,10 +196,36 @@ final class DroneCommand implements Command {
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
-    if (policy == SandboxPolicy.FULL_ACCESS) {
-      return CommandSandbox.none();
+    CommandSandbox.Builder b = policy == SandboxPolicy.FULL_ACCESS
+        ? CommandSandbox.none().newBuilder()
+        : CommandSandbox.builder(policy).network(args.flag("sandbox-network"));
+    b.hide(paths(args, "sandbox-hide")).readable(paths(args, "sandbox-read"));
+    try {
+      b.env(args.get("sandbox-env").map(v -> v.split(",", -1)).orElse(new String[0]));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--sandbox-env: " + e.getMessage());
     }
-    return CommandSandbox.builder(policy).network(args.flag("sandbox-network")).build();
+    return b.build();
+  }
+
+  /** The directories a PATH-like option lists ({@code :}-separated); each must exist. */
+  private static Path[] paths(Args args, String option) {
+    String value = args.get(option).orElse(null);
+    if (value == null) {
+      return new Path[0];
+    }
+    List<Path> out = new ArrayList<>();
+    for (String part : value.split(File.pathSeparator, -1)) {
+      if (part.isBlank()) {
+        throw new UsageException("--" + option + ": an empty path in \"" + value + "\"");
+      }
+      Path dir = Path.of(part).toAbsolutePath().normalize();
+      if (!Files.isDirectory(dir)) {
+        throw new UsageException("--" + option + ": " + dir + " is not a directory");
+      }
+      out.add(dir);
+    }
+    return out.toArray(Path[]::new);
   }
 
   private static String localHostname() {

@@ -156,7 +156,8 @@ public final class GadgetDrone implements AutoCloseable {
 
   /**
    * The agent loop for a work order's provider, with the drone's tools and the turn's, its
-   * commands in the drone's sandbox with the whole workspace hidden but the project.
+   * commands in the drone's sandbox with the whole workspace hidden but the project, and
+   * neither the drone's token nor the turn's API key in their environment.
    */
   private AgentLoop.Builder newLoop(ProviderConfig provider, List<Tool> turnTools) {
     droneLog.secret(provider.apiKey());
@@ -164,7 +165,8 @@ public final class GadgetDrone implements AutoCloseable {
     List<Tool> all = new java.util.ArrayList<>(tools);
     all.addAll(turnTools);
     return AgentLoop.builder().llmClient(llm).tools(all).limits(limits).clock(clock)
-        .sandbox(sandbox.newBuilder().hide(workspace.dir()).build());
+        .sandbox(sandbox.newBuilder().hide(workspace.dir())
+            .withhold(token, provider.apiKey()).build());
   }
 
   /** The workspace's id (after {@link #start()}). */
