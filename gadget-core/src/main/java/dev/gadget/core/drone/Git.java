@@ -67,7 +67,7 @@ public final class Git {
   public Checkout checkout(String gitUrl, Path dir) {
     if (Files.isDirectory(dir.resolve(".git"))) {
       try {
-        run(dir, "fetch", "--quiet", "--all", "--prune");
+        run(dir, "fetch", "--quiet", "--all", "--prune", SafeGit.UPLOAD_PACK);
       } catch (WorkspaceException e) {
         log.warn("git fetch in {} failed, working on the existing checkout: {}", dir,
             e.getMessage());
@@ -92,7 +92,8 @@ public final class Git {
         throw new WorkspaceException("cannot read " + dir + ": " + e.getMessage(), e);
       }
     }
-    run(dir.getParent(), "clone", "--quiet", "--", gitUrl, dir.getFileName().toString());
+    run(dir.getParent(), "clone", "--quiet", SafeGit.UPLOAD_PACK, "--", gitUrl,
+        dir.getFileName().toString());
     return Checkout.CLONED;
   }
 

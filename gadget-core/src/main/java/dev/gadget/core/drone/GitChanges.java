@@ -1,5 +1,6 @@
 package dev.gadget.core.drone;
 
+import dev.gadget.core.drone.internal.SafeGit;
 import dev.gadget.core.model.TurnDiff;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -213,7 +214,8 @@ public final class GitChanges {
       throw new WorkspaceException("there is no branch " + branch + " in the workspace yet; "
           + "commit first");
     }
-    GitRunner.Result r = git.run(dir, Map.of(), "push", "--", remote, ref + ":" + ref);
+    GitRunner.Result r = git.run(dir, Map.of(), "push", SafeGit.RECEIVE_PACK, "--", remote,
+        ref + ":" + ref);
     if (r.exit() != 0) {
       throw new WorkspaceException(GitErrors.push(remote, branch, r.output()));
     }

@@ -26,9 +26,10 @@ import java.util.concurrent.TimeUnit;
  *       followed), each setting that names a program is {@link #overrides overridden}: filter
  *       drivers become empty (no filter), credential helpers are reset to the user's and the
  *       system's, {@code core.sshCommand} and {@code gpg.program} to the user's or the default,
- *       {@code remote.*.uploadpack}/{@code receivepack} to git's own, {@code pager.*} off and
- *       {@code diff.*.textconv} to {@code cat}. External diff drivers and textconv are off by
- *       flag ({@code --no-ext-diff --no-textconv}) in every diff the drone asks for.
+ *       {@code pager.*} off and {@code diff.*.textconv} to {@code cat}. Flags do the rest:
+ *       {@link #UPLOAD_PACK} and {@link #RECEIVE_PACK} (a remote's {@code uploadpack} and
+ *       {@code receivepack}), and {@code --no-ext-diff --no-textconv} in every diff the drone
+ *       asks for (external diff drivers).
  *   <li>The environment pins the repository ({@code GIT_DIR}, {@code GIT_WORK_TREE}: no
  *       {@code core.worktree}, no discovery of another one), never prompts, and sets
  *       {@code GIT_PAGER}, {@code GIT_EDITOR} and {@code GIT_ASKPASS} to harmless programs.
@@ -57,6 +58,14 @@ public final class SafeGit {
       "push.gpgSign=false",
       "merge.verifySignatures=false",
       "log.showSignature=false");
+
+  /**
+   * For every fetch and clone: git's own upload-pack, whatever a remote's {@code uploadpack}
+   * says (a repository's value would win over a {@code -c} one: it is a list).
+   */
+  public static final String UPLOAD_PACK = "--upload-pack=git-upload-pack";
+  /** For every push: git's own receive-pack, whatever a remote's {@code receivepack} says. */
+  public static final String RECEIVE_PACK = "--receive-pack=git-receive-pack";
 
   private static final int MAX_LISTING = 1 << 20;
 
@@ -210,10 +219,6 @@ public final class SafeGit {
         String fallback = sub == null || sub.equalsIgnoreCase("openpgp") ? "gpg"
             : sub.equalsIgnoreCase("x509") ? "gpgsm" : "ssh-keygen";
         settings.put(lowerKey(key), List.of(key + "=" + userValue(entries, key, fallback)));
-      } else if (section.equals("remote") && sub != null && name.equals("uploadpack")) {
-        settings.put(lowerKey(key), List.of(key + "=git-upload-pack"));
-      } else if (section.equals("remote") && sub != null && name.equals("receivepack")) {
-        settings.put(lowerKey(key), List.of(key + "=git-receive-pack"));
       } else if (section.equals("pager")) {
         settings.put(lowerKey(key), List.of(key + "=false"));
       } else if (section.equals("diff") && sub != null && name.equals("textconv")) {
