@@ -34,6 +34,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code gadget drone} as real processes (this JVM's java, the test class path, {@link Main}),
@@ -90,12 +92,21 @@ class DroneProcessTest {
   }
 
   private Process drone(Path workspace, Path log, String sandbox) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(
+    return drone(workspace, log, sandbox, Map.of());
+  }
+
+  /** A drone process with {@code env} added to its environment and {@code more} arguments. */
+  private Process drone(Path workspace, Path log, String sandbox, Map<String, String> env,
+      String... more) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), Main.class.getName(), "drone",
         "--server", app.pageUrl().toString(), "--workspace", workspace.toString(),
-        "--hostname", "proc-box", "--sandbox", sandbox)
+        "--hostname", "proc-box", "--sandbox", sandbox));
+    cmd.addAll(List.of(more));
+    ProcessBuilder pb = new ProcessBuilder(cmd)
         .redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().putAll(env);
     pb.environment().put("GADGET_DRONE_TOKEN", ada.droneToken());
     Process p = pb.start();
     processes.add(p);
@@ -154,6 +165,55 @@ class DroneProcessTest {
     String turnId = submitted.path("turnId").asText();
     assertThat(turnId).as("%s", submitted).isNotEmpty();
     return turnId;
+  }
+
+  /** An OpenAI stream of {@code deltas} (each a choice's fields). */
+  private static String sse(String... deltas) {
+    StringBuilder sb = new StringBuilder();
+    for (String d : deltas) {
+      sb.append("data: {\"choices\":[{\"index\":0,").append(d).append("}]}\n\n");
+    }
+    return sb.append("data: [DONE]\n\n").toString();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"read-only", "workspace-write", "full-access"})
+  void aCommandSeesNoneOfTheDronesSecretsAndTheModelIsToldOfItsSandbox(String sandbox)
+      throws Exception {
+    llm.enqueue(sse("\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\","
+        + "\"type\":\"function\",\"function\":{\"name\":\"run_command\",\"arguments\":"
+        + "\"{\\\"command\\\":\\\"env\\\"}\"}}]},\"finish_reason\":null",
+        "\"delta\":{},\"finish_reason\":\"tool_calls\""))
+        .header("Content-Type", "text/event-stream");
+    llm.enqueue(sse("\"delta\":{\"content\":\"Done.\"},\"finish_reason\":\"stop\""))
+        .header("Content-Type", "text/event-stream");
+    String key = "llm-key-of-the-drone-4711";
+    Path log = tmp.resolve("drone.log");
+    drone(tmp.resolve("ws"), log, sandbox, Map.of("GADGET_LLM_API_KEY", key,
+        "OPENAI_API_KEY", key + "-openai", "ANTHROPIC_API_KEY", key + "-anthropic",
+        "TOKEN_COPY", ada.droneToken(), "BUILD_FLAVOUR", "fast"),
+        "--sandbox-env", "TOKEN_COPY,BUILD_FLAVOUR");
+    awaitConnected(log);
+    Page page = page();
+    try {
+      submit(page, "show me your environment");
+      assertThat(page.end().get(60, TimeUnit.SECONDS).path("status").asText())
+          .isEqualTo("finished");
+      String system = llm.takeRequest().json().at("/messages/0/content").asText();
+      JsonNode messages = llm.takeRequest().json().path("messages");
+      String env = messages.get(messages.size() - 1).path("content").asText();
+      assertThat(env).startsWith("exit code: 0").contains("BUILD_FLAVOUR=fast", "PATH=")
+          .doesNotContain(ada.droneToken()).doesNotContain(key).doesNotContain("GADGET_")
+          .doesNotContain("TOKEN_COPY").doesNotContain("API_KEY");
+      if (sandbox.equals("full-access")) {
+        assertThat(system).doesNotContain("Sandbox:");
+      } else {
+        assertThat(system).contains("Sandbox: ", "there is no network", "private /tmp",
+            "home directory is hidden");
+      }
+    } finally {
+      page.client().close();
+    }
   }
 
   @Test

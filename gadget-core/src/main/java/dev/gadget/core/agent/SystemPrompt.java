@@ -52,8 +52,8 @@ public interface SystemPrompt {
       case WORKSPACE_WRITE:
         return "Sandbox: commands run in a sandbox where only the project is writable (not its "
             + ".git: Gadget records your changes itself, so git can read history but not "
-            + "commit), " + net + ", /tmp is private and emptied after each command, and the "
-            + "home directory is hidden.";
+            + "commit), " + net + ", each command has a private /tmp, emptied when it ends, and "
+            + "the home directory is hidden.";
       default:
         return "";
     }
