@@ -92,6 +92,24 @@ class CommandSandboxTest {
 
   @ParameterizedTest
   @EnumSource(SandboxPolicy.class)
+  void gitsOwnDirectoryIsReadOnlyInsideTheSandbox(SandboxPolicy policy) throws Exception {
+    TestRepo.gitIn(project, "init", "-q");
+    String config = Files.readString(project.resolve(".git/config"));
+    ToolResult r = run(policy, "git config core.fsmonitor 'touch pwned'; "
+        + "echo x > .git/hooks/pre-commit; mv .git .git-moved; rm -rf .git; "
+        + "git status --porcelain >/dev/null && echo status-ok");
+    boolean full = policy == SandboxPolicy.FULL_ACCESS;
+    if (!full) {
+      assertThat(r.output()).contains("status-ok"); // reading works
+      assertThat(Files.readString(project.resolve(".git/config"))).isEqualTo(config);
+      assertThat(project.resolve(".git/hooks/pre-commit")).doesNotExist();
+    } else {
+      assertThat(project.resolve(".git")).doesNotExist(); // full access: it is the user's
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(SandboxPolicy.class)
   void writingOutsideTheProjectWorksOnlyUnderFullAccess(SandboxPolicy policy) throws Exception {
     Path target = outside.resolve("escaped.txt");
     ToolResult r = run(policy, "echo escaped > " + target);

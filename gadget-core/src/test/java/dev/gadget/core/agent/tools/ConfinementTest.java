@@ -120,6 +120,35 @@ class ConfinementTest {
   }
 
   @Test
+  void gitsOwnDirectoryIsOutOfEveryFileToolsReachHoweverItIsNamed() throws Exception {
+    Path config = repo.dir().resolve(".git/config");
+    String before = Files.readString(config);
+    Files.createDirectories(repo.dir().resolve("sub/.git"));
+    Files.createSymbolicLink(repo.dir().resolve("cfg"), config);
+    Files.createSymbolicLink(repo.dir().resolve("hooks"), repo.dir().resolve(".git/hooks"));
+    for (String p : List.of(".git/config", ".git", ".git/hooks/pre-commit", "./.git/HEAD",
+        "dir/.git/config", ".GIT/config", "sub/.git/config", "cfg", "hooks/post-commit",
+        ".git/info/attributes", ".git/modules/lib/config")) {
+      for (Tool tool : List.of(new ReadFileTool(), new WriteFileTool(), new EditFileTool(),
+          new ListDirTool())) {
+        assertThatThrownBy(() -> tool.execute(args("{\"path\":\"" + p
+            + "\",\"content\":\"x\",\"old_text\":\"[core]\",\"new_text\":\"x\"}"), ctx))
+            .as(tool.name() + " " + p).isInstanceOf(ToolException.class)
+            .hasMessage("path refused: \"" + p + "\" is in git's own .git (git runs the "
+                + "hooks and commands it holds, so only Gadget writes there); read the history "
+                + "with git commands in run_command, and leave commits to the user");
+      }
+    }
+    assertThat(Files.readString(config)).isEqualTo(before);
+    assertThat(repo.dir().resolve(".git/hooks/post-commit")).doesNotExist();
+    // names that only start like it are ordinary files
+    assertThat(new WriteFileTool().execute(args("{\"path\":\".gitattributes\","
+        + "\"content\":\"*.txt text\\n\"}"), ctx).error()).isFalse();
+    assertThat(new WriteFileTool().execute(args("{\"path\":\"docs/.github/x.yml\","
+        + "\"content\":\"x\"}"), ctx).error()).isFalse();
+  }
+
+  @Test
   void pathsInsideTheProjectAndLinksThatStayInsideWork() throws Exception {
     assertThat(ctx.resolve("")).isEqualTo(ctx.projectDir());
     assertThat(ctx.resolve("./dir/in.txt")).isEqualTo(ctx.projectDir().resolve("dir/in.txt"));

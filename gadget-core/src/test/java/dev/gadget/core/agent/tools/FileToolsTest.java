@@ -48,6 +48,25 @@ class FileToolsTest {
   }
 
   @Test
+  void aReadOnlySandboxRefusesTheFileToolsWritesInWords() throws Exception {
+    RunToolContext readOnly = new RunToolContext(new ProjectPaths(project),
+        CommandSandbox.of(SandboxPolicy.READ_ONLY));
+    assertThat(new ReadFileTool().execute(args("{\"path\":\"a.txt\"}"), readOnly).output())
+        .contains("three");
+    assertThatThrownBy(() -> new WriteFileTool().execute(
+        args("{\"path\":\"new.txt\",\"content\":\"x\"}"), readOnly))
+        .isInstanceOf(ToolException.class).hasMessage("write_file refused: this drone is "
+            + "read-only (sandbox policy read-only), so neither the file tools nor commands may "
+            + "change the project; say what you would change instead");
+    assertThatThrownBy(() -> new EditFileTool().execute(
+        args("{\"path\":\"a.txt\",\"old_text\":\"two\",\"new_text\":\"2\"}"), readOnly))
+        .isInstanceOf(ToolException.class).hasMessageStartingWith("edit_file refused: this "
+            + "drone is read-only");
+    assertThat(project.resolve("new.txt")).doesNotExist();
+    assertThat(Files.readString(project.resolve("a.txt"))).contains("two");
+  }
+
+  @Test
   void readFileReadsWholeFilesAndLineRanges() throws Exception {
     ReadFileTool read = new ReadFileTool();
     assertThat(run(read, "{\"path\":\"a.txt\"}")).isEqualTo(
