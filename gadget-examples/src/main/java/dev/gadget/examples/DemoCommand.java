@@ -7,6 +7,7 @@ import dev.gadget.core.agent.tools.SandboxPolicy;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.Project;
+import dev.gadget.core.server.ProviderHosts;
 import dev.gadget.micrometer.GadgetMetrics;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -152,6 +153,8 @@ final class DemoCommand implements Command {
       int port, boolean metrics, PrintStream out) {
     ServerApp.Builder b = ServerApp.builder().store(store.store()).provider(llm.config())
         .host(host).metrics(metrics)
+        // the demo's one user runs it on their own machine: a local Ollama is theirs to add
+        .serverTweaks(s -> s.providerHosts(ProviderHosts.allowPrivate()))
         .secretKeys(Stores.secretKeys(store.directory(), System.getenv()));
     try {
       return b.port(port).start();

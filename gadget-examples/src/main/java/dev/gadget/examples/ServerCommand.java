@@ -1,6 +1,7 @@
 package dev.gadget.examples;
 
 import dev.gadget.core.agent.ApprovalPolicy;
+import dev.gadget.core.server.ProviderHosts;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,7 +58,12 @@ final class ServerCommand implements Command {
             + "the user's approval until the chat sets its own: never (default), commands, "
             + "commands-and-writes or everything"),
         OptionSpec.value("approval-timeout", "SECONDS", "how long a tool call waits for an "
-            + "approval before it is denied (default 600)")));
+            + "approval before it is denied (default 600)"),
+        OptionSpec.flag("allow-private-providers", "let users add providers on loopback and "
+            + "private addresses (a local Ollama); by default only public hosts, since the "
+            + "server fetches their model lists"),
+        OptionSpec.value("provider-hosts", "HOSTS", "let users add providers on these hosts "
+            + "only (,-separated, host or host:port), whatever their addresses")));
     all.addAll(Stores.OPTIONS);
     all.addAll(Providers.OPTIONS);
     return all;
@@ -80,6 +86,7 @@ final class ServerCommand implements Command {
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
+    ProviderHosts providerHosts = providerHosts(args);
     Providers.Choice llm = Providers.forServer(args, console);
     Stores.Opened store = Stores.open(args);
     ServerApp app;
@@ -89,7 +96,7 @@ final class ServerCommand implements Command {
           .adminDirectory(store.directory()).metrics(args.flag("metrics"))
           .serverTweaks(b -> b.droneGracePeriod(grace).silenceTimeout(silence)
               .cancelTimeout(cancel).approvalPolicy(approvalPolicy)
-              .approvalTimeout(approvalTimeout))
+              .approvalTimeout(approvalTimeout).providerHosts(providerHosts))
           .secretKeys(Stores.secretKeys(store, args, console)).start();
     } catch (RuntimeException e) {
       store.close();
@@ -150,5 +157,22 @@ final class ServerCommand implements Command {
 
   private static String seconds(Duration d) {
     return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
+  }
+
+  /** The hosts users may name as providers: --provider-hosts, --allow-private-providers. */
+  private static ProviderHosts providerHosts(Args args) {
+    if (args.get("provider-hosts").isPresent()) {
+      if (args.flag("allow-private-providers")) {
+        throw new UsageException("--provider-hosts and --allow-private-providers exclude each "
+            + "other: the list alone says which hosts users may name");
+      }
+      try {
+        return ProviderHosts.onlyThese(args.get("provider-hosts").get().split(",", -1));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--provider-hosts: " + e.getMessage());
+      }
+    }
+    return args.flag("allow-private-providers") ? ProviderHosts.allowPrivate()
+        : ProviderHosts.publicOnly();
   }
 }

@@ -50,7 +50,9 @@ final class PageFixture implements AutoCloseable {
     try {
       started = ServerApp.builder().store(store.store()).provider(SCRIPTED).port(0)
           .contentSecurityPolicy(csp).secretKeys(SecretKeys.of(randomKey()))
-          .serverTweaks(b -> b.cancelTimeout(Duration.ofSeconds(3))).start();
+          // the tests' providers are HTTP servers on 127.0.0.1
+          .serverTweaks(b -> b.cancelTimeout(Duration.ofSeconds(3))
+              .providerHosts(dev.gadget.core.server.ProviderHosts.allowPrivate())).start();
       this.user = Accounts.create(store.store(), "tester");
       Instant now = Instant.now();
       this.project = withProject ? new Project(Ids.next(), user.user().id(), "Greeter",

@@ -70,7 +70,7 @@ public final class GadgetServer implements AutoCloseable {
         Objects.requireNonNull(b.providers, "provider"), b.droneGracePeriod, b.silenceTimeout,
         b.cancelTimeout, b.ackTimeout,
         new SafeServerListener(new UsageRecorder(store, b.listener)), b.secretKeys,
-        b.crashRetryDelay);
+        b.crashRetryDelay, b.providerHosts);
     this.authenticator = new Authenticator(new Tokens(settings.store(), settings.clock()));
     WatcherRooms rooms = new WatcherRooms();
     DroneRouter router = new DroneRouter();
@@ -184,6 +184,7 @@ public final class GadgetServer implements AutoCloseable {
     private ServerListener listener = new ServerListener() {};
     private SecretKeys secretKeys;
     private Duration crashRetryDelay = Duration.ZERO;
+    private ProviderHosts providerHosts = ProviderHosts.publicOnly();
 
     /**
      * The keys that seal the API keys users give their providers before they are stored (see
@@ -281,6 +282,17 @@ public final class GadgetServer implements AutoCloseable {
         throw new IllegalArgumentException("the approval timeout must be positive");
       }
       this.approvalTimeout = d;
+      return this;
+    }
+
+    /**
+     * Which hosts users may name as the base URL of a provider they add (default
+     * {@link ProviderHosts#publicOnly()}: the server fetches their model lists, so no user makes
+     * it reach its loopback, private network or a metadata address). The server's own provider
+     * is not checked.
+     */
+    public Builder providerHosts(ProviderHosts hosts) {
+      this.providerHosts = Objects.requireNonNull(hosts, "hosts");
       return this;
     }
 

@@ -69,8 +69,10 @@ class ProvidersRuntimeTest {
     byte[] key = new byte[32];
     new SecureRandom().nextBytes(key);
     fx = new RuntimeFixture(tmp, JournaledChatStore.open(tmp.resolve("store")));
-    fx.server(b -> b.secretKeys(SecretKeys.of(key)).provider(
-        new ProviderConfig("openai", llm.v1().toString(), OPERATOR_KEY, "default-model", null)));
+    // the providers are local HTTP servers: this server lets users name private hosts
+    fx.server(b -> b.secretKeys(SecretKeys.of(key)).providerHosts(ProviderHosts.allowPrivate())
+        .provider(new ProviderConfig("openai", llm.v1().toString(), OPERATOR_KEY,
+            "default-model", null)));
   }
 
   /** A drone whose LLM client is a real OpenAiClient; every config it is given is recorded. */

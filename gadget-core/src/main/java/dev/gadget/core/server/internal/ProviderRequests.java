@@ -98,8 +98,9 @@ final class ProviderRequests {
       }
     } catch (IllegalArgumentException e) {
       throw new RequestException("baseUrl must be an http or https URL, such as "
-          + "http://127.0.0.1:11434");
+          + "https://api.openai.com/v1");
     }
+    checkHost(baseUrl);
     ModelProvider old = req.id() == null ? null : resolver.owned(userId, req.id());
     String id = old == null ? Ids.next() : old.id();
     String sealed = old == null ? null : old.sealedApiKey();
@@ -120,6 +121,13 @@ final class ProviderRequests {
         old == null ? settings.clock().instant() : old.createdAt(), prices);
     providers().saveProvider(p);
     return p;
+  }
+
+  /** Refuses a user's provider URL that the server's {@link ProviderHosts} does not allow. */
+  private void checkHost(String baseUrl) {
+    settings.providerHosts().refusal(URI.create(baseUrl)).ifPresent(why -> {
+      throw new RequestException(why);
+    });
   }
 
   private static List<ModelPrice> prices(List<ProviderEvents.Price> given) {
@@ -148,7 +156,8 @@ final class ProviderRequests {
     String kind;
     String baseUrl;
     String key;
-    if (TurnModel.DEFAULT_PROVIDER.equals(providerId)) {
+    boolean usersOwn = !TurnModel.DEFAULT_PROVIDER.equals(providerId);
+    if (!usersOwn) {
       ProviderConfig d = defaultConfig(userId);
       if (!KINDS.contains(d.sdk())) {
         // a default the server cannot ask (such as the demo's scripted model): its one model
@@ -169,6 +178,9 @@ final class ProviderRequests {
     try {
       listing.execute(() -> {
         try {
+          if (usersOwn) {
+            checkHost(baseUrl); // again: the operator's rule or the host's address may change
+          }
           reply(ack, Map.of("providerId", providerId,
               "models", lister.list(name, kind, baseUrl, key)));
         } catch (RequestException | StoreException e) {
