@@ -36,7 +36,7 @@ public final class ChangePayloads {
    * @param block the stored diff block (server to page, an undo's record)
    */
   public record TurnChanges(@Rule(required = true, maxLength = Limits.ID) String turnId,
-      long seq, TurnDiff diff, TurnBlock block) {
+      @Rule(required = true) long seq, TurnDiff diff, TurnBlock block) {
     public TurnChanges {
       Objects.requireNonNull(turnId, "turnId");
     }

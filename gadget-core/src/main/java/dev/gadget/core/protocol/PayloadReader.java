@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  * missing field or a value too long is refused with the field's name and what was expected, in
  * people's words. Nothing is coerced: a number where a string belongs, an enum's ordinal, a
  * string where a number belongs are all refused. Unknown fields are ignored (newer peers may add
- * some).
+ * some), and a missing field that no {@link Rule} requires takes its default (null, 0, false):
+ * older peers leave out what was added after them.
  */
 final class PayloadReader {
   private static final ObjectMapper STRICT = strictMapper();
@@ -373,9 +374,12 @@ final class PayloadReader {
    * coerce; this is the second line.
    */
   private static ObjectMapper strictMapper() {
+    // A missing number or boolean is its default (0, false): fields added after a payload first
+    // shipped are optional. A required one has a Rule (checkRecord says "is required"), and an
+    // explicit null is refused there too ("must be a whole number; got null").
     ObjectMapper m = GadgetJson.newMapper()
         .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+        .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
     refuse(m, LogicalType.Textual, CoercionInputShape.Integer, CoercionInputShape.Float,
         CoercionInputShape.Boolean);
     refuse(m, LogicalType.Integer, CoercionInputShape.Float, CoercionInputShape.String,

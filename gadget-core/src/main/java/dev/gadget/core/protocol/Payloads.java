@@ -172,7 +172,8 @@ public final class Payloads {
    *     they come (the exact counts arrive with {@code turnStats}); {@code null} when not sent
    */
   public record TextEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
-      long seq, @Rule(required = true, blankAllowed = true) String data, Long tokens) {
+      @Rule(required = true) long seq,
+      @Rule(required = true, blankAllowed = true) String data, Long tokens) {
     public TextEvent {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(data, "data");
@@ -186,7 +187,7 @@ public final class Payloads {
 
   /** {@code toolCall}: a tool call with its result. */
   public record ToolCallEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
-      long seq, @Rule(required = true) ToolCall call) {
+      @Rule(required = true) long seq, @Rule(required = true) ToolCall call) {
     public ToolCallEvent {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(call, "call");
@@ -205,7 +206,8 @@ public final class Payloads {
    *     the turn ended without its drone saying so: a timeout, a crash)
    */
   public record WorkOrderComplete(
-      @Rule(required = true, maxLength = Limits.ID) String turnId, long seq,
+      @Rule(required = true, maxLength = Limits.ID) String turnId,
+      @Rule(required = true) long seq,
       @Rule(required = true) TurnStatus status, TurnStats stats, String error,
       @Rule(blankAllowed = true) String text) {
     public WorkOrderComplete {
@@ -222,7 +224,7 @@ public final class Payloads {
 
   /** {@code heartbeat}: the drone is alive and running {@code turnId}. */
   public record Heartbeat(@Rule(required = true, maxLength = Limits.ID) String turnId,
-      long seq) {}
+      @Rule(required = true) long seq) {}
 
   /**
    * {@code requestCrashRecovery}: a drone restarted and found {@code .gadget/work-order.json}.
@@ -319,7 +321,7 @@ public final class Payloads {
    * @param args the arguments as JSON text
    */
   public record ToolStarted(@Rule(required = true, maxLength = Limits.ID) String turnId,
-      long seq, @Rule(required = true, maxLength = Limits.NAME) String callId,
+      @Rule(required = true) long seq, @Rule(required = true, maxLength = Limits.NAME) String callId,
       @Rule(required = true, maxLength = Limits.NAME) String name,
       @Rule(blankAllowed = true) String args) {
     public ToolStarted {
@@ -346,7 +348,7 @@ public final class Payloads {
    * @param data the output
    */
   public record ToolOutput(@Rule(required = true, maxLength = Limits.ID) String turnId,
-      long seq, @Rule(required = true, maxLength = Limits.NAME) String callId,
+      @Rule(required = true) long seq, @Rule(required = true, maxLength = Limits.NAME) String callId,
       @Rule(required = true, blankAllowed = true) String data) {
     public ToolOutput {
       Objects.requireNonNull(turnId, "turnId");
@@ -398,7 +400,7 @@ public final class Payloads {
    * @param compaction what was summarized, the summary, the tokens before and after
    */
   public record CompactionEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
-      long seq, @Rule(required = true) ContextCompaction compaction) {
+      @Rule(required = true) long seq, @Rule(required = true) ContextCompaction compaction) {
     public CompactionEvent {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(compaction, "compaction");
