@@ -10,6 +10,7 @@ import dev.gadget.core.Ids;
 import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.DroneRegistration;
+import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
@@ -151,9 +152,13 @@ public final class PageRequests {
   private List<JsonNode> droneList(String userId) {
     List<JsonNode> out = new ArrayList<>();
     for (DroneRegistration d : store.listDrones(userId)) {
-      ObjectNode n = GadgetJson.mapper().valueToTree(d);
       ConnectedDrone live = router.find(d.id());
-      if (live != null && live.isConnected()) {
+      boolean connected = live != null && live.isConnected();
+      // What the store says was true when the drone was last seen: after a restart (or a crash
+      // that never stored "offline") a drone is offline until its connection is back.
+      ObjectNode n = GadgetJson.mapper().valueToTree(connected || d.status() == DroneStatus.OFFLINE
+          ? d : d.withStatus(DroneStatus.OFFLINE, d.lastSeenAt()));
+      if (connected) {
         n.put("toolCount", live.toolCount());
         n.put("mode", live.mode.name().toLowerCase(Locale.ROOT));
       }
