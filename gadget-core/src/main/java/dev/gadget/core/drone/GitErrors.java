@@ -1,6 +1,7 @@
 package dev.gadget.core.drone;
 
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -63,8 +64,19 @@ final class GitErrors {
     } else {
       because = "git push failed";
     }
-    String last = s.lines().filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse("").strip();
-    return "cannot push " + branch + ": " + because + (last.isEmpty() ? "" : " (git said: "
-        + last + ")");
+    String said1 = telling(s);
+    return "cannot push " + branch + ": " + because + (said1.isEmpty() ? "" : " (git said: "
+        + said1 + ")");
+  }
+
+  /**
+   * The line of git's output that says what happened: a rejection ({@code ! [rejected] …}) when
+   * there is one, else its last line that is not a {@code hint:}.
+   */
+  static String telling(String said) {
+    List<String> lines = said.lines().map(String::strip)
+        .filter(l -> !l.isEmpty() && !l.startsWith("hint:")).toList();
+    return lines.stream().filter(l -> l.contains("[rejected]") || l.contains("[remote rejected]"))
+        .findFirst().orElse(lines.isEmpty() ? "" : lines.get(lines.size() - 1));
   }
 }

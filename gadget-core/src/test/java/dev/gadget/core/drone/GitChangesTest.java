@@ -238,7 +238,10 @@ class GitChangesTest {
     assertThatThrownBy(() -> changes.push(dir, "origin", "gadget/s1"))
         .isInstanceOf(WorkspaceException.class)
         .hasMessageStartingWith("cannot push gadget/s1: the remote's branch gadget/s1 has "
-            + "commits this one does not have");
+            + "commits this one does not have")
+        // git's own line is the rejection, not one of its hints
+        .hasMessageEndingWith("(git said: ! [rejected]        gadget/s1 -> gadget/s1 (fetch "
+            + "first))");
     assertThatThrownBy(() -> changes.push(dir, "http://bob:s3cret@127.0.0.1:9/r.git",
         "gadget/s1")).hasMessageStartingWith("cannot push gadget/s1: the drone cannot reach "
             + "http://127.0.0.1:9/r.git").hasMessageNotContaining("s3cret");
