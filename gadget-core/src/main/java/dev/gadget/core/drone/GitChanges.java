@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * What the agent's turns did to a project's git checkout, and what a person does with it: a
@@ -141,6 +142,16 @@ public final class GitChanges {
   public Commit commit(Path dir, List<String> turnIds, String branch, String message,
       String authorName, String authorEmail) {
     Objects.requireNonNull(message, "message");
+    return commit(dir, turnIds, branch, committed -> message, authorName, authorEmail);
+  }
+
+  /**
+   * {@link #commit(Path, List, String, String, String, String)} with the message made from the
+   * turns it commits (those of {@code turnIds} that are not skipped), in order.
+   */
+  public Commit commit(Path dir, List<String> turnIds, String branch,
+      Function<List<String>, String> message, String authorName, String authorEmail) {
+    Objects.requireNonNull(message, "message");
     String ref = branchRef(dir, branch);
     String checkedOut = git.run(dir, Map.of(), "symbolic-ref", "-q", "HEAD").output().strip();
     if (ref.equals(checkedOut)) {
@@ -189,7 +200,7 @@ public final class GitChanges {
             + " already");
       }
       String commit = git.ok(dir, GitRunner.identity(authorName, authorEmail), "commit-tree",
-          tree, "-p", base, "-m", message);
+          tree, "-p", base, "-m", message.apply(List.copyOf(pending)));
       if (tip != null) {
         git.ok(dir, Map.of(), "update-ref", ref, commit, tip);
       } else {

@@ -12,6 +12,7 @@ import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.WorkOrder;
 import dev.gadget.core.model.WorkspaceMode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -69,27 +70,65 @@ public final class ChangePayloads {
    * @param authorName commit: the author's name (the user)
    * @param authorEmail commit: the author's e-mail
    * @param remote push: the remote (default {@code origin})
+   * @param prompts commit, when the user gave no message: the first line of each turn's prompt,
+   *     in {@code turnIds}' order, so that the drone proposes the message from the turns it
+   *     actually commits ({@link #proposedMessage}); {@code message} is then the server's
+   *     proposal from all of them, for a drone of an earlier release
    */
   public record ChangesRequest(@Rule(required = true, slug = true) String slug,
       List<String> turnIds, @Rule(maxLength = Limits.BRANCH) String branch,
       @Rule(maxLength = Limits.COMMIT_MESSAGE) String message,
       @Rule(maxLength = Limits.NAME) String authorName,
       @Rule(maxLength = Limits.NAME) String authorEmail,
-      @Rule(maxLength = Limits.GIT_URL) String remote) {
+      @Rule(maxLength = Limits.GIT_URL) String remote, List<String> prompts) {
     public ChangesRequest {
       turnIds = turnIds == null ? List.of() : List.copyOf(turnIds);
+      prompts = prompts == null ? List.of() : List.copyOf(prompts);
+    }
+
+    /** A request without prompts. */
+    public ChangesRequest(String slug, List<String> turnIds, String branch, String message,
+        String authorName, String authorEmail, String remote) {
+      this(slug, turnIds, branch, message, authorName, authorEmail, remote, List.of());
     }
   }
 
   /**
+   * A proposed commit message from the prompts of the turns it holds, in order: the first one's
+   * first line, then, when there are more, each one's.
+   */
+  public static String proposedMessage(List<String> prompts) {
+    List<String> lines = new ArrayList<>();
+    for (String prompt : prompts) {
+      String first = prompt.strip().lines().findFirst().orElse("").strip();
+      lines.add(first.length() > 72 ? first.substring(0, 69) + "..." : first);
+    }
+    if (lines.isEmpty() || lines.get(0).isEmpty()) {
+      return "Changes made with Gadget\n";
+    }
+    StringBuilder sb = new StringBuilder(lines.get(0)).append('\n');
+    if (lines.size() > 1) {
+      sb.append("\nChanges made with Gadget, asked for as:\n");
+      lines.forEach(l -> sb.append("- ").append(l).append('\n'));
+    }
+    return sb.toString();
+  }
+
+  /**
    * A drone's answer to a {@link ChangesRequest}: {@code ok}, or {@code error} for people; with
-   * the undo's diff, or the commit's id.
+   * the undo's diff, or the commit's id, its turns and its message.
    */
   public record ChangesReply(boolean ok, String error, TurnDiff diff, String commit,
-      List<String> turnIds) {
+      List<String> turnIds, String message) {
     /** A refusal. */
     public static ChangesReply failure(String error) {
-      return new ChangesReply(false, error, null, null, null);
+      return new ChangesReply(false, error, null, null, null, null);
+    }
+
+    /** A reply without the commit's message. */
+    public ChangesReply(boolean ok, String error, TurnDiff diff, String commit,
+        List<String> turnIds) {
+      this(ok, error, diff, commit, turnIds, null);
     }
   }
 }

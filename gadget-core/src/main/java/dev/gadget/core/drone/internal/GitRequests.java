@@ -65,9 +65,14 @@ final class GitRequests {
       throw new IllegalArgumentException("a commit needs a branch, a message and an author");
     }
     run(ack, req, dir -> {
+      boolean propose = req.prompts().size() == req.turnIds().size() && !req.prompts().isEmpty();
+      String[] used = {req.message()};
       GitChanges.Commit c = TurnCheckpoint.GIT.commit(dir, req.turnIds(), req.branch(),
-          req.message(), req.authorName(), req.authorEmail());
-      return new ChangePayloads.ChangesReply(true, null, null, c.commit(), c.turnIds());
+          committed -> used[0] = propose ? ChangePayloads.proposedMessage(committed.stream()
+              .map(id -> req.prompts().get(req.turnIds().indexOf(id))).toList()) : req.message(),
+          req.authorName(), req.authorEmail());
+      return new ChangePayloads.ChangesReply(true, null, null, c.commit(), c.turnIds(),
+          used[0]);
     });
   }
 

@@ -106,18 +106,22 @@ final class ChangeRequests {
     List<ChatTurn> changed = changedTurns(session);
     Connection drone = droneOf(userId, changed);
     String branch = branch(req.branch(), session);
-    String message = req.message() == null || req.message().isBlank()
-        ? proposedMessage(changed) : req.message().strip() + "\n";
+    boolean propose = req.message() == null || req.message().isBlank();
+    List<String> prompts = changed.stream().map(ChatTurn::prompt).toList();
+    // a drone of this release proposes from the turns it commits (not undone, not committed)
+    String message = propose ? ChangePayloads.proposedMessage(prompts)
+        : req.message().strip() + "\n";
     User user = store.findUser(userId).orElseThrow(() -> new RequestException("user not found"));
     List<String> ids = changed.stream().map(ChatTurn::id).toList();
     ask(drone, Protocol.COMMIT_CHANGES, new ChangePayloads.ChangesRequest(project.slug(), ids, branch,
-        message, user.displayName(), user.username() + "@gadget.invalid", null), ack,
+        message, user.displayName(), user.username() + "@gadget.invalid", null,
+        propose ? prompts : List.of()), ack,
         reply -> {
           Map<String, Object> answer = new LinkedHashMap<>();
           answer.put("ok", true);
           answer.put("branch", branch);
           answer.put("commit", reply.commit());
-          answer.put("message", message);
+          answer.put("message", reply.message() != null ? reply.message() : message);
           answer.put("turnIds", reply.turnIds() == null ? List.of() : reply.turnIds());
           return answer;
         });
@@ -131,24 +135,6 @@ final class ChangeRequests {
     ask(drone, Protocol.PUSH_CHANGES, new ChangePayloads.ChangesRequest(project.slug(), List.of(),
         branch, null, null, null, "origin"), ack,
         reply -> Map.of("ok", true, "branch", branch, "remote", "origin"));
-  }
-
-  /** A proposed commit message: the first prompt's first line, then every prompt's. */
-  static String proposedMessage(List<ChatTurn> changed) {
-    List<String> lines = new ArrayList<>();
-    for (ChatTurn t : changed) {
-      String first = t.prompt().strip().lines().findFirst().orElse("").strip();
-      lines.add(first.length() > 72 ? first.substring(0, 69) + "..." : first);
-    }
-    if (lines.isEmpty() || lines.get(0).isEmpty()) {
-      return "Changes made with Gadget\n";
-    }
-    StringBuilder sb = new StringBuilder(lines.get(0)).append('\n');
-    if (lines.size() > 1) {
-      sb.append("\nChanges made with Gadget, asked for as:\n");
-      lines.forEach(l -> sb.append("- ").append(l).append('\n'));
-    }
-    return sb.toString();
   }
 
   private static String branch(String asked, ChatSession session) {
