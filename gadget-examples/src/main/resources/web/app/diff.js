@@ -22,7 +22,7 @@ export function diffElement(tv, diff) {
   box.appendChild(head);
   const sections = splitPatch(diff.patch || '');
   for (const f of files) box.appendChild(fileElement(f, sections.get(f.path)));
-  if (diff.truncated && diff.note) box.appendChild(el('div', 'diff-note', diff.note));
+  if (diff.note) box.appendChild(el('div', 'diff-note', diff.note));
   if (!diff.revertOf) box.appendChild(actions(tv));
   return box;
 }

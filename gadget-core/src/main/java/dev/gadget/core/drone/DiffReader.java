@@ -71,10 +71,11 @@ final class DiffReader {
       try (InputStream in = Files.newInputStream(out)) {
         bytes = in.readNBytes(maxPatchBytes);
       }
-      String patch = new String(bytes, StandardCharsets.UTF_8);
+      String patch = withoutBinary(new String(bytes, StandardCharsets.UTF_8));
+      String binaries = binaryNote(files);
       int fit = jsonFit(patch, maxPatchBytes);
       if (size <= maxPatchBytes && fit == patch.length() && files.size() == all) {
-        return new TurnDiff(files, patch, false, null, null);
+        return new TurnDiff(files, patch, false, binaries, null);
       }
       boolean cut = fit < patch.length() || size > maxPatchBytes;
       if (cut) {
@@ -95,13 +96,49 @@ final class DiffReader {
         note += String.format(Locale.ROOT, " Only the first %,d of %,d files are listed.",
             files.size(), all);
       }
-      note = note.strip() + " `" + fullDiffCommand + "` in the drone's workspace shows all of it.";
+      note = note.strip() + " `" + fullDiffCommand + "` in the drone's workspace shows all of it."
+          + (binaries == null ? "" : " " + binaries);
       return new TurnDiff(files, patch, true, note, null);
     } catch (IOException e) {
       throw new WorkspaceException("cannot read the diff: " + e.getMessage(), e);
     } finally {
       GitRunner.delete(out);
     }
+  }
+
+  /**
+   * {@code patch} without the sections of binary files (git's "Binary files … differ", which
+   * {@code git apply} cannot apply): what is left applies as it is.
+   */
+  static String withoutBinary(String patch) {
+    if (!patch.contains("\nBinary files ")) {
+      return patch;
+    }
+    StringBuilder out = new StringBuilder(patch.length());
+    int start = 0;
+    while (start < patch.length()) {
+      int next = patch.indexOf("\ndiff --git ", start);
+      int end = next < 0 ? patch.length() : next + 1;
+      String section = patch.substring(start, end);
+      boolean binary = section.contains("\nBinary files ") && !section.contains("\n@@ ");
+      if (!binary) {
+        out.append(section);
+      }
+      start = end;
+    }
+    return out.toString();
+  }
+
+  /** What the patch leaves out of {@code files}: their binary ones, named; null when none. */
+  static String binaryNote(List<TurnDiff.FileChange> files) {
+    List<String> names = files.stream().filter(TurnDiff.FileChange::binary)
+        .map(TurnDiff.FileChange::path).toList();
+    if (names.isEmpty()) {
+      return null;
+    }
+    String shown = String.join(", ", names.subList(0, Math.min(names.size(), 10)))
+        + (names.size() > 10 ? " and " + (names.size() - 10) + " more" : "");
+    return "Binary files are left out of the patch (it applies without them): " + shown + ".";
   }
 
   /**

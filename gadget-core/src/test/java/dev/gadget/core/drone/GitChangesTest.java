@@ -109,8 +109,14 @@ class GitChangesTest {
         org.assertj.core.groups.Tuple.tuple("a.txt", "modified", false),
         org.assertj.core.groups.Tuple.tuple("logo.bin", "added", true),
         org.assertj.core.groups.Tuple.tuple("old.txt", "deleted", false));
-    assertThat(diff.patch()).contains("Binary files /dev/null and b/logo.bin differ")
-        .doesNotContain("GIT binary patch");
+    // the patch leaves the binary file out, says so, and applies with git apply
+    assertThat(diff.patch()).doesNotContain("logo.bin").doesNotContain("GIT binary patch")
+        .contains("+TWO");
+    assertThat(diff.note()).isEqualTo("Binary files are left out of the patch (it applies "
+        + "without them): logo.bin.");
+    Path patchFile = tmp.resolve("t1.patch");
+    Files.writeString(patchFile, diff.patch());
+    git(dir, "apply", "--check", "-R", patchFile.toString());
 
     TurnDiff revert = changes.undo(dir, "t1");
 
