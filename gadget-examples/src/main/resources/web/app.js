@@ -25,7 +25,7 @@ import { loadToken, showSignIn, signOut, wireSignIn, watchSignInLinks } from './
 import { wireDrawer } from './app/drawer.js';
 import { wireTitle } from './app/title.js';
 import { connect } from './app/connection.js';
-import { wireSidebar } from './app/sidebar.js';
+import { sessionForPrompt, wireSidebar } from './app/sidebar.js';
 import { wireComposer } from './app/composer.js';
 import { pollDrones } from './app/drones.js';
 import { wireProviders } from './app/providers.js';
@@ -37,7 +37,7 @@ function boot() {
   wireDrawer();
   wireTitle();
   wireSidebar();
-  wireComposer();
+  wireComposer(sessionForPrompt);
   wireProviders();
   pollDrones();
   if (state.token) start();

@@ -93,8 +93,11 @@ function ensurePicker() {
       picker.disabled = !state.watched;
     }
   });
+  // labelled where a person reads it, not only for screen readers
+  const label = el('label', 'approval-label', 'Approvals: ');
+  label.appendChild(picker);
   const actions = document.querySelector('.composer-actions');
-  actions.insertBefore(picker, actions.firstChild);
+  actions.insertBefore(label, actions.firstChild);
   return picker;
 }
 

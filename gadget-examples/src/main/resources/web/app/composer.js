@@ -3,8 +3,10 @@
 import { state } from './state.js';
 import { $, showError } from './dom.js';
 import { request } from './server.js';
-import { sessionForPrompt } from './sidebar.js';
 import { updateTitle } from './title.js';
+
+/** Where a prompt goes: set by wireComposer. */
+let sessionSource = null;
 
 /**
  * The longest prompt the server takes, in UTF-16 code units as `length` counts them: Java's
@@ -47,7 +49,13 @@ export function updateComposer() {
   updateTitle(running);
 }
 
-export function wireComposer() {
+/**
+ * Wires the prompt box; `sessionForPrompt(text)` gives the chat a prompt goes to (the
+ * sidebar's: the watched one, or a new one in a draft). Given, not imported, so that the
+ * composer, the sidebar and the turns import no one in a circle.
+ */
+export function wireComposer(sessionForPrompt) {
+  sessionSource = sessionForPrompt;
   $('composer').addEventListener('submit', (ev) => {
     ev.preventDefault();
     send();
@@ -86,7 +94,7 @@ async function send() {
   showError('composer-error', '');
   $('send').disabled = true;
   try {
-    const sessionId = await sessionForPrompt(text);
+    const sessionId = await sessionSource(text);
     await request('submitPrompt', { sessionId, prompt: text });
     // the turn may have started (and the person typed on) before the ack came: clear only
     // what was sent

@@ -132,7 +132,8 @@ async function loadModels() {
       o.value = m;
       list.appendChild(o);
     }
-    $('model-count').textContent = (reply.models || []).length + ' models';
+    const n = (reply.models || []).length;
+    $('model-count').textContent = n + (n === 1 ? ' model' : ' models');
   } catch (e) {
     $('model-count').textContent = '';
     showError('model-error', e.message);

@@ -3,6 +3,7 @@ package dev.gadget.core.drone;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.WorkspaceData;
 import dev.gadget.core.model.WorkspaceMode;
 import java.io.FileOutputStream;
 import java.io.IOException;

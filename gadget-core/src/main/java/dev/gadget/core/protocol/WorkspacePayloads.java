@@ -49,7 +49,7 @@ public final class WorkspacePayloads {
    * @param activeTurnId the turn it runs, or {@code null}
    * @param cachedTurn the work order in {@code .gadget/work-order.json}, or {@code null}
    */
-  public record WorkspaceState(@Rule(required = true) dev.gadget.core.drone.WorkspaceData workspace,
+  public record WorkspaceState(@Rule(required = true) dev.gadget.core.model.WorkspaceData workspace,
       @Rule(required = true) WorkspaceMode mode, @Rule(required = true) DroneStatus status,
       @Rule(maxLength = Limits.ID) String activeTurnId, CachedTurn cachedTurn) {}
 

@@ -3,6 +3,7 @@ package dev.gadget.core.drone;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gadget.core.model.WorkspaceData;
 import dev.gadget.core.model.WorkspaceMode;
 import java.nio.file.Files;
 import java.nio.file.Path;

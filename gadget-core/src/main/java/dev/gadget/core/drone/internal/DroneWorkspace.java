@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.drone.Git;
 import dev.gadget.core.drone.WorkOrderCache;
 import dev.gadget.core.drone.Workspace;
-import dev.gadget.core.drone.WorkspaceData;
+import dev.gadget.core.model.WorkspaceData;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.WorkOrder;

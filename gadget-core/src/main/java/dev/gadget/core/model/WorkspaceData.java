@@ -1,9 +1,8 @@
-package dev.gadget.core.drone;
+package dev.gadget.core.model;
 
 import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.gadget.core.model.WorkspaceMode;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -103,7 +102,8 @@ public record WorkspaceData(
   public record Registration(@JsonProperty("_id") String id, String status,
       Instant registeredAt) {}
 
-  WorkspaceData withHost(String hostname, String workspaceDir) {
+  /** This data with the drone's host name and workspace directory as they are now. */
+  public WorkspaceData withHost(String hostname, String workspaceDir) {
     return new WorkspaceData(workspaceId, createdAt, hostname, workspaceDir, chatSession,
         lockedProject, projects, registration, mode);
   }
