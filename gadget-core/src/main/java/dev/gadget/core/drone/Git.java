@@ -64,10 +64,16 @@ public final class Git {
    *
    * @throws WorkspaceException if the clone fails
    */
-  public Checkout checkout(String gitUrl, Path dir) {
+  public Checkout checkout(String gitUrl, Path workingDir) {
+    Path dir = workingDir.toAbsolutePath().normalize();
     if (Files.isDirectory(dir.resolve(".git"))) {
       try {
-        run(dir, "fetch", "--quiet", "--all", "--prune", SafeGit.UPLOAD_PACK);
+        // one remote at a time: "fetch --all" starts a fetch per remote without --upload-pack
+        for (String remote : run(dir, "remote").split("\n")) {
+          if (!remote.isBlank() && !remote.startsWith("-")) {
+            run(dir, "fetch", "--quiet", "--prune", SafeGit.UPLOAD_PACK, remote.strip());
+          }
+        }
       } catch (WorkspaceException e) {
         log.warn("git fetch in {} failed, working on the existing checkout: {}", dir,
             e.getMessage());

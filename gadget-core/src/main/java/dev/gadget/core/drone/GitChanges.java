@@ -257,7 +257,13 @@ public final class GitChanges {
       } else if (head != null) {
         git.ok(dir, env, "read-tree", head);
       }
-      git.ok(dir, env, "add", "-A", "--", ".", ":(exclude).gadget");
+      List<String> add = new ArrayList<>(List.of("add", "-A", "--", ".", ":(exclude).gadget"));
+      // A submodule's directory is the agent's to write (its .git included): git would run
+      // its status, and so the filters its config names. Its recorded commit stays as it is.
+      for (String gitlink : gitlinks(dir, env)) {
+        add.add(":(exclude,literal)" + gitlink);
+      }
+      git.ok(dir, env, add.toArray(String[]::new));
       String tree = git.ok(dir, env, "write-tree");
       List<String> args = new ArrayList<>(List.of("commit-tree", tree, "-m", message));
       if (head != null) {
@@ -268,6 +274,33 @@ public final class GitChanges {
       throw new WorkspaceException("cannot record the working tree: " + e.getMessage(), e);
     } finally {
       GitRunner.delete(index);
+    }
+  }
+
+  /** The paths of the submodules (gitlinks) in the index {@code env} names. */
+  private List<String> gitlinks(Path dir, Map<String, String> env) throws IOException {
+    Path out = GitRunner.tempFile("gadget-ls-files");
+    try {
+      GitRunner.Result r = git.run(dir, env, out, "ls-files", "-s", "-z");
+      if (r.exit() != 0) {
+        throw new WorkspaceException("git ls-files failed: " + r.output());
+      }
+      List<String> links = new ArrayList<>();
+      byte[] all = Files.readAllBytes(out);
+      int start = 0;
+      for (int i = 0; i < all.length; i++) {
+        if (all[i] == 0) {
+          String entry = new String(all, start, i - start, java.nio.charset.StandardCharsets.UTF_8);
+          int tab = entry.indexOf('\t');
+          if (entry.startsWith("160000 ") && tab > 0) {
+            links.add(entry.substring(tab + 1));
+          }
+          start = i + 1;
+        }
+      }
+      return links;
+    } finally {
+      GitRunner.delete(out);
     }
   }
 

@@ -169,4 +169,46 @@ class SafeGitTest {
       http.stop(0);
     }
   }
+
+  @Test
+  void aSubmoduleDirectoryTheAgentFilledRunsNothingAtACheckpoint() throws Exception {
+    // the project tracks a submodule at sub/, not checked out: the directory is the agent's
+    String commit = git(dir, "rev-parse", "HEAD").strip();
+    git(dir, "update-index", "--add", "--cacheinfo", "160000," + commit + ",sub");
+    git(dir, "-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-qm", "sub");
+    String script = "cd sub && git init -q && echo d > a && git add a"
+        + " && git config filter.x.clean 'touch " + markers + "/submodule-clean; cat'"
+        + " && echo '* filter=x' > .git/info/attributes && echo " + commit + " > .git/HEAD"
+        + " && touch -d '2 seconds' a";
+    Files.createDirectories(dir.resolve("sub"));
+    GitPlants.run(dir, script);
+    Path control = tmp.resolve("control");
+    GitPlants.run(tmp, "cp -a " + dir + " " + control);
+    gitMayFail(control, "add", "-A"); // plain git runs the submodule's filter
+    assertThat(GitPlants.fired(markers)).containsExactly("submodule-clean");
+    Files.delete(markers.resolve("submodule-clean"));
+
+    changes.checkpoint(dir, "t1");
+    Files.writeString(dir.resolve("a.txt"), "changed\n");
+    assertThat(changes.finish(dir, "t1").files()).extracting(f -> f.path())
+        .containsExactly("a.txt");
+    assertThat(GitPlants.fired(markers)).isEmpty();
+  }
+
+  @Test
+  void everyRemoteIsFetchedWithGitsOwnUploadPackAndNoProxy() throws Exception {
+    // a repository config that includes a file of the working tree naming more remotes
+    git(dir, "config", "include.path", "../shared.gitconfig");
+    Files.writeString(dir.resolve("shared.gitconfig"), "[remote \"extra\"]\n"
+        + "\turl = " + origin + "\n\tfetch = +refs/heads/*:refs/remotes/extra/*\n"
+        + "\tuploadpack = touch " + markers + "/uploadpack; git-upload-pack\n"
+        + "[core]\n\tgitProxy = " + markers + "/proxy.sh\n"
+        + "\talternateRefsCommand = touch " + markers + "/alternate; true\n");
+    colleaguePushes();
+    assertThat(new Git(Duration.ofSeconds(60)).checkout(origin.toString(), dir))
+        .isEqualTo(Git.Checkout.SYNCED);
+    assertThat(git(dir, "rev-parse", "refs/remotes/extra/main").strip())
+        .isEqualTo(git(origin, "rev-parse", "main").strip());
+    assertThat(GitPlants.fired(markers)).isEmpty();
+  }
 }

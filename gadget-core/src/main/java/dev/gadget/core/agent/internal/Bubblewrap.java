@@ -1,5 +1,6 @@
 package dev.gadget.core.agent.internal;
 
+import dev.gadget.core.agent.ToolException;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -153,6 +154,11 @@ public final class Bubblewrap {
     Path git = project.resolve(".git");
     if (Files.isDirectory(git, LinkOption.NOFOLLOW_LINKS)) {
       return List.of(git);
+    }
+    if (Files.isSymbolicLink(git)) {
+      // a mount cannot hold a link in place: the agent could point it at a repository of its own
+      throw new ToolException("commands are refused: the project's .git is a symbolic link, "
+          + "which the sandbox cannot keep read-only; make it a directory (or a .git file)");
     }
     if (!Files.isRegularFile(git, LinkOption.NOFOLLOW_LINKS)) {
       return List.of();

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>Always ({@link #FIXED}): no hooks ({@code core.hooksPath=/dev/null}), no fsmonitor, no
  *       {@code ext::} remotes, no recursion into submodules (whose config is another
- *       repository's), no signing or signature checks, no pager or editor.
+ *       repository's), no signing or signature checks, no pager or editor, no
+ *       {@code core.alternateRefsCommand}, no {@code core.gitProxy}.
  *   <li>From the repository's own config ({@code local} and {@code worktree} scopes, includes
  *       followed), each setting that names a program is {@link #overrides overridden}: filter
  *       drivers become empty (no filter), credential helpers are reset to the user's and the
@@ -44,6 +45,7 @@ public final class SafeGit {
       "protocol.ext.allow=never",
       "core.hooksPath=/dev/null",
       "core.fsmonitor=false",
+      "core.alternateRefsCommand=",
       "core.pager=cat",
       "core.editor=true",
       "sequence.editor=true",
@@ -106,6 +108,13 @@ public final class SafeGit {
     env.remove("GIT_CONFIG_PARAMETERS");
     env.remove("GIT_CONFIG_COUNT");
     env.remove("GIT_EXTERNAL_DIFF");
+    env.remove("GIT_CONFIG");
+    env.remove("GIT_COMMON_DIR");
+    env.remove("GIT_OBJECT_DIRECTORY");
+    env.remove("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+    if (!env.containsKey("GIT_PROXY_COMMAND")) {
+      env.put("GIT_PROXY_COMMAND", ""); // no core.gitProxy (git:// only): a repository's would run
+    }
     env.put("GIT_TERMINAL_PROMPT", "0");
     env.put("GIT_ASKPASS", "true");
     env.put("GIT_PAGER", "cat");

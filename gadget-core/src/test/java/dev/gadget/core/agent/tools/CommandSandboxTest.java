@@ -3,6 +3,7 @@ package dev.gadget.core.agent.tools;
 import static dev.gadget.core.agent.tools.FileToolsTest.args;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gadget.core.agent.TestRepo;
 import dev.gadget.core.agent.ToolResult;
@@ -106,6 +107,17 @@ class CommandSandboxTest {
     } else {
       assertThat(project.resolve(".git")).doesNotExist(); // full access: it is the user's
     }
+  }
+
+  @Test
+  void aProjectWhoseGitIsASymbolicLinkRunsNoCommandInASandbox() throws Exception {
+    Path repo = Files.createDirectories(base.resolve("elsewhere.git"));
+    Files.createSymbolicLink(project.resolve(".git"), repo);
+    assertThatThrownBy(() -> run(SandboxPolicy.WORKSPACE_WRITE, "echo ran > ran.txt"))
+        .isInstanceOf(dev.gadget.core.agent.ToolException.class)
+        .hasMessage("commands are refused: the project's .git is a symbolic link, which the "
+            + "sandbox cannot keep read-only; make it a directory (or a .git file)");
+    assertThat(project.resolve("ran.txt")).doesNotExist();
   }
 
   @ParameterizedTest
