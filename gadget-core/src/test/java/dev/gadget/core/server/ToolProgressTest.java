@@ -81,6 +81,12 @@ class ToolProgressTest {
     assertThat(live.get("runningTool").get("callId").asText()).isEqualTo(
         named(page, turn, Protocol.TOOL_STARTED).get(0).payload().get("callId").asText());
     assertThat(live.get("toolOutput").asText()).startsWith("line1\n");
+    // the text before the command is the open block: told once, in `live`; its checkpoint
+    // (stored as the command started) is left out of `turns`
+    JsonNode open = live.get("openBlock");
+    assertThat(open.get("content").asText()).isEqualTo("Counting.");
+    assertThat(snapshot.at("/turns/0/blocks").findValues("seq"))
+        .noneMatch(seq -> seq.asInt() == open.get("seq").asInt());
     await("line2 as printed", () -> output(page, turn).contains("line2"));
     assertThat(output(page, turn)).doesNotContain("line3");
     assertThat(named(page, turn, Protocol.TOOL_CALL)).as("ended already").isEmpty();

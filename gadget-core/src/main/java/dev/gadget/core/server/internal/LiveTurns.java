@@ -180,21 +180,24 @@ public final class LiveTurns {
   private Payloads.SessionSnapshot snapshotAt(Connection page, ChatSession session,
       List<ChatTurn> stored) {
     Map<String, Map<Integer, TurnBlock>> asked = new HashMap<>();
+    Map<String, TurnBlock> open = new HashMap<>();
     List<LiveTurn> running = new ArrayList<>();
     for (LiveTurn t : live.values()) {
       if (t.turn.sessionId().equals(session.id())) {
         running.add(t);
         asked.put(t.turn.id(), t.writes.blocks());
+        t.aggregator.openBlock().ifPresent(b -> open.put(t.turn.id(), b));
       }
     }
     List<ChatTurn> turns = new ArrayList<>(stored);
-    turns.replaceAll(turn -> asked.containsKey(turn.id())
-        ? TurnWrites.withBlocks(turn, asked.get(turn.id())) : turn);
+    // the open block is in `live` only: its checkpoint is left out of `turns`
+    turns.replaceAll(turn -> TurnWrites.without(asked.containsKey(turn.id())
+        ? TurnWrites.withBlocks(turn, asked.get(turn.id())) : turn, open.get(turn.id())));
     List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
     List<ApprovalPayloads.ApprovalPending> pending = new ArrayList<>();
     for (LiveTurn t : running) {
       liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
-          t.aggregator.openBlock().orElse(null), t.runningTool,
+          open.get(t.turn.id()), t.runningTool,
           t.runningTool == null ? null : t.toolOutput.toString(), t.liveStats));
       t.pendingApprovals.values().forEach(p -> pending.add(p.event()));
     }

@@ -204,4 +204,19 @@ final class TurnWrites {
         stored.stats(), stored.createdAt(), stored.finishedAt(), stored.error(),
         stored.droneId(), stored.model());
   }
+
+  /**
+   * {@code turn} without its block of {@code open}'s seq (the open block's checkpoint), or as it
+   * is when {@code open} is null or has none.
+   */
+  static ChatTurn without(ChatTurn turn, TurnBlock open) {
+    if (open == null || turn.blocks().stream().noneMatch(b -> b.seq() == open.seq())) {
+      return turn;
+    }
+    List<TurnBlock> blocks = new ArrayList<>(turn.blocks());
+    blocks.removeIf(b -> b.seq() == open.seq());
+    return new ChatTurn(turn.id(), turn.sessionId(), turn.userId(), turn.seq(), turn.status(),
+        turn.prompt(), turn.mode(), blocks, turn.toolCalls(), turn.stats(), turn.createdAt(),
+        turn.finishedAt(), turn.error(), turn.droneId(), turn.model());
+  }
 }
