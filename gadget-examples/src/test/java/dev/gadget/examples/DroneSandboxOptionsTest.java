@@ -46,13 +46,21 @@ class DroneSandboxOptionsTest {
 
   @Test
   void theDemoHidesItsServersDataDirectoryFromCommands() throws Exception {
-    // under target/, not /tmp: a sandbox's /tmp is private, which would hide it anyway
     Path root = Files.createDirectories(Path.of("target", "demo-sandbox-test").toAbsolutePath());
     Path data = Files.createDirectories(root.resolve("data"));
+    Files.writeString(data.resolve("secret.key"), "the server's key");
     Path project = Files.createDirectories(root.resolve("workspace/greeter"));
-    List<String> argv = DemoCommand.sandbox(root).wrapper(project);
     assertThat(DemoCommand.sandbox(root).policy()).isEqualTo(SandboxPolicy.WORKSPACE_WRITE);
-    assertThat(String.join(" ", argv)).contains("--tmpfs " + data.toRealPath(),
-        "--remount-ro " + data.toRealPath());
+    List<String> cmd = new ArrayList<>(DemoCommand.sandbox(root).wrapper(project));
+    cmd.addAll(List.of("/bin/sh", "-c", "cat " + data.resolve("secret.key") + "; echo end"));
+    Process p = new ProcessBuilder(cmd).directory(project.toFile()).redirectErrorStream(true)
+        .start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor()).isZero();
+    assertThat(out).contains("end").doesNotContain("the server's key");
+    // where it is not inside a private /tmp anyway, the data directory is hidden explicitly
+    if (!data.toRealPath().startsWith("/tmp")) {
+      assertThat(String.join(" ", cmd)).contains("--tmpfs " + data.toRealPath());
+    }
   }
 }
