@@ -5,6 +5,7 @@ import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.agent.tools.CommandSandbox;
 import dev.gadget.core.agent.tools.SandboxPolicy;
 import dev.gadget.core.drone.GadgetDrone;
+import dev.gadget.core.drone.GitChanges;
 import dev.gadget.core.drone.TurnTools;
 import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.drone.WorkspaceLock;
@@ -90,6 +91,10 @@ final class DroneCommand implements Command {
             + "and the rest of the workspace are hidden already"),
         OptionSpec.value("sandbox-read", "DIRS", "let commands read these directories "
             + "(:-separated) inside hidden ones, such as ~/.m2 for builds (read-only)"),
+        OptionSpec.value("keep-checkpoints", "TURNS", "how many turns' checkpoints each "
+            + "project keeps (default " + GitChanges.DEFAULT_KEPT_CHECKPOINTS + "): past them, "
+            + "the refs/gadget/checkpoints/ of turns no undo or commit can use any more are "
+            + "removed, so that git gc can free them; turns still to undo or commit are kept"),
         OptionSpec.value("sandbox-env", "NAMES", "pass these environment variables "
             + "(,-separated) on to commands as well; commands get only PATH, HOME, LANG, TERM, "
             + "TZ, the toolchains' own (JAVA_HOME, GOPATH, ...) and these, never a GADGET_ "
@@ -113,6 +118,7 @@ final class DroneCommand implements Command {
         .normalize();
     String hostname = args.get("hostname").orElseGet(DroneCommand::localHostname);
     CommandSandbox sandbox = sandbox(args);
+    int keep = keptCheckpoints(args);
     WorkspaceLock held;
     try {
       // At once, before waiting for the server: a second drone on this workspace stops here.
@@ -142,7 +148,7 @@ final class DroneCommand implements Command {
             : ""))));
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
         hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp,
-        b -> b.sandbox(sandbox)),
+        b -> b.sandbox(sandbox).keptCheckpoints(keep)),
         listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);
@@ -206,6 +212,23 @@ final class DroneCommand implements Command {
       throw new UsageException("--sandbox-env: " + e.getMessage());
     }
     return b.build();
+  }
+
+  private static int keptCheckpoints(Args args) {
+    String v = args.get("keep-checkpoints").orElse(null);
+    if (v == null) {
+      return GitChanges.DEFAULT_KEPT_CHECKPOINTS;
+    }
+    try {
+      int n = Integer.parseInt(v.strip());
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // said below
+    }
+    throw new UsageException("--keep-checkpoints takes a number of turns, 1 or more; not '"
+        + v + "'");
   }
 
   /** The directories a PATH-like option lists ({@code :}-separated); each must exist. */

@@ -62,6 +62,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final List<Tool> tools;
   private final Function<Path, TurnTools> turnTools;
   private final CommandSandbox sandbox;
+  private final int keptCheckpoints;
   private final AgentLimits limits;
   private final Duration heartbeatInterval;
   private final Duration ackTimeout;
@@ -87,6 +88,7 @@ public final class GadgetDrone implements AutoCloseable {
     this.tools = b.tools;
     this.turnTools = b.turnTools;
     this.sandbox = b.sandbox;
+    this.keptCheckpoints = b.keptCheckpoints;
     this.limits = b.limits;
     this.heartbeatInterval = b.heartbeatInterval;
     this.ackTimeout = b.ackTimeout;
@@ -145,7 +147,7 @@ public final class GadgetDrone implements AutoCloseable {
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer,
         droneLog::redact);
     jobs = new JobRunner(state, files, link, completion, this::newLoop, turnTools, clock,
-        worker);
+        worker, keptCheckpoints);
     jobs.restoreMode();
     CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion, timer,
         clock);
@@ -255,6 +257,7 @@ public final class GadgetDrone implements AutoCloseable {
     private Function<ProviderConfig, LlmClient> llmClients;
     private List<Tool> tools = CodingTools.all();
     private CommandSandbox sandbox = CommandSandbox.of(SandboxPolicy.WORKSPACE_WRITE);
+    private int keptCheckpoints = GitChanges.DEFAULT_KEPT_CHECKPOINTS;
     private Function<Path, TurnTools> turnTools;
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
@@ -317,6 +320,19 @@ public final class GadgetDrone implements AutoCloseable {
      */
     public Builder turnTools(Function<Path, TurnTools> turnTools) {
       this.turnTools = turnTools;
+      return this;
+    }
+
+    /**
+     * How many turns' checkpoints each project keeps (default
+     * {@value GitChanges#DEFAULT_KEPT_CHECKPOINTS}): past them, the checkpoint refs of turns no
+     * undo or commit can use any more are removed at each turn's end ({@link GitChanges#prune}).
+     */
+    public Builder keptCheckpoints(int turns) {
+      if (turns < 1) {
+        throw new IllegalArgumentException("a project keeps the checkpoints of 1 turn or more");
+      }
+      this.keptCheckpoints = turns;
       return this;
     }
 

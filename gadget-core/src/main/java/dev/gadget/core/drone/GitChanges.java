@@ -56,6 +56,29 @@ public final class GitChanges {
     this.maxPatchBytes = maxPatchBytes;
   }
 
+  /** How many turns' checkpoints a project keeps by default ({@link #prune}). */
+  public static final int DEFAULT_KEPT_CHECKPOINTS = 200;
+
+  /**
+   * Past the newest {@code keep} turns of {@code dir}, removes the checkpoint refs of the turns
+   * no undo or commit can use any more (undone, committed, changed nothing, never finished),
+   * oldest first; a turn whose changes may still be undone or committed is kept. {@code git gc}
+   * then frees what only they held.
+   *
+   * @return how many turns' checkpoints went
+   */
+  public int prune(Path dir, int keep) {
+    if (keep < 1) {
+      throw new IllegalArgumentException("keep < 1: " + keep);
+    }
+    return new CheckpointPruner(git).prune(dir, keep);
+  }
+
+  /** Removes every checkpoint of {@code turnIds} (their chat was deleted). */
+  public void forget(Path dir, java.util.Set<String> turnIds) {
+    new CheckpointPruner(git).forget(dir, turnIds);
+  }
+
   /** A commit made by {@link #commit}: the branch, its new commit id, the turns it holds. */
   public record Commit(String branch, String commit, List<String> turnIds) {}
 

@@ -76,10 +76,18 @@ final class GitRunner {
 
   /** Runs git with its standard output in {@code out} (whole); returns up to 1 MB of it. */
   Result run(Path dir, Map<String, String> env, Path out, String... args) {
+    return run(dir, env, out, null, args);
+  }
+
+  /** Runs git reading its standard input from {@code in} (null: none). */
+  Result run(Path dir, Map<String, String> env, Path out, Path in, String... args) {
     List<String> all = new ArrayList<>(List.of("-c", "core.quotePath=false"));
     all.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(SafeGit.command(dir, env, timeout, all))
         .directory(dir.toFile());
+    if (in != null) {
+      pb.redirectInput(in.toFile());
+    }
     Map<String, String> e = pb.environment();
     SafeGit.environment(e, dir);
     e.putAll(env);

@@ -47,14 +47,20 @@ public final class JobRunner {
   private final Function<Path, TurnTools> turnTools;
   private final Clock clock;
   private final ExecutorService worker;
+  /** How many turns' checkpoints a project keeps ({@code GitChanges#prune}). */
+  private final int keptCheckpoints;
 
   /**
    * Runs turns on {@code worker} with the loop {@code loops} makes for a work order's provider
-   * and the tools {@code turnTools} (nullable) makes for its project, closed when the turn ends.
+   * and the tools {@code turnTools} (nullable) makes for its project, closed when the turn ends;
+   * each project keeps the checkpoints of {@code keptCheckpoints} turns (and every turn's still
+   * to undo or commit).
    */
   public JobRunner(DroneState state, DroneWorkspace workspace, ServerLink link,
       TurnCompletion completion, BiFunction<ProviderConfig, List<Tool>, AgentLoop.Builder> loops,
-      Function<Path, TurnTools> turnTools, Clock clock, ExecutorService worker) {
+      Function<Path, TurnTools> turnTools, Clock clock, ExecutorService worker,
+      int keptCheckpoints) {
+    this.keptCheckpoints = keptCheckpoints;
     this.state = Objects.requireNonNull(state, "state");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
     this.link = Objects.requireNonNull(link, "link");
@@ -160,7 +166,7 @@ public final class JobRunner {
         return;
       }
       Path projectDir = workspace.checkout(order.project());
-      TurnCheckpoint checkpoint = TurnCheckpoint.take(projectDir, j.turnId);
+      TurnCheckpoint checkpoint = TurnCheckpoint.take(projectDir, j.turnId, keptCheckpoints);
       extra = turnTools == null ? null : turnTools.apply(projectDir);
       AgentLoop.Builder builder =
           loops.apply(order.provider(), extra == null ? List.of() : extra.tools());

@@ -23,17 +23,22 @@ final class TurnCheckpoint {
 
   private final Path dir;
   private final String turnId;
+  private final int keep;
 
-  private TurnCheckpoint(Path dir, String turnId) {
+  private TurnCheckpoint(Path dir, String turnId, int keep) {
     this.dir = dir;
     this.turnId = turnId;
+    this.keep = keep;
   }
 
-  /** The checkpoint of {@code dir} before {@code turnId} (a crashed run's is kept), or null. */
-  static TurnCheckpoint take(Path dir, String turnId) {
+  /**
+   * The checkpoint of {@code dir} before {@code turnId} (a crashed run's is kept), or null; the
+   * project keeps the checkpoints of {@code keep} turns past the turn's end.
+   */
+  static TurnCheckpoint take(Path dir, String turnId, int keep) {
     try {
       GIT.checkpoint(dir, turnId);
-      return new TurnCheckpoint(dir, turnId);
+      return new TurnCheckpoint(dir, turnId, keep);
     } catch (RuntimeException e) {
       log.warn("turn {}: cannot checkpoint {}, so its changes will not be shown: {}", turnId,
           dir, e.getMessage());
@@ -49,6 +54,14 @@ final class TurnCheckpoint {
     } catch (RuntimeException e) {
       log.warn("turn {}: cannot tell what it changed: {}", turnId, e.getMessage());
       return;
+    }
+    try {
+      int pruned = GIT.prune(dir, keep);
+      if (pruned > 0) {
+        log.info("{}: pruned the checkpoints of {} old turns", dir, pruned);
+      }
+    } catch (RuntimeException e) {
+      log.warn("{}: cannot prune old checkpoints: {}", dir, e.getMessage());
     }
     if (diff.isEmpty()) {
       return;

@@ -16,8 +16,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The proposed commit message names the turns the commit holds: none undone, none committed. */
-class CommitMessageTest {
+/**
+ * What a chat's changes leave behind: a proposed commit message naming the turns the commit
+ * holds (none undone, none committed), and only the checkpoints that are still of use.
+ */
+class ChatChangesTest {
   @TempDir Path tmp;
   RuntimeFixture fx;
 
@@ -69,5 +72,30 @@ class CommitMessageTest {
         "branch", "b1"));
     assertThat(second.path("message").asText()).as(second.toString()).isEqualTo("Add three\n");
     assertThat(second.path("turnIds").toString()).isEqualTo("[\"" + turns[2] + "\"]");
+  }
+
+  @Test
+  void aDroneKeepsTheCheckpointsOfItsNewestTurnsAndThoseStillToCommit() throws Exception {
+    ScriptedLlmClient.Reply done = ScriptedLlmClient.reply().text("Done.").build();
+    ScriptedLlmClient llm = ScriptedLlmClient.of(writes("one.txt"), done, done, done);
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), llm, b -> b.keptCheckpoints(1));
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = fx.watchedSession(page);
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String[] turns = new String[3];
+    for (int i = 0; i < 3; i++) {
+      turns[i] = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
+          "prompt", "turn " + i)).get("turnId").asText();
+      page.completion(turns[i]);
+      await("drone free", () -> drone.activeTurnId().isEmpty());
+    }
+    String refs = RuntimeFixture.git(tmp.resolve("ws/sample"), "for-each-ref",
+        "--format=%(refname)", "refs/gadget/checkpoints/");
+    // turn 0 changed a file (still to commit), turn 1 nothing (pruned), turn 2 is the newest
+    assertThat(refs).contains(turns[0] + "/after", turns[2] + "/after")
+        .doesNotContain(turns[1]);
   }
 }
