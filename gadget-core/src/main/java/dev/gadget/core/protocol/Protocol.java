@@ -131,6 +131,11 @@ public final class Protocol {
   public static final String COMMIT_CHANGES = "commitChanges";
   /** Page to server to drone: push a session's branch. Ack: {@code {ok, branch, remote}}. */
   public static final String PUSH_CHANGES = "pushChanges";
+  /**
+   * Server to drone, no ack: a deleted chat's turns ({@code ChangesRequest} with {@code slug} and
+   * {@code turnIds}); the drone removes their checkpoint refs.
+   */
+  public static final String FORGET_CHECKPOINTS = "forgetCheckpoints";
   /** Drone -> server -> page: the agent compacted its context (a stream event, numbered). */
   public static final String COMPACTION = "compaction";
 

@@ -98,4 +98,34 @@ class ChatChangesTest {
     assertThat(refs).contains(turns[0] + "/after", turns[2] + "/after")
         .doesNotContain(turns[1]);
   }
+
+  @Test
+  void deletingAChatRemovesItsTurnsCheckpoints() throws Exception {
+    ScriptedLlmClient llm = ScriptedLlmClient.of(writes("one.txt"),
+        ScriptedLlmClient.reply().text("Done.").build());
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = fx.watchedSession(page);
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
+        "prompt", "add one")).get("turnId").asText();
+    page.completion(turn);
+    await("drone free", () -> drone.activeTurnId().isEmpty());
+    Path project = tmp.resolve("ws/sample");
+    assertThat(RuntimeFixture.git(project, "for-each-ref", "refs/gadget/checkpoints/"))
+        .contains(turn + "/after");
+
+    assertThat(page.request(Protocol.DELETE_SESSION, Map.of("sessionId", session)).toString())
+        .doesNotContain("error");
+    await("the deleted chat's checkpoints gone", () -> {
+      try {
+        return RuntimeFixture.git(project, "for-each-ref", "refs/gadget/checkpoints/").isEmpty();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+  }
 }

@@ -76,6 +76,15 @@ final class GitRequests {
     });
   }
 
+  /** A deleted chat's turns: their checkpoints go. */
+  void onForget(List<JsonNode> args, Ack ack) {
+    ChangePayloads.ChangesRequest req = Protocol.payload(args, ChangePayloads.ChangesRequest.class);
+    run(ack, req, dir -> {
+      TurnCheckpoint.GIT.forget(dir, new java.util.HashSet<>(req.turnIds()));
+      return new ChangePayloads.ChangesReply(true, null, null, null, null);
+    });
+  }
+
   void onPush(List<JsonNode> args, Ack ack) {
     ChangePayloads.ChangesRequest req = Protocol.payload(args, ChangePayloads.ChangesRequest.class);
     if (req.branch() == null) {

@@ -44,6 +44,7 @@ public final class ServerEvents {
     on(c, Protocol.REQUEST_WORKSPACE_MODE, jobs::onWorkspaceMode);
     on(c, Protocol.UNDO_TURN, git::onUndo);
     on(c, Protocol.COMMIT_CHANGES, git::onCommit);
+    on(c, Protocol.FORGET_CHECKPOINTS, git::onForget);
     on(c, Protocol.PUSH_CHANGES, git::onPush);
     on(c, Protocol.GET_WORKSPACE_STATE, report::onGetState);
     on(c, Protocol.RELEASE_SESSION_LOCK, workspace::onReleaseLock);
