@@ -226,7 +226,13 @@ public final class ServerEndpoint extends WebSocketServer implements StrictDraft
       session.terminate(what, v.closeCode(), v.reason());
     } else {
       conn.close(v.closeCode(), v.reason());
+      writeWatch.queued(conn);
     }
+  }
+
+  @Override
+  public void queued(WebSocketImpl conn) {
+    writeWatch.queued(conn);
   }
 
   @Override

@@ -381,6 +381,9 @@ final class ServerSession {
     if (!ws.isClosed()) {
       byte[] utf8 = closeText.getBytes(StandardCharsets.UTF_8);
       ws.close(code, utf8.length <= 120 ? closeText : "closed");
+      // queued from this thread, the close frame could wait for a write nobody flagged (the
+      // library's race, WriteWatch): then the peer saw the drop below and never the close
+      endpoint.writeWatch().queued(ws);
       // A dead peer never answers the close frame: drop the TCP connection after a grace period.
       dropTimer = scheduleAnyway(() -> {
         if (!ws.isClosed()) {

@@ -36,6 +36,12 @@ final class StrictDraft extends Draft_6455 {
   interface Sink {
     /** {@code conn} broke a rule; the sink closes it. Called on the connection's thread. */
     void violation(WebSocketImpl conn, FrameReader.Violation violation);
+
+    /**
+     * A frame (the answer to the peer's close) was queued on {@code conn} from a reading
+     * thread: the sink sees that it leaves ({@link WriteWatch}).
+     */
+    void queued(WebSocketImpl conn);
   }
 
   /** What every connection's draft of one server shares. */
@@ -180,6 +186,10 @@ final class StrictDraft extends Draft_6455 {
         // Answer with a plain 1000: echoing the peer's code and reason could build a close
         // frame the library itself refuses (1007 without a reason).
         conn.close(CloseFrame.NORMAL, "", true);
+        Sink sink = shared.sink;
+        if (sink != null) {
+          sink.queued(conn);
+        }
       }
     } else if (!conn.isOpen()) {
       return; // closing: what arrives now is dropped
