@@ -312,6 +312,21 @@ class GitChangesTest {
     }
   }
 
+  @Test
+  void undoOfATurnThatRanGitMvLeavesNothingStaged() throws Exception {
+    Files.writeString(dir.resolve("notes.txt"), "mine, staged\n");
+    git(dir, "add", "notes.txt"); // the user's own staged change stays
+    changes.checkpoint(dir, "t1");
+    git(dir, "mv", "a.txt", "moved.txt"); // what the agent ran, without a sandbox
+    Files.writeString(dir.resolve("b.txt"), "alpha\nbeta\nedited\n");
+    changes.finish(dir, "t1");
+
+    changes.undo(dir, "t1");
+
+    assertThat(dir.resolve("moved.txt")).doesNotExist();
+    assertThat(gitOut(dir, "status", "--porcelain")).isEqualTo("A  notes.txt\n");
+  }
+
   static void git(Path dir, String... args) throws Exception {
     gitOut(dir, args);
   }
