@@ -7,7 +7,8 @@ import java.util.Objects;
  * When an HTTP {@link LlmClient} retries a request by itself. It retries only before the first
  * byte of the response stream arrived (so nothing was delivered to the listener yet), and only
  * for failures that may pass: connect failures and connect timeouts, I/O errors before the
- * response, and HTTP 408, 429 and 5xx. It never retries other 4xx, a first-byte or idle timeout,
+ * response, and HTTP 408, 409, 429 and 5xx (or as the server's {@code x-should-retry} says).
+ * It never retries other 4xx, a first-byte or idle timeout,
  * or anything after a chunk arrived.
  *
  * <p>Retry {@code n} (from 0) waits {@code min(maxBackoff, initialBackoff * 2^n)}, of which a

@@ -180,6 +180,57 @@ class AnthropicClientTest {
   }
 
   @Test
+  void aBodyCutInsideAnEventEndsEarlyWithThePartialTextNotAsAMalformedEvent() {
+    String body = Recordings.load("anthropic/text.sse");
+    // cut inside the JSON of the second delta: the connection dropped there
+    int second = body.indexOf("content_block_delta", body.indexOf("content_block_delta") + 40);
+    server.enqueue(body.substring(0, body.indexOf("\"text\"", second) + 9))
+        .header("Content-Type", "text/event-stream");
+    RecordingListener l = new RecordingListener();
+    client.stream(HI, l);
+    Outcome o = l.assertContract();
+    assertThat(o.failed().kind()).isEqualTo(LlmException.Kind.PROTOCOL);
+    assertThat(o.failed()).hasMessageContaining("Anthropic stream ended before message_stop")
+        .hasMessageNotContaining("malformed");
+    assertThat(o.partial().text()).isNotEmpty();
+    assertThat(server.requestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void anUnfinishedLastEventIsNeverApplied() {
+    String body = Recordings.load("anthropic/text.sse");
+    // the message_delta with its stop reason arrives whole but without its blank line
+    int delta = body.indexOf("event: message_delta");
+    String cut = body.substring(0, body.indexOf('\n', body.indexOf("data:", delta)) + 1);
+    server.enqueue(cut).header("Content-Type", "text/event-stream");
+    RecordingListener l = new RecordingListener();
+    client.stream(HI, l);
+    Outcome o = l.assertContract();
+    assertThat(o.failed()).hasMessageContaining("Anthropic stream ended before message_stop");
+    assertThat(o.partial().text()).isEqualTo("Grüße, 世界 🌍!");
+  }
+
+  @Test
+  void aConflictIsRetriedAndTheServersShouldRetryHeaderDecides() {
+    server.enqueue(409, "{\"type\":\"error\",\"error\":{\"type\":\"api_error\","
+        + "\"message\":\"conflict\"}}");
+    server.enqueue(400, "{\"type\":\"error\",\"error\":{\"type\":\"api_error\","
+        + "\"message\":\"try again\"}}").header("x-should-retry", "true");
+    server.enqueue(Recordings.load("anthropic/text.sse")).delivery(Delivery.RANDOM_SPLITS);
+    RecordingListener ok = new RecordingListener();
+    client.stream(HI, ok);
+    assertThat(ok.assertContract().completed().text()).isEqualTo("Grüße, 世界 🌍!");
+    assertThat(server.requestCount()).isEqualTo(3);
+
+    server.enqueue(500, "{\"type\":\"error\",\"error\":{\"type\":\"api_error\","
+        + "\"message\":\"do not\"}}").header("x-should-retry", "false");
+    RecordingListener refused = new RecordingListener();
+    client.stream(HI, refused);
+    assertThat(refused.assertContract().failed().statusCode()).isEqualTo(500);
+    assertThat(server.requestCount()).as("not retried").isEqualTo(4);
+  }
+
+  @Test
   void aStreamThatStallsEndsInAnIdleTimeoutWithThePartialText() {
     String body = Recordings.load("anthropic/overloaded-error.sse");
     int cut = body.indexOf("event: error");

@@ -7,19 +7,28 @@ import java.time.Duration;
 public final class Errors {
   private Errors() {}
 
-  /** Whether an HTTP status is worth retrying: 408, 429 and 5xx. */
+  /** Whether an HTTP status is worth retrying: 408, 409 (a conflict), 429 and 5xx. */
   public static boolean retryableStatus(int status) {
-    return status == 408 || status == 429 || (status >= 500 && status <= 599);
+    return status == 408 || status == 409 || status == 429 || (status >= 500 && status <= 599);
   }
 
   /** An HTTP error status before the stream started. */
   public static LlmException http(String api, int status, ProviderError error,
       Duration retryAfter) {
+    return http(api, status, error, retryAfter, retryableStatus(status));
+  }
+
+  /**
+   * An HTTP error status before the stream started, retried or not as {@code retryable} says
+   * (the server's {@code x-should-retry}, which the official SDKs follow, else the status).
+   */
+  public static LlmException http(String api, int status, ProviderError error,
+      Duration retryAfter, boolean retryable) {
     String msg = api + " answered HTTP " + status
         + (error == null ? "" : ": " + error.describe());
     return new LlmException(LlmException.Kind.HTTP, msg, status,
         error == null ? null : error.message(), error == null ? null : error.code(),
-        error == null ? null : error.type(), retryableStatus(status), retryAfter, null);
+        error == null ? null : error.type(), retryable, retryAfter, null);
   }
 
   /**

@@ -9,7 +9,7 @@ import dev.gadget.core.llm.LlmException;
  * {@link Handler#onOtherField}); several {@code data} lines join with {@code \n}; a blank line
  * dispatches the event. Unlike a browser, {@link #finish()}
  * also dispatches an unterminated last event, since servers often end a stream without the
- * final blank line. A leading byte-order mark is skipped. An event larger than the limit fails
+ * final blank line ({@link #finishDroppingUnterminated()} does not, for servers that never do). A leading byte-order mark is skipped. An event larger than the limit fails
  * with {@link LlmException.Kind#PROTOCOL}. Not thread-safe; one per stream.
  */
 public final class SseEventReader {
@@ -111,6 +111,18 @@ public final class SseEventReader {
         }
       }
     }
+  }
+
+  /**
+   * Ends the input for a server that always ends its events (Anthropic's): an unterminated last
+   * event is what a dropped connection cut short, so it is dropped, never dispatched.
+   */
+  public void finishDroppingUnterminated() {
+    line.setLength(0);
+    type = null;
+    eventChars = 0;
+    firstData = null;
+    moreData = null;
   }
 
   /** Ends the input: processes an unterminated last line and dispatches a pending event. */

@@ -56,7 +56,9 @@ public interface StreamParser {
     AnthropicStreamAssembler assembler = new AnthropicStreamAssembler(events);
     SseEventReader reader = new SseEventReader(maxEventChars, (id, type, data) ->
         assembler.acceptEvent(type, data));
-    return new Framed(reader::feed, reader::finish,
+    // Anthropic ends every event with a blank line: a body that stops inside one was cut off
+    // (the stream ended early, its text so far kept), not a malformed event
+    return new Framed(reader::feed, reader::finishDroppingUnterminated,
         assembler::isDone, assembler::finish, assembler::partial);
   }
 

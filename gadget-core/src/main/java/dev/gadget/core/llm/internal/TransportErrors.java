@@ -73,9 +73,17 @@ final class TransportErrors {
     }
   }
 
-  /** A non-2xx response, from its status, headers and (possibly cut short) body. */
+  /**
+   * A non-2xx response, from its status, headers and (possibly cut short) body; retried when the
+   * server's {@code x-should-retry} says {@code true}, never when it says {@code false}, else by
+   * its status, as the official SDKs do.
+   */
   LlmException httpStatus(int status, HttpHeaders headers, byte[] body) {
-    return Errors.http(api, status, ProviderError.fromBody(body), RetryAfter.of(headers, clock));
+    String should = headers.firstValue("x-should-retry").orElse("").strip();
+    boolean retryable = should.equalsIgnoreCase("true") || !should.equalsIgnoreCase("false")
+        && Errors.retryableStatus(status);
+    return Errors.http(api, status, ProviderError.fromBody(body), RetryAfter.of(headers, clock),
+        retryable);
   }
 
   /** The connection failed after the headers of a 2xx response but before its first byte. */
