@@ -42,7 +42,9 @@ import java.util.function.Function;
  * <p><b>Cost.</b> A write costs one sync of the journal; writers that arrive while a sync runs
  * share the next one (group commit), so throughput grows with concurrency. Every call looks its
  * data up by key or index: its cost does not grow with the number of users, sessions or turns.
- * A read never returns a write that is not on disk yet: it waits for that write's sync.
+ * A read never returns a write that is not on disk yet: it waits for that write's sync, and for
+ * no write it cannot reflect (a read of users, projects or sessions does not wait for the block
+ * writes of running turns; a session's turns wait for that session's turn writes).
  *
  * <p><b>Opening</b> reads the last snapshot and replays the journals after it. A record cut
  * short at the end of the last journal (the process died while appending it, before it was
@@ -109,12 +111,12 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public Optional<User> findUser(String id) {
-    return read(s -> s.findUser(id));
+    return data.readEntities(s -> s.findUser(id));
   }
 
   @Override
   public Optional<User> findUserByName(String username) {
-    return read(s -> s.findUserByName(username));
+    return data.readEntities(s -> s.findUserByName(username));
   }
 
   @Override
@@ -124,7 +126,7 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public Optional<StoredToken> findTokenByHash(String hash) {
-    return read(s -> s.findTokenByHash(hash));
+    return data.readEntities(s -> s.findTokenByHash(hash));
   }
 
   @Override
@@ -141,12 +143,12 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public Optional<Project> findProject(String id) {
-    return read(s -> s.findProject(id));
+    return data.readEntities(s -> s.findProject(id));
   }
 
   @Override
   public List<Project> listProjects(String userId) {
-    return read(s -> s.listProjects(userId));
+    return data.readEntities(s -> s.listProjects(userId));
   }
 
   @Override
@@ -156,12 +158,12 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public Optional<ChatSession> findSession(String id) {
-    return read(s -> s.findSession(id));
+    return data.readEntities(s -> s.findSession(id));
   }
 
   @Override
   public List<ChatSession> listSessions(String userId, String projectId) {
-    return read(s -> s.listSessions(userId, projectId));
+    return data.readEntities(s -> s.listSessions(userId, projectId));
   }
 
   @Override
@@ -200,12 +202,12 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public Optional<ChatTurn> findTurn(String id) {
-    return read(s -> s.findTurn(id));
+    return data.readTurns(null, id, s -> s.findTurn(id));
   }
 
   @Override
   public List<ChatTurn> listTurns(String sessionId) {
-    return read(s -> s.listTurns(sessionId));
+    return data.readTurns(sessionId, null, s -> s.listTurns(sessionId));
   }
 
   @Override
@@ -245,17 +247,17 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public Optional<DroneRegistration> findDrone(String id) {
-    return read(s -> s.drones().findDrone(id));
+    return data.readEntities(s -> s.drones().findDrone(id));
   }
 
   @Override
   public Optional<DroneRegistration> findDroneByWorkspace(String userId, String workspaceId) {
-    return read(s -> s.drones().findDroneByWorkspace(userId, workspaceId));
+    return data.readEntities(s -> s.drones().findDroneByWorkspace(userId, workspaceId));
   }
 
   @Override
   public List<DroneRegistration> listDrones(String userId) {
-    return read(s -> s.drones().listDrones(userId));
+    return data.readEntities(s -> s.drones().listDrones(userId));
   }
 
   @Override
@@ -296,12 +298,12 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public Optional<ModelProvider> findProvider(String id) {
-    return read(s -> s.providers().findProvider(id));
+    return data.readEntities(s -> s.providers().findProvider(id));
   }
 
   @Override
   public List<ModelProvider> listProviders(String userId) {
-    return read(s -> s.providers().listProviders(userId));
+    return data.readEntities(s -> s.providers().listProviders(userId));
   }
 
   @Override
@@ -321,7 +323,7 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public List<UsageTotal> listUsage(String userId) {
-    return read(s -> s.providers().listUsage(userId));
+    return data.readEntities(s -> s.providers().listUsage(userId));
   }
 
   // ------------------------------------------------------------------ the two paths

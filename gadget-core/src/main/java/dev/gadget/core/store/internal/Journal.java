@@ -38,6 +38,8 @@ public final class Journal implements AutoCloseable {
   private long fileBytes;
   private long appended;
   private volatile long durable;
+  /** Tests only: runs on the sync thread before each sync (to hold syncs back). */
+  public static volatile Runnable beforeSync;
   private boolean syncing;
   private boolean closed;
   private IOException failure;
@@ -240,6 +242,10 @@ public final class Journal implements AutoCloseable {
         IOException error = null;
         lock.unlock();
         try {
+          Runnable hook = beforeSync;
+          if (hook != null) {
+            hook.run();
+          }
           ch.force(false);
         } catch (IOException e) {
           error = e;

@@ -1,6 +1,8 @@
 package dev.gadget.core.store.internal;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -9,13 +11,18 @@ import org.slf4j.LoggerFactory;
  * The state of a journaled store with its two paths: a write is checked against the state,
  * journaled and applied under one lock (so journal order is state order), then awaits its sync
  * outside the lock; a read answers under the lock, then awaits the sync of every write it may
- * reflect. Also starts the store (loading the snapshot and journals) and compacts it.
+ * reflect: all of them, or for a read of entities only the writes that were no turn's, for a read
+ * of a session's turns those and that session's turn writes. Also starts the store (loading the snapshot and journals) and compacts it.
  */
 public final class JournaledState {
   private static final Logger log = LoggerFactory.getLogger(JournaledState.class);
 
   private final Object lock = new Object();
   private final IndexedState state = new IndexedState();
+  /** The last record of a write that was no turn's (users, sessions, …): guarded by lock. */
+  private long othersAppended;
+  /** Each session's last record of a write to its turns: guarded by lock. */
+  private final Map<String, Long> sessionAppended = new HashMap<>();
   private final Journal journal;
   private final Compactor compactor;
   private volatile boolean closed;
@@ -46,8 +53,17 @@ public final class JournaledState {
       if (change == null) {
         position = journal.appended();
       } else {
+        String session = turnSession(change);
         position = journal.append(RecordCodec.encode(change));
         state.apply(change);
+        if (session != null) {
+          sessionAppended.put(session, position);
+        } else {
+          othersAppended = position;
+          if (change instanceof Change.DeleteSession d) {
+            sessionAppended.remove(d.sessionId());
+          }
+        }
       }
     }
     journal.awaitDurable(position);
@@ -68,6 +84,62 @@ public final class JournaledState {
     }
     journal.awaitDurable(position);
     return result;
+  }
+
+  /**
+   * Reads what no turn write changes (users, tokens, projects, sessions, drones, providers,
+   * usage) under the lock, then waits only for the writes of those: a stream of block writes of
+   * running turns does not hold it up.
+   */
+  public <T> T readEntities(Function<IndexedState, T> query) {
+    T result;
+    long position;
+    synchronized (lock) {
+      checkOpen();
+      result = query.apply(state);
+      position = othersAppended;
+    }
+    journal.awaitDurable(position);
+    return result;
+  }
+
+  /**
+   * Reads the turns of {@code sessionId} (the session of the turn {@code turnId} when the
+   * session is null), then waits for that session's turn writes and the other writes only.
+   */
+  public <T> T readTurns(String sessionId, String turnId, Function<IndexedState, T> query) {
+    T result;
+    long position;
+    synchronized (lock) {
+      checkOpen();
+      result = query.apply(state);
+      String session = sessionId != null ? sessionId
+          : state.findTurn(turnId).map(dev.gadget.core.model.ChatTurn::sessionId).orElse(null);
+      position = Math.max(othersAppended,
+          session == null ? 0 : sessionAppended.getOrDefault(session, 0L));
+    }
+    journal.awaitDurable(position);
+    return result;
+  }
+
+  /** The session whose turns {@code change} writes, or null for a write that is no turn's. */
+  private String turnSession(Change change) {
+    String turnId;
+    if (change instanceof Change.CreateTurn c) {
+      return c.turn().sessionId();
+    } else if (change instanceof Change.AppendBlock c) {
+      turnId = c.turnId();
+    } else if (change instanceof Change.SaveBlock c) {
+      turnId = c.turnId();
+    } else if (change instanceof Change.SetTurnDrone c) {
+      turnId = c.turnId();
+    } else if (change instanceof Change.FinalizeTurn c) {
+      turnId = c.turnId();
+    } else {
+      return null;
+    }
+    // a turn not found is a write that changes nothing but is counted with all the others
+    return state.findTurn(turnId).map(dev.gadget.core.model.ChatTurn::sessionId).orElse(null);
   }
 
   /** Writes a snapshot now and deletes the journals it replaces. */
