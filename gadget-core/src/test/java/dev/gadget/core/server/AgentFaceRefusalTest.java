@@ -13,31 +13,19 @@ import dev.gadget.core.server.RuntimeFixture.Person;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient;
 import dev.gadget.core.transport.TransportException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Seed 004's face on {@code /agent}, over the in-memory transport: who may connect, what a query
  * that cannot run is told, and that its turn is the page's turn.
  */
-class AgentFaceRefusalTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class AgentFaceRefusalTest extends RuntimeTestBase {
 
   /** A seed-004 client: every event it receives, in order, as "name payload". */
   private record Client(Connection connection, List<String> log, BlockingQueue<String> refused) {

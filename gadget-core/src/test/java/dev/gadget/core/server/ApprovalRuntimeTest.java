@@ -21,24 +21,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Approval on the wire: a real server and drone (in-memory transport, real git, the drone's
  * commands in a real bubblewrap sandbox) and pages that answer.
  */
-class ApprovalRuntimeTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class ApprovalRuntimeTest extends RuntimeTestBase {
 
   private static ScriptedLlmClient appending() {
     return ScriptedLlmClient.builder()

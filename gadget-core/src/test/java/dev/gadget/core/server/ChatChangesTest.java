@@ -12,24 +12,13 @@ import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a chat's changes leave behind: a proposed commit message naming the turns the commit
  * holds (none undone, none committed), and only the checkpoints that are still of use.
  */
-class ChatChangesTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class ChatChangesTest extends RuntimeTestBase {
 
   private static ScriptedLlmClient.Reply writes(String path) {
     return ScriptedLlmClient.reply().toolCall("write_file", GadgetJson.mapper()

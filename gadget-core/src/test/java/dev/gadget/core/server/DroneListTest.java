@@ -9,24 +9,12 @@ import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code listDrones} says what is true now: a drone is available only while it is connected. */
-class DroneListTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class DroneListTest extends RuntimeTestBase {
 
   @Test
   void aDroneTheStoreLastSawAvailableIsOfflineUntilItsConnectionIsBack() throws Exception {

@@ -16,21 +16,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A drone's commands in its sandbox: the work order and the rest of the workspace hidden. */
-class DroneSandboxTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class DroneSandboxTest extends RuntimeTestBase {
 
   /** Runs one turn whose one command is {@code command}; what the model read as its result. */
   private String runCommand(String command,

@@ -32,25 +32,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A drone that is stopped (Ctrl-C, SIGTERM: {@link GadgetDrone#close()}) ends its turn cleanly,
  * and one drone owns a workspace at a time. The same over real processes and signals is
  * gadget-examples' DroneProcessTest.
  */
-class DroneStopTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class DroneStopTest extends RuntimeTestBase {
 
   /** A reply that streams for minutes: a turn that is still running when the drone stops. */
   private static ScriptedLlmClient endless() {

@@ -24,21 +24,10 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** GadgetDrone.Builder#turnTools: tools made for each turn's project, closed with the turn. */
-class DroneTurnToolsTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class DroneTurnToolsTest extends RuntimeTestBase {
 
   /** A tool that tells the model how long the project's README is. */
   static Tool readmeSize(Path projectDir) {

@@ -21,9 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,16 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * fetch, its diff, undo, commit and push to a local bare remote) and nothing planted runs: the
  * marker directory, outside the sandbox, stays empty.
  */
-class GitPlantsRuntimeTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class GitPlantsRuntimeTest extends RuntimeTestBase {
 
   enum By { COMMAND, FILE_TOOLS }
 

@@ -9,29 +9,22 @@ import dev.gadget.core.server.RuntimeFixture.Page;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A user cannot make the server fetch from its own loopback, its private network or a metadata
  * address by adding a provider there; the operator decides which hosts users may name.
  */
-class ProviderHostsTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
+class ProviderHostsTest extends RuntimeTestBase {
   HttpServer service;
   final AtomicInteger hits = new AtomicInteger();
 
   @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
+  void stopService() {
     if (service != null) {
       service.stop(0);
     }

@@ -31,24 +31,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The server and the drone together over the in-memory transport, with real threads, real git
  * and scripted LLM replies: issue 5's scenarios.
  */
-class RuntimeTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class RuntimeTest extends RuntimeTestBase {
 
   private RuntimeFixture fixture() throws Exception {
     fx = new RuntimeFixture(tmp);

@@ -12,25 +12,14 @@ import dev.gadget.core.server.RuntimeFixture.Person;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Seeds 000/001's workspace contract over the runtime (server, drone, page on the in-memory
  * transport, real git): the workspace mode on the wire, the drone's state on request, the
  * {@code .gadget/} files, crash recovery's delay.
  */
-class SeedWorkspaceTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class SeedWorkspaceTest extends RuntimeTestBase {
 
   private static ScriptedLlmClient.Reply answer(String text) {
     return ScriptedLlmClient.reply().thinking("Now I know.").text(text).build();

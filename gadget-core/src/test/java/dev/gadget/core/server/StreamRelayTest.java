@@ -13,30 +13,18 @@ import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A token's event reaches the pages as the drone sent it when it holds just the event's fields
  * (the transport may then write it again as it came), and rebuilt from its fields otherwise: a
  * drone cannot pass anything else on to the pages.
  */
-class StreamRelayTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class StreamRelayTest extends RuntimeTestBase {
 
   private final BlockingQueue<String> turns = new LinkedBlockingQueue<>();
   private Connection drone;

@@ -18,24 +18,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A turn's changes through the whole runtime (server, drone, real git, the sample project's bare
  * remote): the diff block streamed and stored, undo from a page and its record, commit and push.
  */
-class TurnChangesRuntimeTest {
-  @TempDir Path tmp;
-  RuntimeFixture fx;
-
-  @AfterEach
-  void tearDown() {
-    if (fx != null) {
-      fx.close();
-    }
-  }
+class TurnChangesRuntimeTest extends RuntimeTestBase {
 
   private static String write(String path, String content) {
     return GadgetJson.mapper().createObjectNode().put("path", path).put("content", content)
