@@ -12,6 +12,7 @@ import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +20,31 @@ import org.junit.jupiter.api.Test;
  * holds (none undone, none committed), and only the checkpoints that are still of use.
  */
 class ChatChangesTest extends RuntimeTestBase {
+
+  private GadgetDrone drone;
+  private Page page;
+  private String session;
+
+  /** A server, ada's drone ({@code tweak} applied) with {@code llm}, and her page on a chat. */
+  private void start(ScriptedLlmClient llm, UnaryOperator<GadgetDrone.Builder> tweak)
+      throws Exception {
+    fx = new RuntimeFixture(tmp);
+    fx.server(b -> b);
+    Person ada = fx.person("ada");
+    drone = fx.drone(ada, tmp.resolve("ws"), llm, tweak);
+    page = fx.page(ada.pageToken()).connected();
+    session = fx.watchedSession(page);
+    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+  }
+
+  /** Runs a turn of {@code prompt} to its end; its id. */
+  private String turn(String prompt) throws Exception {
+    String id = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
+        "prompt", prompt)).get("turnId").asText();
+    page.completion(id);
+    await("drone free", () -> drone.activeTurnId().isEmpty());
+    return id;
+  }
 
   private static ScriptedLlmClient.Reply writes(String path) {
     return ScriptedLlmClient.reply().toolCall("write_file", GadgetJson.mapper()
@@ -30,20 +56,11 @@ class ChatChangesTest extends RuntimeTestBase {
     ScriptedLlmClient.Reply done = ScriptedLlmClient.reply().text("Done.").build();
     ScriptedLlmClient llm = ScriptedLlmClient.of(writes("one.txt"), done, writes("two.txt"),
         done, writes("three.txt"), done);
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = fx.watchedSession(page);
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    start(llm, b -> b);
     String[] turns = new String[3];
     String[] prompts = {"Add one", "Add two", "Add three"};
     for (int i = 0; i < 2; i++) {
-      turns[i] = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
-          "prompt", prompts[i])).get("turnId").asText();
-      page.completion(turns[i]);
-      await("drone free", () -> drone.activeTurnId().isEmpty());
+      turns[i] = turn(prompts[i]);
     }
     assertThat(page.request(Protocol.UNDO_TURN, Map.of("turnId", turns[1])).path("ok")
         .asBoolean()).isTrue();
@@ -53,10 +70,7 @@ class ChatChangesTest extends RuntimeTestBase {
     assertThat(RuntimeFixture.git(tmp.resolve("ws/sample"), "log", "-1", "--format=%B", "b1"))
         .isEqualTo("Add one\n\n");
 
-    turns[2] = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
-        "prompt", prompts[2])).get("turnId").asText();
-    page.completion(turns[2]);
-    await("drone free", () -> drone.activeTurnId().isEmpty());
+    turns[2] = turn(prompts[2]);
     JsonNode second = page.request(Protocol.COMMIT_CHANGES, Map.of("sessionId", session,
         "branch", "b1"));
     assertThat(second.path("message").asText()).as(second.toString()).isEqualTo("Add three\n");
@@ -67,19 +81,10 @@ class ChatChangesTest extends RuntimeTestBase {
   void aDroneKeepsTheCheckpointsOfItsNewestTurnsAndThoseStillToCommit() throws Exception {
     ScriptedLlmClient.Reply done = ScriptedLlmClient.reply().text("Done.").build();
     ScriptedLlmClient llm = ScriptedLlmClient.of(writes("one.txt"), done, done, done);
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), llm, b -> b.keptCheckpoints(1));
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = fx.watchedSession(page);
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    start(llm, b -> b.keptCheckpoints(1));
     String[] turns = new String[3];
     for (int i = 0; i < 3; i++) {
-      turns[i] = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
-          "prompt", "turn " + i)).get("turnId").asText();
-      page.completion(turns[i]);
-      await("drone free", () -> drone.activeTurnId().isEmpty());
+      turns[i] = turn("turn " + i);
     }
     String refs = RuntimeFixture.git(tmp.resolve("ws/sample"), "for-each-ref",
         "--format=%(refname)", "refs/gadget/checkpoints/");
@@ -92,17 +97,8 @@ class ChatChangesTest extends RuntimeTestBase {
   void deletingAChatRemovesItsTurnsCheckpoints() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(writes("one.txt"),
         ScriptedLlmClient.reply().text("Done.").build());
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), llm);
-    Page page = fx.page(ada.pageToken()).connected();
-    String session = fx.watchedSession(page);
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    String turn = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session,
-        "prompt", "add one")).get("turnId").asText();
-    page.completion(turn);
-    await("drone free", () -> drone.activeTurnId().isEmpty());
+    start(llm, b -> b);
+    String turn = turn("add one");
     Path project = tmp.resolve("ws/sample");
     assertThat(RuntimeFixture.git(project, "for-each-ref", "refs/gadget/checkpoints/"))
         .contains(turn + "/after");

@@ -1,9 +1,11 @@
 package dev.gadget.core.store.internal;
 
+import dev.gadget.core.model.ChatTurn;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,15 +77,7 @@ public final class JournaledState {
 
   /** Reads under the lock, then waits until every write the answer may reflect is on disk. */
   public <T> T read(Function<IndexedState, T> query) {
-    T result;
-    long position;
-    synchronized (lock) {
-      checkOpen();
-      result = query.apply(state);
-      position = journal.appended();
-    }
-    journal.awaitDurable(position);
-    return result;
+    return readThenAwait(query, () -> journal.appended());
   }
 
   /**
@@ -92,15 +86,7 @@ public final class JournaledState {
    * running turns does not hold it up.
    */
   public <T> T readEntities(Function<IndexedState, T> query) {
-    T result;
-    long position;
-    synchronized (lock) {
-      checkOpen();
-      result = query.apply(state);
-      position = othersAppended;
-    }
-    journal.awaitDurable(position);
-    return result;
+    return readThenAwait(query, () -> othersAppended);
   }
 
   /**
@@ -108,15 +94,25 @@ public final class JournaledState {
    * session is null), then waits for that session's turn writes and the other writes only.
    */
   public <T> T readTurns(String sessionId, String turnId, Function<IndexedState, T> query) {
+    return readThenAwait(query, () -> {
+      String session = sessionId != null ? sessionId
+          : state.findTurn(turnId).map(ChatTurn::sessionId).orElse(null);
+      return Math.max(othersAppended,
+          session == null ? 0 : sessionAppended.getOrDefault(session, 0L));
+    });
+  }
+
+  /**
+   * Answers {@code query} under the lock with the journal position {@code upTo} gives (also
+   * under it), then waits outside it until that position is on disk.
+   */
+  private <T> T readThenAwait(Function<IndexedState, T> query, LongSupplier upTo) {
     T result;
     long position;
     synchronized (lock) {
       checkOpen();
       result = query.apply(state);
-      String session = sessionId != null ? sessionId
-          : state.findTurn(turnId).map(dev.gadget.core.model.ChatTurn::sessionId).orElse(null);
-      position = Math.max(othersAppended,
-          session == null ? 0 : sessionAppended.getOrDefault(session, 0L));
+      position = upTo.getAsLong();
     }
     journal.awaitDurable(position);
     return result;
@@ -139,7 +135,7 @@ public final class JournaledState {
       return null;
     }
     // a turn not found is a write that changes nothing but is counted with all the others
-    return state.findTurn(turnId).map(dev.gadget.core.model.ChatTurn::sessionId).orElse(null);
+    return state.findTurn(turnId).map(ChatTurn::sessionId).orElse(null);
   }
 
   /** Writes a snapshot now and deletes the journals it replaces. */
