@@ -80,6 +80,11 @@ public final class LiveBenchmark {
                 "embedded default, 10,000 turns stored", journalHistory, turns, 0, o));
             add(runs, "mongo-history" + n, () -> gadgetKeep(
                 "MongoChatStore, 10,000 turns stored", mongoHistory, turns, 0, o));
+            add(runs, "in-memory-tools" + n, () -> gadget("InMemoryChatStore, 3 tool calls",
+                new InMemoryChatStore(), turns, 0, o, true));
+            add(runs, "journal-tools" + n, () -> gadget("embedded default, 3 tool calls",
+                JournaledChatStore.open(History.fresh(o.dir.resolve("journal"))), turns, 0, o,
+                true));
           }
           add(runs, "journal" + n, () -> gadget("embedded default (JournaledChatStore)",
               JournaledChatStore.open(History.fresh(o.dir.resolve("journal"))), turns, 0, o));
@@ -114,8 +119,14 @@ public final class LiveBenchmark {
   /** A run on a new store, closed after. */
   private static Result gadget(String name, ChatStore store, int turns, double rate, Options o)
       throws Exception {
+    return gadget(name, store, turns, rate, o, false);
+  }
+
+  /** A run on a new store, closed after; {@code tools}: turns with tool calls. */
+  private static Result gadget(String name, ChatStore store, int turns, double rate, Options o,
+      boolean tools) throws Exception {
     try (store) {
-      return gadgetKeep(name, store, turns, rate, o);
+      return LiveRun.gadget(name, store, turns, rate, o.warmUp, o.seconds, tools);
     }
   }
 

@@ -47,6 +47,15 @@ final class LiveRun {
    */
   static Result gadget(String system, ChatStore store, int turns, double rate, int warmUp,
       int seconds) throws Exception {
+    return gadget(system, store, turns, rate, warmUp, seconds, false);
+  }
+
+  /**
+   * The same, with {@code tools}: each turn streams its events in 10 thinking and responding
+   * blocks with 3 tool calls between them, as an agent's turn does.
+   */
+  static Result gadget(String system, ChatStore store, int turns, double rate, int warmUp,
+      int seconds, boolean tools) throws Exception {
     CountingStore counting = new CountingStore(store);
     WebSocketTransportServer transport = WebSocketTransportServer.builder().port(0).build();
     GadgetServer server = GadgetServer.builder().store(counting.store).transport(transport)
@@ -64,7 +73,8 @@ final class LiveRun {
         store.createSession(s);
         slots.addObject().put("user", u.id()).put("project", p.id()).put("session", s.id())
             .put("pageToken", tokens.issue(u.id(), TokenKind.USER, "page").token())
-            .put("droneToken", tokens.issue(u.id(), TokenKind.DRONE, "drone").token());
+            .put("droneToken", tokens.issue(u.id(), TokenKind.DRONE, "drone").token())
+            .put("tools", tools);
       }
       String url = "http://127.0.0.1:" + transport.port();
       Result r = load(url, slots, rate, warmUp, seconds, LiveRun::processCpuNanos,

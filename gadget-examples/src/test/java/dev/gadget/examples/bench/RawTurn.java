@@ -11,8 +11,8 @@ import java.util.function.Consumer;
 /**
  * One slot of {@link RawLoad}: a chat, its drone and its page, one turn at a time, on the
  * load's one thread. The page watches the chat and submits a prompt; the drone accepts the work
- * order and streams {@link #EVENTS} events of 1-8 characters (thinking, then response), then
- * ends the turn; the page submits the next prompt when it sees the end, in a new chat every
+ * order and streams {@link #EVENTS} events of 1-8 characters (thinking, then response; or, with
+ * tools, 10 thinking and responding blocks with 3 tool calls between them), then ends the turn; the page submits the next prompt when it sees the end, in a new chat every
  * {@link #TURNS_PER_SESSION} turns.
  */
 final class RawTurn {
@@ -29,7 +29,13 @@ final class RawTurn {
   /** 4,096 tokens of 1-8 letters, made once; a turn's tokens are drawn from them. */
   private static final byte[][] TOKENS = tokens();
 
+  /** With tools: the events a tool call takes the place of (3 in a turn). */
+  static final int[] TOOL_CALLS = {250, 500, 750};
+  /** With tools: events in each of a turn's 10 thinking and responding blocks. */
+  static final int BLOCK = 100;
+
   private final RawLoad load;
+  private final boolean tools;
   private final String project;
   private String session;
   private int turnsInSession;
@@ -51,6 +57,7 @@ final class RawTurn {
   RawTurn(RawLoad load, JsonNode slot) throws IOException {
     this.load = load;
     this.project = slot.get("project").asText();
+    this.tools = slot.path("tools").asBoolean(false);
     this.session = slot.get("session").asText();
     this.tokenCursor = slot.get("user").asText().hashCode() & (TOKENS.length - 1);
     String user = RawLoad.JSON.writeValueAsString(slot.get("user").asText());
@@ -111,7 +118,8 @@ final class RawTurn {
   private void pageEvent(char type, long ackId, byte[] a, int from, int to) {
     if (type == '3') {
       answered(pageAcks, ackId, a, from, to);
-    } else if (is(a, from, to, "[\"thinking\"") || is(a, from, to, "[\"response\"")) {
+    } else if (is(a, from, to, "[\"thinking\"") || is(a, from, to, "[\"response\"")
+        || tools && is(a, from, to, "[\"toolCall\"")) {
       received(seq(a, from, to));
     } else if (is(a, from, to, "[\"workOrderComplete\"")) {
       ended();
@@ -174,7 +182,18 @@ final class RawTurn {
     int end = Math.min(until, EVENTS);
     while (next < end) {
       int seq = next++;
-      byte[] head = seq < THINKING ? thinkingHead : responseHead;
+      if (tools && java.util.Arrays.binarySearch(TOOL_CALLS, seq) >= 0) {
+        byte[] call = ("[\"toolCall\",{\"turnId\":\"" + turnId + "\",\"seq\":" + seq
+            + ",\"call\":{\"callId\":\"c" + seq + "\",\"name\":\"read_file\",\"parameters\":"
+            + "\"{\\\"path\\\":\\\"README.md\\\"}\",\"response\":\"# bench\",\"durationMs\":3}}]")
+            .getBytes(StandardCharsets.UTF_8);
+        sentAt[seq] = System.nanoTime();
+        drone.send('2', -1, call, 0, call.length);
+        drone.flush();
+        continue;
+      }
+      byte[] head = tools ? ((seq / BLOCK) % 2 == 0 ? thinkingHead : responseHead)
+          : seq < THINKING ? thinkingHead : responseHead;
       byte[] token = TOKENS[tokenCursor++ & (TOKENS.length - 1)];
       int n = head.length;
       System.arraycopy(head, 0, scratch, 0, n);

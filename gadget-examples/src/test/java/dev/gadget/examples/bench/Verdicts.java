@@ -13,6 +13,8 @@ final class Verdicts {
         0.8);
     ratio(m, "embedded default after 10,000 stored turns >= 0.9x its own speed",
         "journal-history@100", "journal@100", 0.9);
+    ratio(m, "embedded default >= 0.8x in-memory, turns with 3 tool calls, 100 turns",
+        "journal-tools@100", "in-memory-tools@100", 0.8);
     ratio(m, "Gadget >= 3x the Node relay, 100 turns", "journal@100", "node@100", 3);
     ratio(m, "Gadget >= 3x the Node relay, 1,000 turns", "journal@1000", "node@1000", 3);
     ratio(m, "Gadget >= 1x the Node relay, 1 turn", "journal@1", "node@1", 1);
