@@ -2,6 +2,7 @@ package dev.gadget.examples;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.ModelParams;
 import dev.gadget.core.model.ProviderConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -37,7 +38,13 @@ final class Providers {
           + " for anthropic)"),
       OptionSpec.value("base-url", "URL", "the LLM server's base URL (alone it means --llm "
           + "openai; default " + DEFAULT_OLLAMA_URL + ", " + DEFAULT_OPENAI_URL + " or "
-          + DEFAULT_ANTHROPIC_URL + ")"));
+          + DEFAULT_ANTHROPIC_URL + ")"),
+      OptionSpec.value("temperature", "T", "the model's sampling temperature, 0 to 2 "
+          + "(default: the model's own)"),
+      OptionSpec.value("top-p", "P", "nucleus sampling: the probability mass kept, above 0 "
+          + "and at most 1 (default: the model's own)"),
+      OptionSpec.value("top-k", "K", "top-k sampling, 1 or more (Ollama and Anthropic; "
+          + "OpenAI-compatible servers ignore it)"));
 
   private Providers() {}
 
@@ -83,13 +90,54 @@ final class Providers {
       Optional<String> model = args.get("model").or(() -> pickModel(models.get()));
       if (model.isPresent()) {
         return new Choice(new ProviderConfig(LlmClients.OLLAMA, ollamaUrl, null, model.get(),
-            null), "Ollama at " + ollamaUrl + ", model " + model.get(), false);
+            params(args)), "Ollama at " + ollamaUrl + ", model " + model.get(), false);
       }
       return scripted("Ollama answers at " + ollamaUrl + " but has no model installed "
           + "(try 'ollama pull " + DEFAULT_OLLAMA_MODEL + "', then start the demo again)");
     }
     return scripted("no LLM is configured: nothing answers at " + ollamaUrl
         + ", and none of --base-url, OPENAI_API_KEY and ANTHROPIC_API_KEY is given");
+  }
+
+  /**
+   * The sampling {@code --temperature}, {@code --top-p} and {@code --top-k} set, or null when none
+   * is (each model's own defaults).
+   */
+  static ModelParams params(Args args) {
+    Double temperature = number(args, "temperature", 0, 2, true);
+    Double topP = number(args, "top-p", 0, 1, false);
+    Double topK = number(args, "top-k", 1, Integer.MAX_VALUE, true);
+    if (temperature == null && topP == null && topK == null) {
+      return null;
+    }
+    if (topK != null && topK != Math.rint(topK)) {
+      throw new UsageException("--top-k takes a whole number, 1 or more; not '"
+          + args.get("top-k").get() + "'");
+    }
+    return new ModelParams(temperature, topP, topK == null ? null : topK.intValue(), null);
+  }
+
+  private static Double number(Args args, String option, double min, double max,
+      boolean minIncluded) {
+    String v = args.get(option).orElse(null);
+    if (v == null) {
+      return null;
+    }
+    try {
+      double d = Double.parseDouble(v.strip());
+      if ((minIncluded ? d >= min : d > min) && d <= max && !Double.isNaN(d)) {
+        return d;
+      }
+    } catch (NumberFormatException e) {
+      // said below
+    }
+    throw new UsageException("--" + option + " takes a number " + (minIncluded ? "from " + fmt(min)
+        : "above " + fmt(min)) + (max == Integer.MAX_VALUE ? " up" : " to " + fmt(max))
+        + "; not '" + v + "'");
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
   }
 
   static Choice scripted(String why) {
@@ -124,13 +172,13 @@ final class Providers {
         String url = args.get("base-url", DEFAULT_OLLAMA_URL);
         String model = args.get("model", DEFAULT_OLLAMA_MODEL);
         return new Choice(new ProviderConfig(sdk, url, apiKey(sdk, console::env), model,
-            null), "Ollama at " + url + ", model " + model, false);
+            params(args)), "Ollama at " + url + ", model " + model, false);
       }
       case LlmClients.OPENAI: {
         String url = args.get("base-url", DEFAULT_OPENAI_URL);
         String model = args.get("model", DEFAULT_OPENAI_MODEL);
         String key = apiKey(sdk, console::env);
-        return new Choice(new ProviderConfig(sdk, url, key, model, null),
+        return new Choice(new ProviderConfig(sdk, url, key, model, params(args)),
             "OpenAI-compatible endpoint " + url + ", model " + model
                 + (key == null ? " (no API key)" : " (API key from the environment)"), false);
       }
@@ -138,7 +186,7 @@ final class Providers {
         String url = args.get("base-url", DEFAULT_ANTHROPIC_URL);
         String model = args.get("model", DEFAULT_ANTHROPIC_MODEL);
         String key = apiKey(sdk, console::env);
-        return new Choice(new ProviderConfig(sdk, url, key, model, null),
+        return new Choice(new ProviderConfig(sdk, url, key, model, params(args)),
             "Anthropic at " + url + ", model " + model + (key == null
                 ? " (no API key: set ANTHROPIC_API_KEY or GADGET_LLM_API_KEY here or on each "
                     + "drone)" : " (API key from the environment)"), false);

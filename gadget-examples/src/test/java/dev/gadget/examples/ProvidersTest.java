@@ -124,6 +124,25 @@ class ProvidersTest {
   }
 
   @Test
+  void theServersSamplingParametersGoIntoItsWorkOrdersAndBadOnesAreRefusedInWords() {
+    Providers.Choice c = Providers.forServer(args("--llm", "anthropic", "--temperature", "0.2",
+        "--top-p", "0.9", "--top-k", "40"), console(Map.of()));
+    assertThat(c.config().params().temperature()).isEqualTo(0.2);
+    assertThat(c.config().params().topP()).isEqualTo(0.9);
+    assertThat(c.config().params().topK()).isEqualTo(40);
+    assertThat(Providers.forServer(args(), console(Map.of())).config().params())
+        .isEqualTo(dev.gadget.core.model.ModelParams.DEFAULTS);
+    Map<List<String>, String> bad = Map.of(
+        List.of("--temperature", "3"), "--temperature takes a number from 0 to 2; not '3'",
+        List.of("--top-p", "0"), "--top-p takes a number above 0 to 1; not '0'",
+        List.of("--top-k", "2.5"), "--top-k takes a whole number, 1 or more; not '2.5'",
+        List.of("--top-k", "none"), "--top-k takes a number from 1 up; not 'none'");
+    bad.forEach((argv, said) -> assertThatThrownBy(() -> Providers.forServer(
+        args(argv.toArray(String[]::new)), console(Map.of())))
+        .isInstanceOf(UsageException.class).hasMessage(said));
+  }
+
+  @Test
   void theDroneMakesOneClientPerProvider() {
     LlmClients clients = new LlmClients();
     var ollama = clients.apply(Providers.forServer(args(), console(Map.of())).config());
