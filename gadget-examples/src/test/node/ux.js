@@ -183,9 +183,21 @@ module.exports = ({ ready, settled, submit, step }) => ({
     const timeout = cfg.timeoutMs;
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await ready(page, timeout);
+    // whether a block being written ever showed the streaming cursor
+    await page.evaluate(() => {
+      window.sawStreaming = false;
+      new MutationObserver(() => {
+        if (document.querySelector('#turns .block.streaming')) window.sawStreaming = true;
+      }).observe(document.getElementById('turns'), { subtree: true, childList: true, attributes: true });
+    });
     const status = await submit(page, cfg.prompt, timeout);
     const thinkingOpen = () => page.$$eval('#turns details.thinking', (els) => els.map((e) => e.open));
     const live = await thinkingOpen();
+    const streaming = {
+      seen: await page.evaluate(() => window.sawStreaming),
+      left: await page.$$eval('#turns .block.streaming', (els) => els.length),
+    };
+    const thinkingHtml = await page.$eval('#turns .thinking-text', (e) => e.innerHTML);
     const code = await page.$eval('#turns pre code', (c) => ({
       hljs: c.classList.contains('hljs'),
       spans: c.querySelectorAll('span[class^="hljs-"]').length,
@@ -205,6 +217,13 @@ module.exports = ({ ready, settled, submit, step }) => ({
     await page.waitForFunction((n) => document.querySelectorAll('#turns details.thinking').length === n,
       live.length, { timeout });
     const reloaded = await thinkingOpen();
+    // the person opens the thinking: it is open again after a reload
+    await page.click('#turns details.thinking > summary');
+    await page.reload();
+    await ready(page, timeout);
+    await page.waitForFunction((n) => document.querySelectorAll('#turns details.thinking').length === n,
+      live.length, { timeout });
+    const reopened = await thinkingOpen();
     // A prompt of cfg.longLines lines: folded to a few lines, all of it on request.
     const long = Array.from({ length: cfg.longLines }, (_, i) => 'line ' + i + ' of a long log').join('\n');
     await page.fill('#prompt', long);
@@ -218,7 +237,8 @@ module.exports = ({ ready, settled, submit, step }) => ({
     const unfolded = await page.$eval(last + ' .prompt-text', (e) => e.getBoundingClientRect().height);
     const fullText = await page.$eval(last + ' .prompt-text', (e) => e.textContent.length);
     await shot(page, cfg, 'reading-' + cfg.width + 'x' + cfg.height + '-' + cfg.colorScheme);
-    return { status, live, reloaded, code, copiedCode, copiedReply, maxHeight, blocks,
+    return { status, live, reloaded, reopened, streaming, thinkingHtml, code, copiedCode,
+      copiedReply, maxHeight, blocks,
       folded, unfolded, unfoldLabel, fullText, longLength: long.length };
   },
 

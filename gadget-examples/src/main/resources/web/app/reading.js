@@ -73,10 +73,45 @@ export function settleThinking(tv) {
 }
 
 /** Marks a thinking block the person opened or closed: it stays as they left it. */
-export function wireThinking(details) {
+export function wireThinking(details, key) {
   details.querySelector('summary').addEventListener('click', () => {
     details.dataset.touched = 'yes';
   });
+  // what the person chose is kept for the next load of the page (the click toggles after it)
+  details.addEventListener('toggle', () => {
+    if (details.dataset.touched) saveFold(key, details.open);
+  });
+}
+
+const FOLDS_KEY = 'gadget.folds';
+/** The most thinking blocks whose folding is remembered; the oldest go first. */
+const MAX_FOLDS = 500;
+
+function folds() {
+  try {
+    return JSON.parse(localStorage.getItem(FOLDS_KEY)) || {};
+  } catch (e) {
+    return {};
+  }
+}
+
+/** Whether the person left the thinking block `key` open (true), folded (false), or null. */
+export function savedFold(key) {
+  const f = folds();
+  return Object.prototype.hasOwnProperty.call(f, key) ? f[key] === true : null;
+}
+
+function saveFold(key, open) {
+  const f = folds();
+  delete f[key];
+  f[key] = open;
+  const keys = Object.keys(f);
+  for (let i = 0; i < keys.length - MAX_FOLDS; i++) delete f[keys[i]];
+  try {
+    localStorage.setItem(FOLDS_KEY, JSON.stringify(f));
+  } catch (e) {
+    // storage full or refused: the choice lasts for this page only
+  }
 }
 
 /** Folds a long prompt to a few lines, with a button to show it all (and fold it again). */

@@ -1,11 +1,12 @@
-// How a turn's blocks look: thinking (folded text), responding (Markdown through marked, then
+// How a turn's blocks look: thinking (folded Markdown, its folding remembered across reloads),
+// responding (Markdown through marked, then
 // DOMPurify: LLM output is untrusted), tool (app/tools.js: a one-line summary over its parameters
 // and result, its live output while it runs),
 // and the turn's status footer. Text changes are batched per animation frame and rendered in
-// place, into the block's existing element.
+// place, into the block's existing element; the block being written shows a cursor.
 import { state } from './state.js';
 import { el } from './dom.js';
-import { decorateReply, wireThinking } from './reading.js';
+import { decorateReply, savedFold, wireThinking } from './reading.js';
 import { toolElement } from './tools.js';
 import { isPlan, planElement } from './plan.js';
 import { diffElement, markUndone } from './diff.js';
@@ -51,12 +52,17 @@ function renderMarkdown(src) {
 /** Appends a block's element to its turn; its text is rendered with the next flush. */
 export function addBlock(tv, b, streaming) {
   const view = { seq: b.seq, mode: b.mode, content: b.content, el: null, body: null };
+  // a new block means the one before it is finished: its streaming cursor goes
+  for (const o of tv.blocks) o.el.classList.remove('streaming');
   if (b.mode === 'thinking') {
     const d = el('details', 'block thinking');
-    d.open = streaming;
+    const key = tv.id + '/' + b.seq;
+    const saved = streaming ? null : savedFold(key);
+    d.open = saved === null ? streaming : saved;
+    if (saved !== null) d.dataset.touched = 'yes';
     d.appendChild(el('summary', null, 'Thinking'));
-    wireThinking(d);
-    view.body = el('div', 'thinking-text');
+    wireThinking(d, key);
+    view.body = el('div', 'thinking-text markdown');
     d.appendChild(view.body);
     view.el = d;
   } else if (b.mode === 'responding') {
@@ -72,6 +78,9 @@ export function addBlock(tv, b, streaming) {
   }
   view.el.dataset.seq = String(b.seq);
   view.el.dataset.mode = b.mode;
+  if (streaming && (b.mode === 'thinking' || b.mode === 'responding')) {
+    view.el.classList.add('streaming');
+  }
   if (b.superseded) supersede(view);
   tv.blocks.push(view);
   tv.blocksEl.appendChild(view.el);
@@ -107,7 +116,7 @@ export function flush() {
     state.frame = 0;
   }
   for (const v of state.dirty) {
-    if (v.mode === 'thinking') v.body.textContent = v.content;
+    if (v.mode === 'thinking') v.body.innerHTML = renderMarkdown(v.content);
     else if (v.mode === 'responding') {
       v.body.innerHTML = renderMarkdown(v.content);
       decorateReply(v);
@@ -123,6 +132,9 @@ export function renderStatus(tv) {
   f.dataset.status = tv.status;
   tv.el.dataset.status = tv.status;
   const parts = statsParts(tv.stats);
+  if (tv.status !== 'processing') {
+    for (const v of tv.blocks) v.el.classList.remove('streaming');
+  }
   if (tv.status === 'processing') {
     f.appendChild(el('span', 'spinner'));
     f.appendChild(el('span', null, 'working…'));

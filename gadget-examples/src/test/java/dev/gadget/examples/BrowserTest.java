@@ -260,9 +260,10 @@ class BrowserTest extends BrowserTestBase {
         .isTrue();
     String text = r.get("text").asText();
     assertThat(text).contains("Here you go:", "The end.")
-        // shown as text where it is not Markdown: the prompt, thinking and tool parameters
+        // shown as text where it is not Markdown: the prompt and tool parameters
         .contains("Show <img src=x onerror=\"window.__pwned='prompt'\"> please")
-        .contains("<img src=x onerror=\"window.__pwned='thinking'\">")
-        .contains("window.__pwned='tool'");
+        .contains("window.__pwned='tool'")
+        // thinking is Markdown, sanitized as a reply is: its <img> an element without handler
+        .doesNotContain("window.__pwned='thinking'");
   }
 }

@@ -176,7 +176,8 @@ class BrowserUxTest extends BrowserTestBase {
   @Test
   void codeIsHighlightedAndCopiedThinkingFoldsAlikeAndLongPromptsFold() throws Exception {
     fx = new PageFixture(tmp, ScriptedLlmClient.builder().tokenDelay(Duration.ofMillis(2))
-        .script(r -> ScriptedLlmClient.reply().thinking("Let me think about greet.").text(REPLY)
+        .script(r -> ScriptedLlmClient.reply().thinking("Let me think about **greet**.")
+            .text(REPLY)
             .build()).build(), true);
     Map<String, Object> c = config("reading", 1280, 800, "light");
     c.put("prompt", PROMPT);
@@ -193,6 +194,13 @@ class BrowserUxTest extends BrowserTestBase {
         .doesNotContain("Copy");
     assertThat(r.get("live").toString()).isEqualTo("[false]");
     assertThat(r.get("reloaded")).isEqualTo(r.get("live"));
+    assertThat(r.get("reopened").toString()).as("the folding the person chose, kept")
+        .isEqualTo("[true]");
+    assertThat(r.get("thinkingHtml").asText()).as("thinking as Markdown")
+        .contains("<strong>greet</strong>");
+    assertThat(r.get("streaming").get("seen").asBoolean()).as("a cursor while it streamed")
+        .isTrue();
+    assertThat(r.get("streaming").get("left").asInt()).as("and none after").isZero();
     assertThat(r.get("maxHeight").asText()).isNotEqualTo("none");
     assertThat(r.get("folded").asDouble()).as("a folded long prompt").isLessThan(400);
     assertThat(r.get("unfolded").asDouble()).isGreaterThan(5000);
