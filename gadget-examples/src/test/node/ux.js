@@ -242,6 +242,50 @@ module.exports = ({ ready, settled, submit, step }) => ({
       folded, unfolded, unfoldLabel, fullText, longLength: long.length };
   },
 
+  /**
+   * The drone's controls: its workspace state, taking the workspace over (a prompt is then
+   * refused) and giving it back, and using it for the chat.
+   */
+  async droneControls(page, cfg) {
+    const timeout = cfg.timeoutMs;
+    await ready(page, timeout);
+    await page.waitForSelector('#drone-list .drone-controls', { timeout });
+    await page.click('#drone-list .drone-state > summary');
+    await page.waitForFunction(() => {
+      const t = document.querySelector('#drone-list .drone-state-text');
+      return t && t.textContent.startsWith('mode: ');
+    }, null, { timeout });
+    const stateText = await page.$eval('#drone-list .drone-state-text', (e) => e.textContent);
+    const clickButton = (label) => page.evaluate((l) => {
+      const b = Array.from(document.querySelectorAll('#drone-list .drone-controls button'))
+        .find((x) => x.textContent === l);
+      if (!b) throw new Error('no button ' + l);
+      b.click();
+    }, label);
+    const noteAfter = async (label) => {
+      await page.evaluate(() => document.querySelectorAll('#drone-list .drone-note')
+        .forEach((n) => { n.textContent = ''; }));
+      await clickButton(label);
+      await page.waitForFunction(() => {
+        const n = document.querySelector('#drone-list .drone-note');
+        return n && n.textContent !== '';
+      }, null, { timeout });
+      return page.$eval('#drone-list .drone-note', (e) => e.textContent);
+    };
+    const tookOver = await noteAfter('Take over');
+    await page.waitForSelector('#drone-list .drone-mode.user', { timeout });
+    await page.fill('#prompt', 'hello while I work here');
+    await page.press('#prompt', 'Enter');
+    await page.waitForFunction(() => document.getElementById('composer-error').textContent !== '',
+      null, { timeout });
+    const refused = await page.$eval('#composer-error', (e) => e.textContent);
+    const gaveBack = await noteAfter('Give back');
+    await page.waitForSelector('#drone-list .drone-mode:not(.user)', { timeout });
+    const used = await noteAfter('Use for this chat');
+    return { stateText, tookOver, refused, gaveBack, used,
+      stateStillOpen: await page.$eval('#drone-list .drone-state', (e) => e.open) };
+  },
+
   /** Renames the chat and the project in place; a bad name is refused in words; a reload keeps them. */
   async rename(page, cfg) {
     const timeout = cfg.timeoutMs;

@@ -209,6 +209,19 @@ class BrowserUxTest extends BrowserTestBase {
   }
 
   @Test
+  void aPersonSeesTheWorkspaceTakesItOverGivesItBackAndPicksTheDrone() throws Exception {
+    fx = new PageFixture(tmp, withTool(), true);
+    JsonNode r = BrowserHarness.run(config("droneControls", 1280, 800, "light"));
+    assertThat(r.get("stateText").asText()).startsWith("mode: idle, status: available");
+    assertThat(r.get("tookOver").asText()).isEqualTo("The workspace is yours: the agent takes "
+        + "no work here until you give it back.");
+    assertThat(r.get("refused").asText()).contains("user mode");
+    assertThat(r.get("gaveBack").asText()).isEqualTo("The agent may work here again.");
+    assertThat(r.get("used").asText()).startsWith("This chat now runs on ");
+    assertThat(r.get("stateStillOpen").asBoolean()).as("kept open across refreshes").isTrue();
+  }
+
+  @Test
   void chatsAndProjectsAreRenamedInPlace() throws Exception {
     fx = new PageFixture(tmp, withTool(), true);
     Map<String, Object> c = config("rename", 1280, 800, "light");
