@@ -327,6 +327,13 @@ module.exports = ({ ready, settled, submit, step }) => ({
       kept: await page.$eval('#prompt', (e) => e.value),
       turns: await page.locator('#turns .turn').count(),
       title: await page.title(),
+      // the row beside Cancel: the status on one line, the approval picker labelled
+      status: await page.$eval('#turn-status', (e) => ({ text: e.textContent,
+        lines: Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight || '16')) })),
+      statusHeight: await page.$eval('#turn-status', (e) => e.getBoundingClientRect().height),
+      sendHeight: await page.$eval('#cancel', (e) => e.getBoundingClientRect().height),
+      pickerLabel: await page.$eval('#approval-policy', (e) => (e.closest('label') || {}).textContent || ''),
+      modelCount: await page.$eval('#model-count', (e) => e.textContent),
     };
     await settled(page, timeout);
     const second = await submit(page, cfg.prompt2, timeout);

@@ -254,6 +254,12 @@ class BrowserUxTest extends BrowserTestBase {
     assertThat(busy.get("kept").asText()).isEqualTo(PROMPT2);
     assertThat(busy.get("turns").asInt()).isEqualTo(1);
     assertThat(busy.get("title").asText()).startsWith("Working…");
+    // at 1280x800: "The agent is working…" on one line beside Cancel, the picker labelled
+    assertThat(busy.get("status").get("text").asText()).isEqualTo("The agent is working…");
+    assertThat(busy.get("statusHeight").asDouble()).as("one line, no taller than Cancel")
+        .isLessThanOrEqualTo(busy.get("sendHeight").asDouble());
+    assertThat(busy.get("pickerLabel").asText()).startsWith("Approvals:");
+    assertThat(busy.get("modelCount").asText()).isEqualTo("1 model");
     assertThat(r.get("second").asText()).isEqualTo("finished");
     assertThat(r.get("turns").asInt()).isEqualTo(2);
     assertThat(r.get("errorAfter").asText()).isEmpty();
