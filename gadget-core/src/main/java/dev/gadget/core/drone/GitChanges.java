@@ -89,61 +89,11 @@ public final class GitChanges {
   public void checkpoint(Path dir, String turnId) {
     String ref = ref(turnId, "before");
     if (git.resolve(dir, ref) == null) {
-      String index = indexTree(dir);
+      String index = new TurnIndex(git).record(dir);
       if (index != null) {
         git.ok(dir, Map.of(), "update-ref", ref(turnId, "index"), index);
       }
       git.ok(dir, Map.of(), "update-ref", ref, snapshot(dir, "before turn " + turnId));
-    }
-  }
-
-  /**
-   * The tree of the user's index as it is (read from a copy: the user's file is not touched),
-   * or null when there is none or it cannot be written as a tree (a merge in progress).
-   */
-  private String indexTree(Path dir) {
-    Path user = dir.resolve(git.ok(dir, Map.of(), "rev-parse", "--git-path", "index"));
-    if (!Files.isRegularFile(user)) {
-      return null;
-    }
-    Path copy = GitRunner.tempIndex();
-    try {
-      Files.copy(user, copy);
-      GitRunner.Result r = git.run(dir, Map.of("GIT_INDEX_FILE", copy.toString()), "write-tree");
-      return r.exit() == 0 ? r.out().strip() : null;
-    } catch (IOException e) {
-      return null;
-    } finally {
-      GitRunner.delete(copy);
-    }
-  }
-
-  /**
-   * Puts the index entries of the files the turn changed back as they were before it (a
-   * {@code git mv} or {@code git add} the agent ran), when its checkpoint recorded the index.
-   */
-  private void restoreIndex(Path dir, String turnId, String before, String after) {
-    GitRunner.Result recorded = git.run(dir, Map.of(), "rev-parse", "-q", "--verify",
-        ref(turnId, "index") + "^{tree}");
-    if (recorded.exit() != 0) {
-      return;
-    }
-    String index = recorded.out().strip();
-    List<String> touched = List.of(git.ok(dir, Map.of(), "diff", "--name-only", "-z",
-        "--no-renames", before, after).split("\0"));
-    List<String> args = new ArrayList<>(List.of("diff", "--cached", "--name-only", "-z",
-        "--no-renames", index, "--"));
-    touched.stream().filter(p -> !p.isEmpty()).forEach(p -> args.add(":(literal)" + p));
-    String[] differ = git.ok(dir, Map.of(), args.toArray(String[]::new)).split("\0");
-    List<String> restore = new ArrayList<>(List.of("restore", "--staged", "--source=" + index,
-        "--"));
-    for (String p : differ) {
-      if (!p.isEmpty()) {
-        restore.add(":(literal)" + p);
-      }
-    }
-    if (restore.size() > 4) {
-      git.ok(dir, Map.of(), restore.toArray(String[]::new));
     }
   }
 
@@ -203,7 +153,7 @@ public final class GitChanges {
     } finally {
       GitRunner.delete(patch);
     }
-    restoreIndex(dir, turnId, before, after);
+    new TurnIndex(git).restore(dir, ref(turnId, "index"), before, after);
     git.ok(dir, Map.of(), "update-ref", ref(turnId, "undone"), after);
     return diff(dir, after, before, turnId).asRevertOf(turnId);
   }

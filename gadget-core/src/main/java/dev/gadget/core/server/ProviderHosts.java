@@ -127,7 +127,31 @@ public final class ProviderHosts {
     if (a instanceof Inet6Address && (b[0] & 0xfe) == 0xfc) {
       return "private"; // fc00::/7, unique local
     }
+    if (a instanceof Inet6Address) {
+      // an IPv4 address inside: ::a.b.c.d, 64:ff9b::a.b.c.d (NAT64), 2002:aabb:ccdd:: (6to4)
+      int at = zeros(b, 0, 12) ? 12 : b[0] == 0 && b[1] == 0x64 && (b[2] & 0xff) == 0xff
+          && (b[3] & 0xff) == 0x9b && zeros(b, 4, 12) ? 12
+          : b[0] == 0x20 && b[1] == 0x02 ? 2 : -1;
+      if (at >= 0) {
+        try {
+          String inner = kind(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, at,
+              at + 4)));
+          return inner == null ? null : inner + " (inside an IPv6 address)";
+        } catch (java.net.UnknownHostException e) {
+          return "unspecified";
+        }
+      }
+    }
     return null;
+  }
+
+  private static boolean zeros(byte[] b, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (b[i] != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override

@@ -327,6 +327,43 @@ class GitChangesTest {
     assertThat(gitOut(dir, "status", "--porcelain")).isEqualTo("A  notes.txt\n");
   }
 
+  @Test
+  void undoPutsBackOnlyWhatTheTurnStagedAndIsDoneEvenWhenTheIndexIsLocked() throws Exception {
+    changes.checkpoint(dir, "t1");
+    Files.writeString(dir.resolve(" lead.txt"), "the agent's\n");
+    Files.writeString(dir.resolve("b.txt"), "alpha\nbeta\nthe agent's\n");
+    git(dir, "add", "--", " lead.txt", "b.txt"); // what the agent staged
+    changes.finish(dir, "t1");
+    Files.writeString(dir.resolve("a.txt"), "one\ntwo\nthree\nfour\nfive\nmine\n");
+    changes.checkpoint(dir, "t2");
+    Files.writeString(dir.resolve("a.txt"), "ONE\ntwo\nthree\nfour\nfive\nmine\n");
+    git(dir, "add", "a.txt"); // the agent's, in turn 2
+    changes.finish(dir, "t2");
+    Files.writeString(dir.resolve("a.txt"), "ONE\ntwo\nthree\nfour\nfive\nmine, again\n");
+    git(dir, "add", "a.txt"); // the user staged more of a.txt since
+
+    changes.undo(dir, "t1");
+    assertThat(gitOut(dir, "status", "--porcelain", "--", " lead.txt", "b.txt")).isEmpty();
+    changes.undo(dir, "t2");
+    // a.txt's entry is the user's (it differs from the turn's end): it stays staged
+    assertThat(gitOut(dir, "diff", "--cached", "--name-only")).isEqualTo("a.txt\n");
+
+    // an index another git holds: the files are undone all the same, and the undo recorded
+    changes.checkpoint(dir, "t3");
+    Files.writeString(dir.resolve("c.txt"), "new\n");
+    git(dir, "add", "c.txt");
+    changes.finish(dir, "t3");
+    Files.writeString(dir.resolve(".git/index.lock"), "");
+    try {
+      changes.undo(dir, "t3");
+    } finally {
+      Files.delete(dir.resolve(".git/index.lock"));
+    }
+    assertThat(dir.resolve("c.txt")).doesNotExist();
+    assertThatThrownBy(() -> changes.undo(dir, "t3"))
+        .hasMessage("this turn's changes were undone already");
+  }
+
   static void git(Path dir, String... args) throws Exception {
     gitOut(dir, args);
   }

@@ -72,6 +72,8 @@ class ProviderHostsTest extends RuntimeTestBase {
     for (String url : List.of("http://169.254.169.254/latest", "http://10.1.2.3:8080/v1",
         "http://192.168.0.9/v1", "http://172.20.0.1/v1", "http://100.100.1.1/v1",
         "http://[::1]:11434", "http://[fd00::1]/v1", "http://[fe80::1]/v1", "http://0.0.0.0:80",
+        "http://[::ffff:127.0.0.1]/v1", "http://[::127.0.0.1]/v1", "http://[64:ff9b::a9fe:a9fe]/",
+        "http://[2002:c0a8:1::]/v1", "http://2130706433/v1",
         "http://localhost:" + URI.create(loopback).getPort())) {
       assertThat(save(page, url).path("error").asText()).as(url)
           .startsWith("the provider's host ").contains("address, which users may not name");

@@ -1,6 +1,7 @@
 package dev.gadget.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gadget.core.Ids;
 import dev.gadget.core.model.ChatSession;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,7 +80,11 @@ class JournaledReadWaitTest {
           () -> s.listTurns(busy.id()));
       CompletableFuture<Optional<ChatTurn>> turn = CompletableFuture.supplyAsync(
           () -> s.findTurn(running.id()));
-      assertThat(turns).isNotDone();
+      // both wait (within a deadline they have not answered) until the disk confirms
+      assertThatThrownBy(() -> turns.get(300, TimeUnit.MILLISECONDS))
+          .isInstanceOf(TimeoutException.class);
+      assertThatThrownBy(() -> turn.get(300, TimeUnit.MILLISECONDS))
+          .isInstanceOf(TimeoutException.class);
       disk.countDown();
       assertThat(turns.get(10, TimeUnit.SECONDS).get(0).blocks()).hasSize(1);
       assertThat(turn.get(10, TimeUnit.SECONDS).orElseThrow().blocks()).hasSize(1);
