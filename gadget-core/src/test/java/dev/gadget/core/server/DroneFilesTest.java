@@ -11,16 +11,13 @@ import dev.gadget.core.model.WorkOrder;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
-import dev.gadget.core.transport.ConnectionAcceptor;
 import dev.gadget.core.transport.InMemoryTransport;
-import dev.gadget.core.transport.TransportServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +32,7 @@ class DroneFilesTest {
   @TempDir Path tmp;
   RuntimeFixture fx;
   final InMemoryTransport transport = new InMemoryTransport();
-  final BlockingQueue<Connection> drones = new LinkedBlockingQueue<>();
+  BlockingQueue<Connection> drones;
   final List<String> heard = new CopyOnWriteArrayList<>();
 
   @AfterEach
@@ -48,25 +45,11 @@ class DroneFilesTest {
   /** A server that takes any drone and records what it says, acknowledging nothing. */
   private void bareServer() throws Exception {
     fx = new RuntimeFixture(tmp);
-    TransportServer server = transport.server();
-    server.start(new ConnectionAcceptor() {
-      @Override
-      public Object authenticate(String namespace, JsonNode auth) {
-        return "drone";
+    drones = fx.bareServer(transport, connection -> {
+      for (String e : List.of(Protocol.WORK_ORDER_COMPLETE, Protocol.REQUEST_CRASH_RECOVERY)) {
+        connection.on(e, (args, ack) -> heard.add(e + " " + args.get(0)));
       }
-
-      @Override
-      public void onConnect(Connection connection, Object principal) {
-        for (String e : List.of(Protocol.WORK_ORDER_COMPLETE, Protocol.REQUEST_CRASH_RECOVERY)) {
-          connection.on(e, (args, ack) -> heard.add(e + " " + args.get(0)));
-        }
-        drones.add(connection);
-      }
-
-      @Override
-      public void onDisconnect(Connection connection, Object principal, String reason) {}
     });
-    fx.closeables.add(server);
   }
 
   private GadgetDrone drone(ScriptedLlmClient llm) {

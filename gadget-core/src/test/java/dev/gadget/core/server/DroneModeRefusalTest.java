@@ -9,14 +9,11 @@ import dev.gadget.core.model.WorkOrder;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
-import dev.gadget.core.transport.ConnectionAcceptor;
 import dev.gadget.core.transport.InMemoryTransport;
-import dev.gadget.core.transport.TransportServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -26,23 +23,7 @@ class DroneModeRefusalTest extends RuntimeTestBase {
   void aDroneRefusesUserModeWhileItRunsATurnAndTakesItOnceIdle() throws Exception {
     fx = new RuntimeFixture(tmp);
     InMemoryTransport transport = new InMemoryTransport();
-    TransportServer server = transport.server();
-    BlockingQueue<Connection> drones = new LinkedBlockingQueue<>();
-    server.start(new ConnectionAcceptor() {
-      @Override
-      public Object authenticate(String namespace, JsonNode auth) {
-        return "drone";
-      }
-
-      @Override
-      public void onConnect(Connection connection, Object principal) {
-        drones.add(connection);
-      }
-
-      @Override
-      public void onDisconnect(Connection connection, Object principal, String reason) {}
-    });
-    fx.closeables.add(server);
+    BlockingQueue<Connection> drones = fx.bareServer(transport, c -> { });
     ScriptedLlmClient llm = ScriptedLlmClient.builder()
         .reply(ScriptedLlmClient.reply().text("slow ".repeat(300)).build())
         .tokenDelay(Duration.ofMillis(10)).build();

@@ -142,6 +142,33 @@ final class RuntimeFixture implements AutoCloseable {
     return d;
   }
 
+  /**
+   * A bare test server on {@code transport} in place of Gadget's: it takes any drone, hands each
+   * connection to {@code onConnect} (to listen to it) and queues it; closed with the fixture.
+   */
+  BlockingQueue<Connection> bareServer(InMemoryTransport transport,
+      java.util.function.Consumer<Connection> onConnect) {
+    BlockingQueue<Connection> drones = new LinkedBlockingQueue<>();
+    dev.gadget.core.transport.TransportServer server = transport.server();
+    server.start(new dev.gadget.core.transport.ConnectionAcceptor() {
+      @Override
+      public Object authenticate(String namespace, JsonNode auth) {
+        return "drone";
+      }
+
+      @Override
+      public void onConnect(Connection connection, Object principal) {
+        onConnect.accept(connection);
+        drones.add(connection);
+      }
+
+      @Override
+      public void onDisconnect(Connection connection, Object principal, String reason) {}
+    });
+    closeables.add(server);
+    return drones;
+  }
+
   Page page(String token) {
     Page p = new Page(transport.client(), token);
     closeables.add(p);

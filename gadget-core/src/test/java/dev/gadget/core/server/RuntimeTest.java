@@ -378,24 +378,7 @@ class RuntimeTest extends RuntimeTestBase {
     fixture();
     // A bare test server on its own transport sends the drone two work orders.
     var transport = new dev.gadget.core.transport.InMemoryTransport();
-    var server = transport.server();
-    java.util.concurrent.BlockingQueue<Connection> drones =
-        new java.util.concurrent.LinkedBlockingQueue<>();
-    server.start(new dev.gadget.core.transport.ConnectionAcceptor() {
-      @Override
-      public Object authenticate(String namespace, JsonNode auth) {
-        return "drone";
-      }
-
-      @Override
-      public void onConnect(Connection connection, Object principal) {
-        drones.add(connection);
-      }
-
-      @Override
-      public void onDisconnect(Connection connection, Object principal, String reason) {}
-    });
-    fx.closeables.add(server);
+    java.util.concurrent.BlockingQueue<Connection> drones = fx.bareServer(transport, c -> { });
     ScriptedLlmClient llm = ScriptedLlmClient.builder()
         .reply(ScriptedLlmClient.reply().text("slow ".repeat(200)).build())
         .tokenDelay(Duration.ofMillis(20)).build();
