@@ -31,9 +31,19 @@ class DroneListTest extends RuntimeTestBase {
         .doesNotContain("available");
 
     fx.drone(ada, tmp.resolve("ws"), dev.gadget.core.llm.ScriptedLlmClient.of());
-    await("the new drone listed available", () -> fx.store.listDrones(ada.user().id()).stream()
-        .anyMatch(d -> d.status() == DroneStatus.AVAILABLE));
+    // (the stored drone-1 says available too: wait for the new one, then for the page to see it)
+    await("the new drone stored", () -> fx.store.listDrones(ada.user().id()).size() == 2);
+    await("the new drone listed available", () -> listed(page).contains(
+        "\"status\":\"available\""));
     JsonNode both = page.request(Protocol.LIST_DRONES, Map.of());
     assertThat(both.toString()).contains("\"status\":\"offline\"", "\"status\":\"available\"");
+  }
+
+  private static String listed(Page page) {
+    try {
+      return page.request(Protocol.LIST_DRONES, Map.of()).toString();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 }
