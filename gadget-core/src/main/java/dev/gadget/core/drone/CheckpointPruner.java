@@ -108,14 +108,9 @@ final class CheckpointPruner {
       StringBuilder sb = new StringBuilder();
       refs.forEach(ref -> sb.append("delete ").append(ref).append('\n'));
       Files.writeString(in, sb.toString(), StandardCharsets.UTF_8);
-      Path out = GitRunner.tempFile("gadget-refs-out");
-      try {
-        GitRunner.Result r = git.run(dir, Map.of(), out, in, "update-ref", "--stdin");
-        if (r.exit() != 0) {
-          throw new WorkspaceException("git update-ref failed: " + r.output());
-        }
-      } finally {
-        GitRunner.delete(out);
+      GitRunner.Result r = git.runWithInput(dir, Map.of(), in, "update-ref", "--stdin");
+      if (r.exit() != 0) {
+        throw new WorkspaceException("git update-ref failed: " + r.output());
       }
     } catch (IOException e) {
       throw new WorkspaceException("cannot prune the checkpoints: " + e.getMessage(), e);

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -75,7 +76,7 @@ public final class GitChanges {
   }
 
   /** Removes every checkpoint of {@code turnIds} (their chat was deleted). */
-  public void forget(Path dir, java.util.Set<String> turnIds) {
+  public void forget(Path dir, Set<String> turnIds) {
     new CheckpointPruner(git).forget(dir, turnIds);
   }
 
@@ -307,30 +308,9 @@ public final class GitChanges {
   }
 
   /** The paths of the submodules (gitlinks) in the index {@code env} names. */
-  private List<String> gitlinks(Path dir, Map<String, String> env) throws IOException {
-    Path out = GitRunner.tempFile("gadget-ls-files");
-    try {
-      GitRunner.Result r = git.run(dir, env, out, "ls-files", "-s", "-z");
-      if (r.exit() != 0) {
-        throw new WorkspaceException("git ls-files failed: " + r.output());
-      }
-      List<String> links = new ArrayList<>();
-      byte[] all = Files.readAllBytes(out);
-      int start = 0;
-      for (int i = 0; i < all.length; i++) {
-        if (all[i] == 0) {
-          String entry = new String(all, start, i - start, java.nio.charset.StandardCharsets.UTF_8);
-          int tab = entry.indexOf('\t');
-          if (entry.startsWith("160000 ") && tab > 0) {
-            links.add(entry.substring(tab + 1));
-          }
-          start = i + 1;
-        }
-      }
-      return links;
-    } finally {
-      GitRunner.delete(out);
-    }
+  private List<String> gitlinks(Path dir, Map<String, String> env) {
+    return git.records(dir, env, "ls-files", "-s", "-z").stream()
+        .filter(r -> r.startsWith("160000 ")).map(GitRunner::pathOf).toList();
   }
 
   private TurnDiff diff(Path dir, String from, String to, String turnId) {

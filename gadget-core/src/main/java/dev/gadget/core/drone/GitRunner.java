@@ -37,12 +37,48 @@ final class GitRunner {
 
   /** Runs git; its output must fit in 1 MB (ids, lists), or it is cut. */
   Result run(Path dir, Map<String, String> env, String... args) {
+    return runWithInput(dir, env, null, args);
+  }
+
+  /** Runs git reading its standard input from {@code in} (null: none); output up to 1 MB. */
+  Result runWithInput(Path dir, Map<String, String> env, Path in, String... args) {
     Path out = tempFile("gadget-git-out");
     try {
-      return run(dir, env, out, args);
+      return run(dir, env, out, in, args);
     } finally {
       delete(out);
     }
+  }
+
+  /**
+   * The NUL-separated records git prints for {@code args} (a {@code -z} listing), all of them
+   * however long the output, none stripped (a path may start with a space); a failure is a
+   * {@link WorkspaceException}.
+   */
+  List<String> records(Path dir, Map<String, String> env, String... args) {
+    Path out = tempFile("gadget-git-records");
+    try {
+      Result r = run(dir, env, out, args);
+      if (r.exit() != 0) {
+        throw new WorkspaceException("git " + args[0] + " failed: " + r.output());
+      }
+      List<String> records = new ArrayList<>();
+      for (String record : Files.readString(out, StandardCharsets.UTF_8).split("\0")) {
+        if (!record.isEmpty()) {
+          records.add(record);
+        }
+      }
+      return records;
+    } catch (IOException e) {
+      throw new WorkspaceException("git " + args[0] + " failed: " + e.getMessage(), e);
+    } finally {
+      delete(out);
+    }
+  }
+
+  /** The path of a {@code git ls-files -s} record ({@code mode object stage<TAB>path}). */
+  static String pathOf(String stagedRecord) {
+    return stagedRecord.substring(stagedRecord.indexOf('\t') + 1);
   }
 
   /** Runs git and returns its trimmed output; a failure is a {@link WorkspaceException}. */

@@ -92,29 +92,13 @@ final class TurnIndex {
     return all.toArray(String[]::new);
   }
 
-  /** The NUL-separated paths git prints (never stripped: a name may start with a space). */
   private List<String> paths(Path dir, String... args) {
-    GitRunner.Result r = git.run(dir, Map.of(), args);
-    if (r.exit() != 0) {
-      throw new WorkspaceException("git " + args[0] + " failed: " + r.output());
-    }
-    List<String> out = new ArrayList<>();
-    for (String p : r.out().split("\0")) {
-      if (!p.isEmpty()) {
-        out.add(p);
-      }
-    }
-    return out;
+    return git.records(dir, Map.of(), args);
   }
 
   private Set<String> unmerged(Path dir) {
     Set<String> out = new HashSet<>();
-    for (String entry : paths(dir, "ls-files", "-u", "-z")) {
-      int tab = entry.indexOf('\t');
-      if (tab > 0) {
-        out.add(entry.substring(tab + 1));
-      }
-    }
+    git.records(dir, Map.of(), "ls-files", "-u", "-z").forEach(r -> out.add(GitRunner.pathOf(r)));
     return out;
   }
 }

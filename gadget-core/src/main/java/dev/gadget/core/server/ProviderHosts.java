@@ -5,6 +5,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Optional;
@@ -91,13 +92,13 @@ public final class ProviderHosts {
     }
     for (InetAddress a : addresses) {
       String kind = kind(a);
-      if (kind != null && !(privateAllowed && (kind.equals("loopback") || kind.equals("private")))) {
+      boolean allowable = "loopback".equals(kind) || "private".equals(kind);
+      if (kind != null && !(privateAllowed && allowable)) {
         return Optional.of("the provider's host " + host + " is " + (host.equals(
             a.getHostAddress()) ? "" : "at " + a.getHostAddress() + ", ") + "a " + kind
             + " address, which users may not name on this server"
-            + (kind.equals("loopback") || kind.equals("private") ? " (its operator can allow "
-            + "private providers: gadget server --allow-private-providers, or list hosts with "
-            + "--provider-hosts)" : ""));
+            + (allowable ? " (its operator can allow private providers: gadget server "
+            + "--allow-private-providers, or list hosts with --provider-hosts)" : ""));
       }
     }
     return Optional.empty();
@@ -134,10 +135,10 @@ public final class ProviderHosts {
           : b[0] == 0x20 && b[1] == 0x02 ? 2 : -1;
       if (at >= 0) {
         try {
-          String inner = kind(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, at,
+          String inner = kind(InetAddress.getByAddress(Arrays.copyOfRange(b, at,
               at + 4)));
           return inner == null ? null : inner + " (inside an IPv6 address)";
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
           return "unspecified";
         }
       }

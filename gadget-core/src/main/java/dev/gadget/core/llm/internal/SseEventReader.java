@@ -7,9 +7,10 @@ import dev.gadget.core.llm.LlmException;
  * or a bare CR (a CRLF split across two pieces counts once); {@code :} lines are comments;
  * {@code data}, {@code event}, {@code id} and {@code retry} fields (other fields go to
  * {@link Handler#onOtherField}); several {@code data} lines join with {@code \n}; a blank line
- * dispatches the event. Unlike a browser, {@link #finish()}
- * also dispatches an unterminated last event, since servers often end a stream without the
- * final blank line ({@link #finishDroppingUnterminated()} does not, for servers that never do). A leading byte-order mark is skipped. An event larger than the limit fails
+ * dispatches the event. Unlike a browser, {@link #finish()} also dispatches an unterminated last
+ * event, since servers often end a stream without the final blank line
+ * ({@link #finishDroppingUnterminated()} does not, for servers that never do). A leading
+ * byte-order mark is skipped. An event larger than the limit fails
  * with {@link LlmException.Kind#PROTOCOL}. Not thread-safe; one per stream.
  */
 public final class SseEventReader {
