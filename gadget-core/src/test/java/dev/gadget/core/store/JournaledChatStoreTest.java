@@ -180,7 +180,7 @@ class JournaledChatStoreTest extends ChatStoreContract {
         s.createUser(new User(Ids.next(), "bob", "Bob", T0));
       }
     });
-    assertThat(log).contains("WARN", "The last record of " + journal, "byte " + whole,
+    assertThat(log).contains("WARN", "The end of " + journal, "byte " + whole,
         "dropping it");
     try (JournaledChatStore s = JournaledChatStore.open(dir)) {
       assertThat(s.findUserByName("ada")).isPresent();
@@ -266,7 +266,7 @@ class JournaledChatStoreTest extends ChatStoreContract {
   }
 
   /** What {@code body} wrote to System.err, where slf4j-simple logs. */
-  private static String stderrOf(Runnable body) {
+  static String stderrOf(Runnable body) {
     PrintStream old = System.err;
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     System.setErr(new PrintStream(bytes, true, StandardCharsets.UTF_8));

@@ -20,12 +20,21 @@ import org.slf4j.LoggerFactory;
  * share one sync instead of queueing for one each. Positions count every byte this process
  * appended, across journal files. Thread-safe.
  *
+ * <p>The file is filled with zeros ahead of the records ({@link #AHEAD} bytes at a time) and
+ * records are written over them, so a sync flushes data only: a file that grows makes each
+ * {@code fdatasync} commit its size to the filesystem's own journal too, which costs about twice
+ * the time and CPU (measured: 331 against 117 µs a sync on ext4). A journal that is rolled over or
+ * closed is cut to its records; after a crash the loader reads the zeros as the journal's end.
+ *
  * <p>If writing or syncing fails, the journal fails for good: every waiting and later call gets a
  * {@link StoreException} (a failed sync may have lost what the OS had cached, so nothing written
  * after it could be trusted). Waiting for a sync is bounded by the sync timeout.
  */
 public final class Journal implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Journal.class);
+  /** How many zeros are written ahead of the records at a time. */
+  static final int AHEAD = 4 << 20;
+  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 16);
 
   private final StoreDirectory dir;
   private final long syncTimeoutNanos;
@@ -36,6 +45,8 @@ public final class Journal implements AutoCloseable {
   private FileChannel channel;
   private int number;
   private long fileBytes;
+  /** How far the current file is written (records, then zeros). */
+  private long filled;
   private long appended;
   private volatile long durable;
   /** Tests only: runs on the sync thread before each sync (to hold syncs back). */
@@ -54,6 +65,7 @@ public final class Journal implements AutoCloseable {
     this.number = number;
     this.channel = channel;
     this.fileBytes = fileBytes;
+    this.filled = fileBytes;
     this.syncTimeoutNanos = syncTimeout.toNanos();
     this.syncer = new Thread(this::syncLoop, "gadget-store-sync");
     syncer.setDaemon(true);
@@ -85,8 +97,12 @@ public final class Journal implements AutoCloseable {
       usable();
       ByteBuffer buf = ByteBuffer.wrap(record);
       try {
+        if (fileBytes + record.length > filled) {
+          fillAhead(fileBytes + record.length);
+        }
+        long at = fileBytes;
         while (buf.hasRemaining()) {
-          channel.write(buf);
+          at += channel.write(buf, at);
         }
       } catch (IOException e) {
         fail(e);
@@ -172,7 +188,7 @@ public final class Journal implements AutoCloseable {
       usable();
       FileChannel next;
       try {
-        channel.force(false);
+        trim();
         next = dir.createJournal(number + 1);
       } catch (IOException e) {
         fail(e);
@@ -184,6 +200,7 @@ public final class Journal implements AutoCloseable {
       channel = next;
       number++;
       fileBytes = 0;
+      filled = 0;
       try {
         old.close();
       } catch (IOException e) {
@@ -216,7 +233,7 @@ public final class Journal implements AutoCloseable {
     lock.lock();
     try {
       if (failure == null && !syncer.isAlive()) {
-        channel.force(false);
+        trim();
       }
       channel.close();
     } catch (IOException e) {
@@ -262,6 +279,27 @@ public final class Journal implements AutoCloseable {
       }
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Writes zeros from {@link #filled} on, past {@code end}. Called with the lock held. */
+  private void fillAhead(long end) throws IOException {
+    long target = Math.max(end, filled + AHEAD);
+    while (filled < target) {
+      ByteBuffer zeros = ZEROS.duplicate();
+      zeros.limit((int) Math.min(zeros.capacity(), target - filled));
+      filled += channel.write(zeros, filled);
+    }
+  }
+
+  /** Cuts the zeros ahead of the records and syncs the file. Called with the lock held. */
+  private void trim() throws IOException {
+    if (filled > fileBytes) {
+      channel.truncate(fileBytes);
+      filled = fileBytes;
+      channel.force(true);
+    } else {
+      channel.force(false);
     }
   }
 

@@ -115,10 +115,19 @@ public final class StoreLoader {
         } catch (BadRecordException e) {
           long at = lines.lineOffset;
           int length = lines.to - lines.from;
-          if (last && !e.intact() && lines.restIsZeros()) {
-            log.warn("The last record of {} (line {}, byte {}, {} bytes) was cut short when the "
-                + "process writing it died, so it was never acknowledged: dropping it",
-                file, line, at, length);
+          boolean nul = has(lines, true);
+          boolean zeros = nul && !has(lines, false);
+          // A record holds no NUL byte, and a record is acknowledged once a sync has covered it
+          // and all before it: from a NUL on, nothing was acknowledged (zeros written ahead, or
+          // pages of a write cut short that the disk had not all taken).
+          if (last && !e.intact() && (nul || lines.restIsZeros())) {
+            if (zeros && lines.restIsZeros()) {
+              log.debug("{} ends at byte {}, before the zeros written ahead", file, at);
+            } else {
+              log.warn("The end of {} from line {} (byte {}, {} bytes) was cut short when the "
+                  + "process writing it died, so it was never acknowledged: dropping it",
+                  file, line, at, Files.size(file) - at);
+            }
             return at;
           }
           throw damaged(dir, file, line, at, e.getMessage());
@@ -127,6 +136,17 @@ public final class StoreLoader {
       }
     }
     return Files.size(file);
+  }
+
+  /** Whether the current line holds a NUL byte ({@code nul}), or any other byte. */
+  private static boolean has(LineReader lines, boolean nul) {
+    byte[] b = lines.bytes();
+    for (int i = lines.from; i < lines.to; i++) {
+      if ((b[i] == 0) == nul) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A record of the snapshot, which is written whole or not at all: any damage refuses. */
