@@ -5,7 +5,7 @@ import { state } from './state.js';
 import { $, showError } from './dom.js';
 import { signOut } from './signin.js';
 import { refreshAll, onSessionDeleted } from './sidebar.js';
-import { onStream, onSuperseded, onTurnStarted } from './turns.js';
+import { onResumed, onStream, onSuperseded, onTurnStarted } from './turns.js';
 import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
 import { onTurnChanges } from './diff.js';
@@ -53,6 +53,7 @@ export function connect() {
   socket.on('turnRecovered', onTurnRecovered);
   socket.on('turnStats', onTurnStats);
   socket.on('blocksSuperseded', (p) => onSuperseded(p));
+  socket.on('turnResumed', (p) => onResumed(p));
   socket.on('sessionDeleted', (p) => onSessionDeleted(p));
   socket.on('turnChanges', (p) => onTurnChanges(p, onStream, addBlock));
   for (const name of ['thinking', 'response', 'toolStarted', 'toolOutput', 'toolCall',

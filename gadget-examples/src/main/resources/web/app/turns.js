@@ -162,6 +162,24 @@ export function onSuperseded(p) {
 }
 
 /**
+ * The server's turnResumed event: it restarted while the turn ran, took it back, and the drone
+ * sends the turn again from after its last stored tool call. The blocks from fromBlock on go
+ * (the replay rebuilds them, the text already shown included) and the stream goes on after
+ * lastSeq.
+ */
+export function onResumed(p) {
+  const tv = state.turns.get(p.turnId);
+  if (!tv) return;
+  for (const v of tv.blocks) if (v.seq >= p.fromBlock) v.el.remove();
+  tv.blocks = tv.blocks.filter((v) => v.seq < p.fromBlock);
+  tv.openIdx = -1;
+  tv.lastSeq = p.lastSeq;
+  tv.status = 'processing';
+  renderStatus(tv);
+  updateComposer();
+}
+
+/**
  * After a turn ends, compares what the page built from the stream with what the store kept,
  * and re-renders the turn's blocks from the store only if they differ.
  */

@@ -153,7 +153,7 @@ public final class GadgetDrone implements AutoCloseable {
         clock);
     recovery.load();
     link.tools(tools);
-    link.connect(new ServerEvents(jobs, recovery, files, state), recovery::ask);
+    link.connect(new ServerEvents(jobs, recovery, files, state, link), recovery::ask);
   }
 
   /**

@@ -162,6 +162,24 @@ public final class Protocol {
   public static final String DRONE_REGISTRATION = "droneRegistration";
 
   /**
+   * Server to drone: send a running turn's events again from a point
+   * ({@link ResumePayloads.ResumeStream}), after the drone's link came back or the server
+   * restarted.
+   */
+  public static final String RESUME_STREAM = "resumeStream";
+
+  /**
+   * Drone to server: the turn's events follow again from a seq ({@link ResumePayloads.StreamReplay}).
+   */
+  public static final String STREAM_REPLAY = "streamReplay";
+
+  /**
+   * Server to page: a turn that ran while the server restarted goes on; its blocks from one on are
+   * rebuilt ({@link ResumePayloads.TurnResumed}).
+   */
+  public static final String TURN_RESUMED = "turnResumed";
+
+  /**
    * Server to page: a drone crashed during a watched turn, and the server told it to retry
    * (seed 001, "Drone crashed during processing - retrying").
    */

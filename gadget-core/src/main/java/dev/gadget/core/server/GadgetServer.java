@@ -3,13 +3,13 @@ package dev.gadget.core.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.model.ChatSession;
-import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.server.internal.ApprovalDesk;
 import dev.gadget.core.server.internal.Authenticator;
 import dev.gadget.core.server.internal.AgentFace;
 import dev.gadget.core.server.internal.DroneLink;
+import dev.gadget.core.server.internal.TurnResumption;
 import dev.gadget.core.server.internal.DroneRouter;
 import dev.gadget.core.server.internal.LiveTurns;
 import dev.gadget.core.server.internal.PageRequests;
@@ -58,6 +58,7 @@ public final class GadgetServer implements AutoCloseable {
   private final LiveTurns turns;
   private final PageRequests pages;
   private final DroneLink drones;
+  private final TurnResumption resumption;
   private final AgentFace agents;
   private volatile boolean started;
   private ScheduledFuture<?> silenceCheck;
@@ -78,7 +79,8 @@ public final class GadgetServer implements AutoCloseable {
     ApprovalDesk approvals = new ApprovalDesk(settings, timer, rooms, router, turns,
         b.approvalTimeout, b.approvalPolicy);
     this.pages = new PageRequests(settings, rooms, turns, router, approvals);
-    this.drones = new DroneLink(settings, rooms, router, turns, approvals);
+    this.resumption = new TurnResumption(settings, turns, rooms, timer);
+    this.drones = new DroneLink(settings, rooms, router, turns, approvals, resumption);
     this.agents = new AgentFace(settings, rooms, turns, router, approvals);
   }
 
@@ -88,7 +90,9 @@ public final class GadgetServer implements AutoCloseable {
   }
 
   /**
-   * Ends every turn a previous run left {@link TurnStatus#PROCESSING} as interrupted, then starts
+   * Takes back every turn a previous run left {@link TurnStatus#PROCESSING} on a drone (each waits
+   * for its drone to send it again, {@link TurnResumption}; one never sent to a drone ends
+   * interrupted), then starts
    * accepting pages and drones.
    */
   public synchronized void start() {
@@ -96,13 +100,7 @@ public final class GadgetServer implements AutoCloseable {
       throw new IllegalStateException("already started");
     }
     started = true;
-    ChatStore store = settings.store();
-    for (ChatTurn t : store.listUnfinishedTurns()) {
-      if (store.finalizeTurn(t.id(), TurnStatus.INTERRUPTED, t.stats(),
-          "the server restarted while the turn was running", settings.clock().instant())) {
-        log.info("turn {} was running when the server stopped; ended as interrupted", t.id());
-      }
-    }
+    resumption.adoptUnfinished();
     long period = Math.max(50, settings.silenceTimeout().toMillis() / 4);
     silenceCheck = timer.every(turns::checkSilence, period);
     checkpoints = timer.every(turns::checkpoint, LiveTurns.CHECKPOINT_INTERVAL.toMillis());

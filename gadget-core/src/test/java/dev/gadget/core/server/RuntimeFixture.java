@@ -245,7 +245,7 @@ final class RuntimeFixture implements AutoCloseable {
           Protocol.WORK_ORDER_COMPLETE, Protocol.DRONE_STATUS, Protocol.TURN_CHANGES,
           Protocol.COMPACTION, Protocol.WORKSPACE_MODE, Protocol.TURN_RECOVERED,
           Protocol.TURN_STATS, Protocol.APPROVAL_PENDING, Protocol.APPROVAL_DECIDED,
-          Protocol.SESSION_DELETED)) {
+          Protocol.SESSION_DELETED, Protocol.TURN_RESUMED)) {
         connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0))));
       }
     }

@@ -697,36 +697,6 @@ class RuntimeTest extends RuntimeTestBase {
   }
 
   @Test
-  void aServerRestartEndsTurnsInFlightAndEveryoneReconnects() throws Exception {
-    fixture();
-    GadgetServer first = fx.server(b -> b);
-    Person ada = fx.person("ada");
-    ScriptedLlmClient llm = ScriptedLlmClient.builder()
-        .reply(ScriptedLlmClient.reply().text("word ".repeat(2000)).build())
-        .reply(answer("after the restart"))
-        .tokenDelay(Duration.ofMillis(5)).build();
-    Chat chat = chat(ada, tmp.resolve("ws"), llm);
-    GadgetDrone drone = chat.drone();
-    Page page = chat.page();
-    String session = chat.session();
-    String turn = submit(page, session, "long");
-    await("streaming", () -> page.eventsOf(turn).size() > 5);
-
-    first.close();
-    fx.server(b -> b);
-    assertThat(fx.store.findTurn(turn).orElseThrow().status()).isEqualTo(TurnStatus.INTERRUPTED);
-    // the drone reconnects, is told to stop the orphaned turn, and frees itself
-    await("drone free", () -> drone.activeTurnId().isEmpty());
-    // the server takes it as busy until the drone says it is available again
-    await("drone available", () -> fx.store.listDrones(ada.user().id()).get(0).status()
-        == DroneStatus.AVAILABLE);
-    await("page back", () -> page.connection.isConnected());
-    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
-    String next = submit(page, session, "again");
-    assertThat(page.completion(next).get("status").asText()).isEqualTo("finished");
-  }
-
-  @Test
   void sessionLockAndWorkspaceModesAreHonoured() throws Exception {
     fixture().server(b -> b);
     Person ada = fx.person("ada");

@@ -4,6 +4,7 @@ import dev.gadget.core.drone.WorkspaceException;
 import dev.gadget.core.protocol.PayloadException;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.ResumePayloads;
 import dev.gadget.core.transport.Ack;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.EventHandler;
@@ -24,15 +25,17 @@ public final class ServerEvents {
   private final DroneWorkspace workspace;
   private final GitRequests git;
   private final WorkspaceReport report;
+  private final ServerLink link;
 
   /** The handlers of a drone's parts. */
   public ServerEvents(JobRunner jobs, CrashRecovery recovery, DroneWorkspace workspace,
-      DroneState state) {
+      DroneState state, ServerLink link) {
     this.jobs = Objects.requireNonNull(jobs, "jobs");
     this.recovery = Objects.requireNonNull(recovery, "recovery");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
     this.git = new GitRequests(jobs, workspace);
     this.report = new WorkspaceReport(state, workspace);
+    this.link = Objects.requireNonNull(link, "link");
   }
 
   /** Registers every handler on the drone's connection. */
@@ -49,6 +52,8 @@ public final class ServerEvents {
     on(c, Protocol.GET_WORKSPACE_STATE, report::onGetState);
     on(c, Protocol.RELEASE_SESSION_LOCK, workspace::onReleaseLock);
     on(c, Protocol.APPROVAL_DECIDED, jobs::onApprovalDecided);
+    on(c, Protocol.RESUME_STREAM, (args, ack) -> link.replay(c,
+        Protocol.payload(args, ResumePayloads.ResumeStream.class)));
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.WorkspaceMode;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.ResumePayloads;
 import dev.gadget.core.protocol.WorkspacePayloads;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient;
@@ -45,6 +46,7 @@ public final class ServerLink {
   private final Duration ackTimeout;
 
   private volatile Connection connection;
+  private final TurnOutbox outbox = new TurnOutbox();
   /** The tools the drone reports on each connection. */
   private volatile Payloads.DroneTools tools = new Payloads.DroneTools(List.of());
   /** What to do on each connection; set once the handlers are registered. */
@@ -193,7 +195,20 @@ public final class ServerLink {
     }
   }
 
-  /** Sends a turn's stream event (the transport buffers it while reconnecting). */
+  /**
+   * Sends event {@code seq} of {@code turnId}'s stream (the transport buffers it while
+   * reconnecting), and keeps it to send again if the server asks ({@link #replay}).
+   */
+  void emitTurn(String turnId, long seq, String event, Object payload) {
+    outbox.send(connection, turnId, seq, event, payload);
+  }
+
+  /** The server asks for the running turn's events again from a point. */
+  void replay(Connection c, ResumePayloads.ResumeStream asked) {
+    outbox.replay(c, asked);
+  }
+
+  /** Sends an event of a turn that is not part of its stream (no seq: its stats). */
   void emit(String event, Object payload) {
     Connection c = connection;
     if (c != null) {

@@ -87,7 +87,7 @@ final class Streamer implements AgentListener {
       payload = new Payloads.ToolStarted(job.turnId, job.nextSeq++, call.callId(), call.name(),
           call.parameters());
     }
-    link.emit(Protocol.TOOL_STARTED, payload);
+    link.emitTurn(job.turnId, payload.seq(), Protocol.TOOL_STARTED, payload);
     synchronized (outputLock) {
       output = new ToolOutputLimiter();
       outputCallId = call.callId();
@@ -135,7 +135,7 @@ final class Streamer implements AgentListener {
         payload = new Payloads.ToolOutput(job.turnId, job.nextSeq++, outputCallId, text);
       }
       // sent under outputLock: events leave in the order of their seq
-      link.emit(Protocol.TOOL_OUTPUT, payload);
+      link.emitTurn(job.turnId, payload.seq(), Protocol.TOOL_OUTPUT, payload);
     } else if (output.pending() && outputFlush == null) {
       ToolOutputLimiter limiter = output;
       try {
@@ -176,18 +176,19 @@ final class Streamer implements AgentListener {
       }
       payload = new Payloads.ToolCallEvent(job.turnId, job.nextSeq++, call);
     }
-    link.emit(Protocol.TOOL_CALL, payload);
+    link.emitTurn(job.turnId, payload.seq(), Protocol.TOOL_CALL, payload);
   }
 
   @Override
   public void onChunk(StreamChunk chunk) {
     String event;
     Object payload;
+    long seq;
     synchronized (state) {
       if (job.abandoned) {
         return;
       }
-      long seq = job.nextSeq++;
+      seq = job.nextSeq++;
       if (chunk instanceof StreamChunk.Thinking t) {
         thinking.append(t.data());
         event = Protocol.THINKING;
@@ -210,7 +211,7 @@ final class Streamer implements AgentListener {
         payload = new Payloads.ToolCallEvent(job.turnId, seq, call);
       }
     }
-    link.emit(event, payload);
+    link.emitTurn(job.turnId, seq, event, payload);
   }
 
   @Override

@@ -73,6 +73,6 @@ final class TurnCheckpoint {
       }
       payload = new ChangePayloads.TurnChanges(turnId, job.nextSeq++, diff, null);
     }
-    link.emit(Protocol.TURN_CHANGES, payload);
+    link.emitTurn(turnId, payload.seq(), Protocol.TURN_CHANGES, payload);
   }
 }

@@ -13,6 +13,7 @@ import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.ChangePayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.ResumePayloads;
 import dev.gadget.core.protocol.WorkspacePayloads;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
@@ -38,11 +39,13 @@ public final class DroneLink {
   private final DroneRouter router;
   private final LiveTurns turns;
   private final ApprovalDesk approvals;
+  private final TurnResumption resumption;
   private volatile boolean closed;
 
   public DroneLink(ServerSettings settings, WatcherRooms rooms, DroneRouter router,
-      LiveTurns turns, ApprovalDesk approvals) {
+      LiveTurns turns, ApprovalDesk approvals, TurnResumption resumption) {
     this.approvals = approvals;
+    this.resumption = resumption;
     this.settings = settings;
     this.store = settings.store();
     this.rooms = rooms;
@@ -56,6 +59,7 @@ public final class DroneLink {
     DroneRegistration reg;
     ConnectedDrone drone;
     String staleTurn = null;
+    LiveTurn resumed = null;
     synchronized (router.lock()) {
       // Looked up and saved under the routing lock: two connections of one new workspace
       // share one registration.
@@ -73,11 +77,21 @@ public final class DroneLink {
       }
       String active = drone.activeTurnId;
       LiveTurn running = turns.get(active);
+      LiveTurn adopted = running == null ? turns.get(p.activeTurnId()) : null;
+      if (adopted != null && adopted.droneId.equals(drone.id)) {
+        // a turn this server took back after a restart: the drone still runs it
+        drone.activeTurnId = adopted.turn.id();
+        active = drone.activeTurnId;
+        running = adopted;
+      }
       if (running != null && active.equals(p.activeTurnId())) {
         synchronized (running.lock) {
-          running.cancelGrace();
+          if (!running.awaitingReplay) {
+            running.cancelGrace(); // else the replay's start ends the wait
+          }
           running.lastEventAtMillis = now.toEpochMilli();
         }
+        resumed = running;
         drone.status = DroneStatus.BUSY;
         log.info("drone {} came back and still runs turn {}", drone.id, running.turn.id());
       } else {
@@ -99,6 +113,10 @@ public final class DroneLink {
       c.emit(Protocol.CANCEL_WORK_ORDER, Protocol.args(new Payloads.CancelWorkOrder(staleTurn)));
     }
     listen(c, drone);
+    if (resumed != null) {
+      // what was in flight when the link dropped (or the server died) is sent again
+      c.emit(Protocol.RESUME_STREAM, Protocol.args(resumption.request(resumed)));
+    }
   }
 
   /**
@@ -144,14 +162,23 @@ public final class DroneLink {
     handle(c, Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class, (e, ack) -> {
       LiveTurn t = turns.get(e.turnId());
       if (t != null && t.droneId.equals(me.id)) {
-        synchronized (t.lock) {
-          t.lastSeq = Math.max(t.lastSeq, e.seq() - 1);
+        Runnable end = () -> {
+          synchronized (t.lock) {
+            t.lastSeq = Math.max(t.lastSeq, e.seq() - 1);
+          }
+          turns.end(t, e.status().isTerminal() ? e.status() : TurnStatus.ERROR, e.stats(),
+              e.error(), e.text());
+          reply(ack, Payloads.OkReply.success());
+        };
+        if (!resumption.hold(t, e.seq(), end)) {
+          end.run();
         }
-        turns.end(t, e.status().isTerminal() ? e.status() : TurnStatus.ERROR, e.stats(),
-            e.error(), e.text());
+        return;
       }
       reply(ack, Payloads.OkReply.success());
     });
+    handle(c, Protocol.STREAM_REPLAY, ResumePayloads.StreamReplay.class, (e, ack) ->
+        resumption.replayed(me.id, e));
     handle(c, Protocol.REQUEST_CRASH_RECOVERY, Payloads.CrashRecoveryRequest.class,
         (e, ack) -> recover(c, me, e, ack));
     handle(c, Protocol.APPROVAL_REQUEST, ApprovalPayloads.ApprovalRequest.class, (e, ack) ->

@@ -66,14 +66,37 @@ final class LiveTurn {
   /** A call that waits for approval, and the timer that denies it. */
   record PendingApproval(ApprovalPayloads.ApprovalPending event, ScheduledFuture<?> expiry) {}
 
+  /**
+   * Taken back after a server restart: the first block the drone's replay rebuilds (the stored
+   * ones from there on are stale until rewritten); -1: a turn this run started.
+   */
+  final int rebuiltFrom;
+  /** Taken back after a restart, and the drone's replay has not begun: its events wait. */
+  boolean awaitingReplay;
+  /** The call whose {@code toolCall} the replay follows (null: the turn's first event). */
+  String replayAfterCall;
+  /** The turn's end the drone sent before the events it follows arrived; null: none. */
+  Runnable heldEnd;
+  /** The seq of that end. */
+  long heldEndSeq;
+  /** Runs the held end anyway when the events before it do not come. */
+  ScheduledFuture<?> heldEndTimer;
+
   LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId, Object lock, TurnWrites writes,
       Clock clock) {
+    this(turn, workOrder, droneId, lock, writes, clock, -1);
+  }
+
+  /** A turn whose blocks from {@code rebuiltFrom} on are rebuilt (when not -1). */
+  LiveTurn(ChatTurn turn, WorkOrder workOrder, String droneId, Object lock, TurnWrites writes,
+      Clock clock, int rebuiltFrom) {
+    this.rebuiltFrom = rebuiltFrom;
     this.lock = lock;
     this.turn = turn;
     this.workOrder = workOrder;
     this.droneId = droneId;
     this.writes = writes;
-    this.aggregator = new BlockAggregator(this::store, clock, 0);
+    this.aggregator = new BlockAggregator(this::store, clock, Math.max(0, rebuiltFrom));
     this.lastEventAtMillis = clock.millis();
   }
 
@@ -123,6 +146,23 @@ final class LiveTurn {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * The end held for the events before it runs, now that they are here (under {@link #lock});
+   * null when there is none or it still waits.
+   */
+  Runnable takeHeldEnd() {
+    if (heldEnd == null || awaitingReplay || lastSeq < heldEndSeq - 1) {
+      return null;
+    }
+    Runnable end = heldEnd;
+    heldEnd = null;
+    if (heldEndTimer != null) {
+      heldEndTimer.cancel(false);
+      heldEndTimer = null;
+    }
+    return end;
   }
 
   /** Stops waiting for the drone to come back (under {@link #lock}). */

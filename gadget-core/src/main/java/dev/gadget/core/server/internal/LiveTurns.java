@@ -3,11 +3,9 @@ package dev.gadget.core.server.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
-import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.WorkOrder;
-import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.ChatStore;
@@ -17,7 +15,6 @@ import dev.gadget.core.transport.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -146,6 +143,27 @@ public final class LiveTurns {
   }
 
   /**
+   * Follows again a turn that a previous run of the server left running on its drone: it waits
+   * the grace period for the drone to come back and send its stream again from after the call
+   * {@code afterCall} (rebuilding the blocks from {@code rebuiltFrom} on, {@link TurnResumption}),
+   * and else ends interrupted.
+   */
+  LiveTurn adopt(ChatTurn turn, int rebuiltFrom, String afterCall) {
+    LiveTurn t = new LiveTurn(turn, null, turn.droneId(), sessionLock(turn.sessionId()),
+        new TurnWrites(turn.id(), store, writers), settings.clock(), rebuiltFrom);
+    synchronized (t.lock) {
+      t.awaitingReplay = true;
+      t.replayAfterCall = afterCall;
+      t.lastSeq = 0; // for a snapshot meanwhile: the stored blocks stand until turnResumed
+      live.put(turn.id(), t);
+      liveInSession.merge(turn.sessionId(), 1, Integer::sum);
+      turnsChanged(turn.sessionId());
+    }
+    awaitReturn(t, "the server restarted");
+    return t;
+  }
+
+  /**
    * The session as it stands (stored turns, each live turn's open block and last sequence
    * number) with {@code page} joining its room at that same point of the stream.
    *
@@ -179,31 +197,15 @@ public final class LiveTurns {
   /** {@link #snapshot}'s answer from {@code stored}; the caller holds the session's lock. */
   private Payloads.SessionSnapshot snapshotAt(Connection page, ChatSession session,
       List<ChatTurn> stored) {
-    Map<String, Map<Integer, TurnBlock>> asked = new HashMap<>();
-    Map<String, TurnBlock> open = new HashMap<>();
     List<LiveTurn> running = new ArrayList<>();
     for (LiveTurn t : live.values()) {
       if (t.turn.sessionId().equals(session.id())) {
         running.add(t);
-        asked.put(t.turn.id(), t.writes.blocks());
-        t.aggregator.openBlock().ifPresent(b -> open.put(t.turn.id(), b));
       }
     }
-    List<ChatTurn> turns = new ArrayList<>(stored);
-    // the open block is in `live` only: its checkpoint is left out of `turns`
-    turns.replaceAll(turn -> TurnWrites.without(asked.containsKey(turn.id())
-        ? TurnWrites.withBlocks(turn, asked.get(turn.id())) : turn, open.get(turn.id())));
-    List<Payloads.LiveTurn> liveTurns = new ArrayList<>();
-    List<ApprovalPayloads.ApprovalPending> pending = new ArrayList<>();
-    for (LiveTurn t : running) {
-      liveTurns.add(new Payloads.LiveTurn(t.turn.id(), t.lastSeq,
-          open.get(t.turn.id()), t.runningTool,
-          t.runningTool == null ? null : t.toolOutput.toString(), t.liveStats));
-      t.pendingApprovals.values().forEach(p -> pending.add(p.event()));
-    }
+    Payloads.SessionSnapshot snapshot = LiveSnapshot.of(session.id(), stored, running);
     rooms.join(session.id(), page);
-    return new Payloads.SessionSnapshot(session.id(), turns, liveTurns,
-        new ApprovalPayloads.ApprovalPolicyReply(session.id(), null, pending));
+    return snapshot;
   }
 
   /**
@@ -239,9 +241,10 @@ public final class LiveTurns {
       log.debug("ignoring '{}' for turn {} that drone {} does not run", event, turnId, droneId);
       return;
     }
+    Runnable heldEnd;
     synchronized (t.lock) {
-      if (t.ended || seq <= t.lastSeq) {
-        return;
+      if (t.ended || t.awaitingReplay || seq <= t.lastSeq) {
+        return; // a repeat, or sent before a replay that will send it again
       }
       t.lastSeq = seq;
       t.lastEventAtMillis = settings.clock().millis();
@@ -261,6 +264,10 @@ public final class LiveTurns {
       // Forwarded under the turn's lock, so a page joining now gets either the snapshot with
       // this event or the event itself, never both and never neither.
       rooms.toWatchers(t.turn.sessionId(), event, payload, received);
+      heldEnd = t.heldEnd == null ? null : t.takeHeldEnd();
+    }
+    if (heldEnd != null) {
+      timer.schedule(heldEnd, Duration.ZERO);
     }
   }
 

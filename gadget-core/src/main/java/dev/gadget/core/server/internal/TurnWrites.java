@@ -182,6 +182,22 @@ final class TurnWrites {
   }
 
   /**
+   * {@code stored} without its blocks from {@code fromBlock} on (when not -1): a turn taken back
+   * after a restart, whose stored blocks from there on are stale until its replay rewrites them.
+   */
+  static ChatTurn before(ChatTurn stored, int fromBlock) {
+    if (fromBlock < 0 || stored.blocks().stream().noneMatch(b -> b.seq() >= fromBlock)) {
+      return stored;
+    }
+    List<TurnBlock> blocks = stored.blocks().stream().filter(b -> b.seq() < fromBlock).toList();
+    List<ToolCall> calls = blocks.stream().filter(b -> b instanceof TurnBlock.Tool)
+        .map(b -> ((TurnBlock.Tool) b).content()).toList();
+    return new ChatTurn(stored.id(), stored.sessionId(), stored.userId(), stored.seq(),
+        stored.status(), stored.prompt(), stored.mode(), blocks, calls, stored.stats(),
+        stored.createdAt(), stored.finishedAt(), stored.error(), stored.droneId(), stored.model());
+  }
+
+  /**
    * {@code stored} with {@code asked} (from {@link #blocks()}) in place of the stored blocks
    * with the same seq, or added in seq order: the turn as it is once every write asked for is
    * made, however many of them were made when the store was read.
