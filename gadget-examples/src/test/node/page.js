@@ -150,7 +150,29 @@ const scenarios = {
     const samples = await page.evaluate(() => window.__samples);
     const finalIds = await page.evaluate(() => window.__blockIds());
     const blocks = await page.evaluate(() => window.gadgetPage.blocks());
-    return { status, samples, finalIds, blocks, modes };
+    // how the blocks look (seed 003's rendering): the first thinking block, the last reply, the
+    // first tool block
+    const looks = await page.evaluate(() => {
+      const css = (e) => getComputedStyle(e);
+      const thinking = document.querySelector('#turns .block.thinking');
+      const thought = thinking.querySelector('.thinking-text');
+      const replies = document.querySelectorAll('#turns .block.responding');
+      const reply = replies[replies.length - 1];
+      const tool = document.querySelector('#turns .block.tool');
+      return {
+        thinkingLabel: thinking.querySelector('summary').textContent,
+        thinkingFont: css(thought).fontFamily,
+        thinkingColor: css(thought).color,
+        replyColor: css(reply).color,
+        replyBreaks: reply.querySelectorAll('p br').length,
+        toolSummaryHeight: tool.querySelector('summary').getBoundingClientRect().height,
+        toolNameHeight: tool.querySelector('.tool-name').getBoundingClientRect().height,
+        toolName: tool.querySelector('.tool-name').textContent,
+        toolDot: tool.querySelector('summary .dot').className,
+        toolStatus: tool.querySelector('.tool-status').textContent,
+      };
+    });
+    return { status, samples, finalIds, blocks, modes, looks };
   },
 
   /** The session's blocks, then the same after a reload (from the store). */

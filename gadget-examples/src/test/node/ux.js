@@ -1,6 +1,7 @@
 'use strict';
 // The page as a person meets it (BrowserUxTest.java): a new user on a phone, sign-in links in an
-// open tab, the contrast of every text style in light and dark. Scenarios for page.js.
+// open tab, the contrast of every text style in light and dark; a drone crash mid-turn
+// (BrowserLiveTest.java). Scenarios for page.js.
 
 /** In the page: every visible text's colour against what is behind it, as WCAG computes it. */
 function contrastReport() {
@@ -339,6 +340,29 @@ module.exports = ({ ready, settled, submit, step }) => ({
     const second = await submit(page, cfg.prompt2, timeout);
     return { whileBusy, second, turns: await page.locator('#turns .turn').count(),
       errorAfter: await page.$eval('#composer-error', (e) => e.textContent) };
+  },
+
+  /**
+   * A turn whose drone crashes mid-stream (the test crashes it and starts it again): every notice
+   * its footer showed while it ran, its footer once it ended, and the same after a reload.
+   */
+  async recovered(page, cfg) {
+    await ready(page, cfg.timeoutMs);
+    await page.evaluate(() => {
+      window.notices = [];
+      new MutationObserver(() => {
+        const n = document.querySelector('#turns .turn-footer .status-notice');
+        if (n && !window.notices.includes(n.textContent)) window.notices.push(n.textContent);
+      }).observe(document.getElementById('turns'), { subtree: true, childList: true, characterData: true });
+    });
+    const status = await submit(page, cfg.prompt, cfg.timeoutMs);
+    const notices = await page.evaluate(() => window.notices);
+    const footer = await page.$eval('#turns .turn-footer', (e) => e.textContent);
+    await page.reload();
+    await ready(page, cfg.timeoutMs);
+    await page.waitForSelector('#turns .turn-footer .status-label', { timeout: cfg.timeoutMs });
+    const reloaded = await page.$eval('#turns .turn-footer', (e) => e.textContent);
+    return { status, notices, footer, reloaded };
   },
 
   /** After a turn with thinking and a tool call, both opened: the contrast of every text. */

@@ -29,7 +29,7 @@ class BrowserTest extends BrowserTestBase {
       + "1. greet in more languages\n2. add a test\n\n"
       + "```java\nstatic String greet(String name) {\n  return \"Hello, \" + name + \"!\";\n}\n```\n\n"
       + "Ask me to implement either one and I will edit `src/Greeter.java` for you, run the "
-      + "build, and show you the result of a test run as well.\n";
+      + "build,\nand show you the result of a test run as well.\n";
 
   private static ScriptedLlmClient twoSteps() {
     return ScriptedLlmClient.builder().tokenDelay(Duration.ofMillis(15))
@@ -83,6 +83,19 @@ class BrowserTest extends BrowserTestBase {
         .doesNotContain("**", "```"); // rendered as Markdown, not shown as source
     assertThat(r.get("blocks").get(2).get("text").asText())
         .contains("read_file", "README.md", "done", "A tiny sample project");
+    // seed 003's rendering: thinking labelled, muted and monospace; a reply as Markdown with
+    // breaks: true (a single newline is a line break); a tool as one line, a dot and its outcome
+    JsonNode looks = r.get("looks");
+    assertThat(looks.get("thinkingLabel").asText()).isEqualTo("Thinking");
+    assertThat(looks.get("thinkingFont").asText()).contains("monospace");
+    assertThat(looks.get("thinkingColor").asText()).as("muted")
+        .isNotEqualTo(looks.get("replyColor").asText());
+    assertThat(looks.get("replyBreaks").asInt()).as("line breaks in a paragraph").isEqualTo(1);
+    assertThat(looks.get("toolName").asText()).isEqualTo("read_file");
+    assertThat(looks.get("toolSummaryHeight").asDouble()).as("the tool's line")
+        .isLessThan(2 * looks.get("toolNameHeight").asDouble());
+    assertThat(looks.get("toolDot").asText()).isEqualTo("dot done");
+    assertThat(looks.get("toolStatus").asText()).startsWith("done · ");
 
     // In place: every block element ever seen is still there at the end (none was replaced or
     // duplicated), and the answer's element grew through many intermediate states.

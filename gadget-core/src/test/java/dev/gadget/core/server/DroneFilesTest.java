@@ -15,9 +15,12 @@ import dev.gadget.core.transport.InMemoryTransport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -139,6 +142,88 @@ class DroneFilesTest {
         && workOrderJsonStatus().equals("completed"));
     assertThat(workOrderJson().get("workOrder").get("workspaceId").asText())
         .isEqualTo(drone.workspaceId());
+  }
+
+  /**
+   * Seed 001 §7.3: {@code work-order.json} has the seed's fields from the moment the drone
+   * accepts the work order (it is written before the acknowledgement), never the API key; its
+   * status is {@code processing} while the turn runs and {@code completed} once it ended.
+   */
+  @Test
+  void workOrderJsonHasTheSeedsFieldsOnceTheWorkOrderIsAccepted() throws Exception {
+    bareServer();
+    CountDownLatch answer = new CountDownLatch(1);
+    GadgetDrone drone = drone(heldUntil(answer));
+    Connection c = drones.poll(10, TimeUnit.SECONDS);
+    Instant before = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    assertThat(send(c, order("t1", drone.workspaceId())).get("accepted").asBoolean()).isTrue();
+
+    JsonNode cache = workOrderJson();
+    assertThat(cache.get("turnId").asText()).isEqualTo("t1");
+    assertThat(cache.get("chatSessionId").asText()).isEqualTo("s1");
+    assertThat(cache.get("projectId").asText()).isEqualTo("p1");
+    assertThat(cache.get("workOrderId").asText()).isEqualTo("w-t1");
+    assertThat(Instant.parse(cache.get("receivedAt").asText())).isBetween(before, Instant.now());
+    assertThat(cache.get("prompt").asText()).isEqualTo("go");
+    assertThat(cache.get("status").asText()).isEqualTo("processing");
+    assertThat(cache.path("error").isMissingNode() || cache.get("error").isNull()).isTrue();
+    assertThat(Files.readString(tmp.resolve("ws/.gadget/work-order.json")))
+        .doesNotContain(RuntimeFixture.API_KEY);
+
+    answer.countDown();
+    await("completed", () -> workOrderJsonStatus().equals("completed"));
+    cache = workOrderJson();
+    assertThat(cache.get("turnId").asText()).isEqualTo("t1");
+    assertThat(cache.path("error").isMissingNode() || cache.get("error").isNull()).isTrue();
+  }
+
+  /**
+   * Seed 001 §7.4: a drone that starts with a work order left by a crash asks the server
+   * {@code requestCrashRecovery {workspaceId, turnId, chatSessionId}} and keeps the file until the
+   * server answers; told to discard it, it deletes it.
+   */
+  @Test
+  void aWorkOrderLeftByACrashIsAskedAboutAndKeptUntilTheServerAnswers() throws Exception {
+    bareServer();
+    GadgetDrone crashed = drone(heldUntil(new CountDownLatch(1)));
+    Connection c = drones.poll(10, TimeUnit.SECONDS);
+    assertThat(send(c, order("t1", crashed.workspaceId())).get("accepted").asBoolean()).isTrue();
+    await("running", () -> crashed.activeTurnId().isPresent());
+    crashed.abandon();
+
+    GadgetDrone again = drone(ScriptedLlmClient.of());
+    Connection c2 = drones.poll(10, TimeUnit.SECONDS);
+    await("recovery asked", () -> heard.stream()
+        .anyMatch(h -> h.startsWith(Protocol.REQUEST_CRASH_RECOVERY + " ")));
+    String asked = heard.stream().filter(h -> h.startsWith(Protocol.REQUEST_CRASH_RECOVERY + " "))
+        .findFirst().orElseThrow();
+    JsonNode request = GadgetJson.mapper().readTree(asked.substring(asked.indexOf(' ') + 1));
+    assertThat(request.get("workspaceId").asText()).isEqualTo(crashed.workspaceId());
+    assertThat(request.get("turnId").asText()).isEqualTo("t1");
+    assertThat(request.get("chatSessionId").asText()).isEqualTo("s1");
+    assertThat(request.get("workOrderId").asText()).isEqualTo("w-t1");
+    // not answered yet: the file stays, and the drone takes no other work meanwhile
+    assertThat(workOrderJson().get("turnId").asText()).isEqualTo("t1");
+    assertThat(workOrderJson().get("status").asText()).isEqualTo("processing");
+    assertThat(send(c2, order("t2", again.workspaceId())).get("reason").asText())
+        .isEqualTo("busy: recovering turn t1");
+
+    c2.emit(Protocol.CRASH_RECOVERY_RESPONSE,
+        Protocol.args(new Payloads.CrashRecoveryResponse("t1", "discard", null)));
+    await("discarded", () -> !Files.exists(tmp.resolve("ws/.gadget/work-order.json")));
+    await("free again", () -> again.activeTurnId().isEmpty());
+  }
+
+  /** A model that answers once {@code go} is counted down (or the wait's end). */
+  private static ScriptedLlmClient heldUntil(CountDownLatch go) {
+    return ScriptedLlmClient.builder().script(request -> {
+      try {
+        go.await(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return ScriptedLlmClient.reply().text("ok").build();
+    }).build();
   }
 
   private String workOrderJsonStatus() {

@@ -280,8 +280,14 @@ class ProvidersRuntimeTest {
     List<String> expected = new ArrayList<>(List.of(providerId + "/large=6", "default/small=4"));
     expected.sort(null);
     assertThat(models).containsExactlyElementsOf(expected);
-    assertThat(usage.get("byProvider")).hasSize(2);
     long perTurnPrompt = turns.get(0).stats().promptTokens();
+    // per provider too (seed 002: the drone's messages update the provider's statistics)
+    Map<String, String> byProvider = new HashMap<>();
+    usage.get("byProvider").forEach(u -> byProvider.put(u.get("providerId").asText(),
+        u.get("turns").asLong() + " turns, " + u.get("promptTokens").asLong() + " prompt tokens"));
+    assertThat(byProvider).containsOnly(
+        Map.entry("default", "4 turns, " + 4 * perTurnPrompt + " prompt tokens"),
+        Map.entry(providerId, "6 turns, " + (prompt - 4 * perTurnPrompt) + " prompt tokens"));
     assertThat(usage.get("byModel").get(expected.indexOf("default/small=4"))
         .get("promptTokens").asLong())
         .isEqualTo(4 * perTurnPrompt);

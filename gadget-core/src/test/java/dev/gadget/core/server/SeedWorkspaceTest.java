@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Seeds 000/001's workspace contract over the runtime (server, drone, page on the in-memory
- * transport, real git): the workspace mode on the wire, the drone's state on request, the
- * {@code .gadget/} files, crash recovery's delay.
+ * transport, real git): the drone's state on request, the {@code .gadget/} files, crash
+ * recovery's delay, the stats as the turn goes (the workspace mode: {@link WorkspaceModeTest}).
  */
 class SeedWorkspaceTest extends RuntimeTestBase {
 
@@ -37,43 +37,6 @@ class SeedWorkspaceTest extends RuntimeTestBase {
     String session = fx.watchedSession(page);
     await("drone registered", () -> !fx.store.listDrones(who.user().id()).isEmpty());
     return new Chat(page, session, fx.store.listDrones(who.user().id()).get(0).id());
-  }
-
-  private static List<String> modes(Page page, String droneId) {
-    return page.events.stream().filter(e -> e.name().equals(Protocol.WORKSPACE_MODE))
-        .filter(e -> e.payload().get("droneId").asText().equals(droneId))
-        .map(e -> e.payload().get("mode").asText()).toList();
-  }
-
-  @Test
-  void pagesSeeTheWorkspaceModeChangeAsItHappens() throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    Person bob = fx.person("bob");
-    Page page = fx.page(ada.pageToken()).connected();
-    Page other = fx.page(bob.pageToken()).connected();
-    GadgetDrone drone = fx.drone(ada, tmp.resolve("ws"), ScriptedLlmClient.of(answer("done")));
-    String session = fx.watchedSession(page);
-    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
-    await("mode on connect", () -> modes(page, droneId).equals(List.of("idle")));
-    assertThat(page.request(Protocol.LIST_DRONES, Map.of()).get("drones").get(0).get("mode")
-        .asText()).isEqualTo("idle");
-
-    String turn = submit(page, session, "go");
-    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
-    await("agent, then idle", () -> modes(page, droneId).equals(List.of("idle", "agent", "idle")));
-
-    assertThat(page.request(Protocol.REQUEST_WORKSPACE_MODE,
-        Map.of("droneId", droneId, "mode", "user")).get("ok").asBoolean()).isTrue();
-    await("user", () -> modes(page, droneId).size() == 4);
-    assertThat(modes(page, droneId)).last().isEqualTo("user");
-    assertThat(page.request(Protocol.LIST_DRONES, Map.of()).get("drones").get(0).get("mode")
-        .asText()).isEqualTo("user");
-    // another user's page hears nothing of ada's drone
-    assertThat(other.events).noneMatch(e -> e.name().equals(Protocol.WORKSPACE_MODE));
-    assertThat(drone.activeTurnId()).isEmpty();
   }
 
   /** Structure of {@code json}: each field's path and JSON type, arrays by their first item. */
