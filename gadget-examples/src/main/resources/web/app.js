@@ -15,6 +15,7 @@
 //   title.js       the tab's title: working, finished
 //   drones.js      the drone list
 //   providers.js   LLM providers, the chat's model picker, usage totals
+//   sampling.js    a model's sampling: the provider form's fields and the chat's own
 //   turns.js       the watched chat's turns, from the snapshot and the live stream
 //   render.js      how blocks look: thinking, Markdown replies, tool calls, the status footer
 //   composer.js    sending a prompt and cancelling a turn

@@ -1,11 +1,12 @@
 // LLM providers, each chat's model and the usage totals (docs/WEB.md, docs/PROVIDERS.md): the
 // provider settings in the sidebar (an API key is shown only as set or not set: the server never
-// sends one back; Edit fills the form with a provider, its prices included), the model picker
-// above the composer (models listed by the provider itself), and the totals per provider and
-// model with their cost.
+// sends one back; Edit fills the form with a provider, its prices and sampling included), the
+// model picker above the composer (models listed by the provider itself; the chat's sampling
+// beside it, sampling.js), and the totals per provider and model with their cost.
 import { state } from './state.js';
 import { $, el, showError } from './dom.js';
 import { request } from './server.js';
+import { fillSampling, readSampling, showChatSampling, wireChatSampling } from './sampling.js';
 
 let providers = [];
 
@@ -67,6 +68,11 @@ export function parsePrices(text) {
   return prices;
 }
 
+/** The provider form's three sampling fields, by key. */
+function formSampling(f) {
+  return { temperature: f.elements.temperature, topP: f.elements.topP, topK: f.elements.topK };
+}
+
 /** Fills the form with a provider to edit (its key stays unless a new one is typed). */
 function edit(p) {
   const f = $('provider-form');
@@ -80,6 +86,7 @@ function edit(p) {
   f.querySelector('.clear-key').hidden = !p.apiKeySet;
   f.elements.prices.value = (p.prices || []).map((x) => x.modelId + ' ' + x.inputPerMillion
     + ' ' + x.outputPerMillion).join('; ');
+  fillSampling(formSampling(f), p.sampling);
   f.querySelector('button[type=submit]').textContent = 'Save changes';
   $('provider-cancel').hidden = false;
   f.elements.name.focus();
@@ -110,6 +117,13 @@ function renderPicker() {
   const p = providers.find((x) => x.id === sel.value);
   $('model-input').value = (s && s.modelId) || '';
   $('model-input').placeholder = p && p.defaultModel ? p.defaultModel : 'pick a model';
+  renderSampling();
+}
+
+/** The chat's own sampling, and what it inherits from the chosen provider and the server. */
+function renderSampling() {
+  showChatSampling(currentSession(), providers.find((x) => x.id === $('provider-select').value),
+    providers.find((x) => x.isDefault));
 }
 
 /** The watched chat changed: show its provider and model. */
@@ -150,6 +164,7 @@ async function choose() {
     const reply = await request('setSessionModel', payload);
     Object.assign(s, reply.session);
     showError('model-error', '');
+    renderSampling();
     $('model-picker').dataset.chosen = (reply.session.providerId || 'default') + '/'
       + (reply.session.modelId || '');
   } catch (e) {
@@ -217,6 +232,8 @@ export function wireProviders() {
       // editing sends the prices as they stand (empty: none); a new provider only if typed
       const prices = parsePrices(f.elements.prices.value);
       if (payload.id || prices.length) payload.prices = prices;
+      const sampling = readSampling(formSampling(f)); // likewise: editing sends it as it stands
+      if (payload.id || Object.keys(sampling).length) payload.sampling = sampling;
       await request('saveProvider', payload);
       endEdit();
       await refreshProviders();
@@ -232,6 +249,7 @@ export function wireProviders() {
     await loadModels();
   });
   $('model-input').addEventListener('change', choose);
+  wireChatSampling(currentSession, renderSampling);
   $('usage-panel').addEventListener('toggle', refreshUsage);
   setInterval(() => {
     if ($('usage-panel').open && state.socket && state.socket.connected) refreshUsage();

@@ -7,6 +7,7 @@ import dev.gadget.core.llm.LlmTestServer;
 import dev.gadget.core.llm.Recordings;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.TurnModel;
 import dev.gadget.core.model.TurnStats;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * The provider settings and the model picker in headless Chromium: the user adds an
  * OpenAI-compatible provider with a key (a real HTTP server on 127.0.0.1 speaking the real
  * formats), picks one of the models it lists, and sends a prompt, which the drone's real
- * OpenAiClient sends there with that model and key.
+ * OpenAiClient sends there with that model and key; and sets the provider's and the chat's
+ * sampling, which that request carries.
  */
 class BrowserProvidersTest extends BrowserTestBase {
   static final String KEY = "sk-browser-test-key-0123456789";
@@ -91,5 +93,54 @@ class BrowserProvidersTest extends BrowserTestBase {
             .as("file %s", f).doesNotContain(KEY);
       }
     }
+  }
+
+  @Test
+  void setsSamplingOnAProviderAndOnAChatAndTheModelsRequestCarriesEachValue() throws Exception {
+    llm = LlmTestServer.start();
+    llm.enqueue("{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\",\"object\":\"model\"}]}");
+    llm.enqueue(Recordings.load("openai/text-with-usage.sse"))
+        .header("Content-Type", "text/event-stream");
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(), true);
+
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.signInUrl());
+    c.put("scenario", "sampling");
+    c.put("providerName", "Tuned");
+    c.put("baseUrl", llm.v1().toString());
+    c.put("providerTemperature", "0.3");
+    c.put("providerTopK", "40");
+    c.put("model", "browser-model");
+    c.put("chatTopP", "0.6");
+    c.put("prompt", "Say hello");
+    c.put("width", 1280);
+    c.put("height", 800);
+    c.put("timeoutMs", 30000);
+    Files.createDirectories(BrowserUxTest.SHOTS);
+    c.put("shot", BrowserUxTest.SHOTS.resolve("sampling-1280x800.png").toString());
+    JsonNode r = BrowserHarness.run(c);
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    assertThat(r.get("formAfterSave").asText()).isEmpty(); // the form was reset
+    assertThat(r.get("edited").toString()).isEqualTo("[\"0.3\",\"\",\"40\"]");
+    // what the chat inherits: the provider's temperature and top-k; the server sets no top-p
+    assertThat(r.get("inherited").get("placeholders").toString())
+        .isEqualTo("[\"temperature 0.3\",\"top-p\",\"top-k 40\"]");
+    assertThat(r.get("refused").get("error").asText())
+        .isEqualTo("temperature must be a number from 0 to 2; got 5.0");
+    assertThat(r.get("chat").get("saved").asText()).isEqualTo("{\"topP\":0.6}");
+    assertThat(r.get("oneRow").asBoolean()).as("the chat's fields beside its model at 1280x800")
+        .isTrue();
+
+    String providerId = r.get("providerId").asText();
+    assertThat(fx.store.store().providers().findProvider(providerId).orElseThrow().sampling())
+        .isEqualTo(new Sampling(0.3, null, 40));
+    assertThat(fx.store.store().findSession(fx.session.id()).orElseThrow().sampling())
+        .isEqualTo(new Sampling(null, 0.6, null));
+    llm.takeRequest(); // the model list
+    LlmTestServer.Recorded chat = llm.takeRequest();
+    assertThat(chat.path()).isEqualTo("/v1/chat/completions");
+    assertThat(chat.json().get("temperature").asDouble()).isEqualTo(0.3);
+    assertThat(chat.json().get("top_p").asDouble()).isEqualTo(0.6);
   }
 }

@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param providerId the provider its next turns use ({@link ModelProvider#id()}, or
  *     {@link TurnModel#DEFAULT_PROVIDER}), or {@code null}: the server's default
  * @param modelId the model its next turns use, or {@code null}: the provider's default
+ * @param sampling how its next turns sample, each value set overriding its provider's, or
+ *     {@code null} (also for a {@link Sampling} that sets nothing): the provider's
  */
 public record ChatSession(
     @JsonProperty("_id") String id,
@@ -26,36 +28,50 @@ public record ChatSession(
     String workspaceId,
     Instant createdAt,
     String providerId,
-    String modelId) {
+    String modelId,
+    Sampling sampling) {
   public ChatSession {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(userId, "userId");
     Objects.requireNonNull(projectId, "projectId");
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(createdAt, "createdAt");
+    sampling = Sampling.orNull(sampling);
+  }
+
+  /** A session with its provider and model chosen and no sampling of its own. */
+  public ChatSession(String id, String userId, String projectId, String name, String workspaceId,
+      Instant createdAt, String providerId, String modelId) {
+    this(id, userId, projectId, name, workspaceId, createdAt, providerId, modelId, null);
   }
 
   /** A session that has chosen no model yet: its turns use the server's default. */
   public ChatSession(String id, String userId, String projectId, String name, String workspaceId,
       Instant createdAt) {
-    this(id, userId, projectId, name, workspaceId, createdAt, null, null);
+    this(id, userId, projectId, name, workspaceId, createdAt, null, null, null);
   }
 
   /** This session with another workspace id. */
   public ChatSession withWorkspaceId(String workspaceId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId);
+        modelId, sampling);
   }
 
   /** This session with another name. */
   public ChatSession withName(String name) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId);
+        modelId, sampling);
   }
 
   /** This session with another provider and model ({@code null}s: the server's default). */
   public ChatSession withModel(String providerId, String modelId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId);
+        modelId, sampling);
+  }
+
+  /** This session with its own sampling ({@code null}: its provider's). */
+  public ChatSession withSampling(Sampling sampling) {
+    return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
+        modelId, sampling);
   }
 }

@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param sealedApiKey the sealed API key, or {@code null} when it takes none
  * @param createdAt when it was added
  * @param prices what its models cost, for the usage totals' cost (empty: no cost is kept)
+ * @param sampling how its models sample unless a chat says otherwise, or {@code null} (also for
+ *     a {@link Sampling} that sets nothing): the server operator's, else each model's own
  */
 public record ModelProvider(
     @JsonProperty("_id") String id,
@@ -31,7 +33,8 @@ public record ModelProvider(
     String baseUrl,
     String sealedApiKey,
     Instant createdAt,
-    List<ModelPrice> prices) {
+    List<ModelPrice> prices,
+    Sampling sampling) {
   /** The most prices one provider keeps. */
   public static final int MAX_PRICES = 200;
 
@@ -43,12 +46,19 @@ public record ModelProvider(
     Objects.requireNonNull(baseUrl, "baseUrl");
     Objects.requireNonNull(createdAt, "createdAt");
     prices = prices == null ? List.of() : List.copyOf(prices);
+    sampling = Sampling.orNull(sampling);
+  }
+
+  /** A provider that sets no sampling: the server operator's, else each model's own. */
+  public ModelProvider(String id, String userId, String name, String kind, String baseUrl,
+      String sealedApiKey, Instant createdAt, List<ModelPrice> prices) {
+    this(id, userId, name, kind, baseUrl, sealedApiKey, createdAt, prices, null);
   }
 
   /** A provider whose models have no prices. */
   public ModelProvider(String id, String userId, String name, String kind, String baseUrl,
       String sealedApiKey, Instant createdAt) {
-    this(id, userId, name, kind, baseUrl, sealedApiKey, createdAt, List.of());
+    this(id, userId, name, kind, baseUrl, sealedApiKey, createdAt, List.of(), null);
   }
 
   /** The price of {@code modelId}, or {@code null} when it has none. */
@@ -70,6 +80,7 @@ public record ModelProvider(
   public String toString() {
     return "ModelProvider[id=" + id + ", userId=" + userId + ", name=" + name + ", kind=" + kind
         + ", baseUrl=" + baseUrl + ", apiKey=" + (hasApiKey() ? "<set>" : "<not set>")
-        + ", createdAt=" + createdAt + ", prices=" + prices.size() + "]";
+        + ", createdAt=" + createdAt + ", prices=" + prices.size() + ", sampling=" + sampling
+        + "]";
   }
 }

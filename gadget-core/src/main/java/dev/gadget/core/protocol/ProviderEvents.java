@@ -2,6 +2,7 @@ package dev.gadget.core.protocol;
 
 import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.UsageTotal;
 import java.time.Instant;
 import java.util.List;
@@ -30,12 +31,15 @@ public final class ProviderEvents {
   public static final String LIST_MODELS = "listModels";
   /** Choose the provider and model of a session's next turns. Ack: {@code {session}}. */
   public static final String SET_SESSION_MODEL = "setSessionModel";
+  /** Set how a session's next turns sample. Ack: {@code {session}}. */
+  public static final String SET_SESSION_SAMPLING = "setSessionSampling";
   /** The user's usage totals. Ack: a {@link UsageReply}. */
   public static final String GET_USAGE = "getUsage";
 
   /**
    * {@code saveProvider}. An absent {@code apiKey} keeps the key a provider has; {@code
-   * clearApiKey} removes it.
+   * clearApiKey} removes it. An absent {@code sampling} keeps the provider's; an object (even
+   * empty) replaces it.
    */
   public record SaveProvider(
       @Rule(maxLength = Limits.ID) String id,
@@ -44,11 +48,13 @@ public final class ProviderEvents {
       @Rule(required = true, maxLength = Limits.GIT_URL) String baseUrl,
       @Rule(maxLength = API_KEY) String apiKey,
       Boolean clearApiKey,
-      List<Price> prices) {
+      List<Price> prices,
+      SamplingFields sampling) {
     @Override
     public String toString() {
       return "SaveProvider[id=" + id + ", name=" + name + ", kind=" + kind + ", baseUrl="
-          + baseUrl + ", apiKey=" + (apiKey == null ? "null" : "<redacted>") + "]";
+          + baseUrl + ", apiKey=" + (apiKey == null ? "null" : "<redacted>") + ", sampling="
+          + sampling + "]";
     }
   }
 
@@ -60,6 +66,27 @@ public final class ProviderEvents {
       @Rule(required = true, maxLength = Limits.NAME) String modelId,
       @Rule(required = true) Double inputPerMillion,
       @Rule(required = true) Double outputPerMillion) {}
+
+  /**
+   * How a model samples, in {@code saveProvider} and {@code setSessionSampling}: each value
+   * optional (absent: the next one's, see {@link Sampling}). Its ranges are checked by the server,
+   * which refuses a value out of range in words ("temperature must be a number from 0 to 2; got
+   * 3.0").
+   */
+  public record SamplingFields(Double temperature, Double topP, Integer topK) {
+    /** The sampling these fields set; {@link IllegalArgumentException} when one is out of range. */
+    public Sampling toSampling() {
+      return new Sampling(temperature, topP, topK);
+    }
+  }
+
+  /**
+   * {@code setSessionSampling}: the session's whole sampling, replacing what it set ({@code
+   * sampling} absent or empty: its provider's).
+   */
+  public record SetSessionSampling(
+      @Rule(required = true, maxLength = Limits.ID) String sessionId,
+      SamplingFields sampling) {}
 
   /** {@code deleteProvider} and {@code listModels}. */
   public record ProviderRef(@Rule(required = true, maxLength = Limits.ID) String providerId) {}
@@ -82,14 +109,17 @@ public final class ProviderEvents {
    * @param defaultModel the model it runs when a chat picked none, or {@code null}
    * @param createdAt when it was added, or {@code null} for the default
    * @param prices what its models cost (dollars per million tokens)
+   * @param sampling how its models sample unless a chat says otherwise, or {@code null}; for the
+   *     server's default, the operator's parameters (which also fill in what a user's provider
+   *     leaves unset)
    */
   public record ProviderView(String id, String name, String kind, String baseUrl,
       boolean apiKeySet, boolean isDefault, String defaultModel, Instant createdAt,
-      List<ModelPrice> prices) {
+      List<ModelPrice> prices, Sampling sampling) {
     /** The view of a user's provider. */
     public static ProviderView of(ModelProvider p) {
       return new ProviderView(p.id(), p.name(), p.kind(), p.baseUrl(), p.hasApiKey(), false,
-          null, p.createdAt(), p.prices());
+          null, p.createdAt(), p.prices(), p.sampling());
     }
   }
 

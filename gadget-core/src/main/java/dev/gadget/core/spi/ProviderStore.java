@@ -1,6 +1,8 @@
 package dev.gadget.core.spi;
 
+import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.UsageTotal;
 import java.util.List;
 import java.util.Optional;
@@ -30,6 +32,13 @@ public interface ProviderStore {
    * default). {@link StoreException.Reason#NOT_FOUND} if the session does not exist.
    */
   void setSessionModel(String sessionId, String providerId, String modelId);
+
+  /**
+   * Sets how a chat session's next turns sample ({@link ChatSession#sampling()}; {@code null} or
+   * {@link Sampling#NONE}: its provider's), replacing what it set before. Its provider and model
+   * stay. {@link StoreException.Reason#NOT_FOUND} if the session does not exist.
+   */
+  void setSessionSampling(String sessionId, Sampling sampling);
 
   /**
    * Adds one turn's usage to the total of its user, provider and model, in one write (created

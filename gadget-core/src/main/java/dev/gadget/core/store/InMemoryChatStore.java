@@ -5,6 +5,7 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TurnBlock;
@@ -210,6 +211,11 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
   @Override
   public synchronized void setSessionModel(String sessionId, String providerId, String modelId) {
     state.apply(state.checkSetSessionModel(sessionId, providerId, modelId));
+  }
+
+  @Override
+  public synchronized void setSessionSampling(String sessionId, Sampling sampling) {
+    state.apply(state.checkSetSessionSampling(sessionId, sampling));
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TurnBlock;
@@ -314,6 +315,11 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
   @Override
   public void setSessionModel(String sessionId, String providerId, String modelId) {
     write(s -> s.checkSetSessionModel(sessionId, providerId, modelId));
+  }
+
+  @Override
+  public void setSessionSampling(String sessionId, Sampling sampling) {
+    write(s -> s.checkSetSessionSampling(sessionId, sampling));
   }
 
   @Override

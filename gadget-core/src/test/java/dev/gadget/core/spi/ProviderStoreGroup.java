@@ -8,6 +8,7 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnModel;
 import dev.gadget.core.model.TurnStats;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The part of {@link ChatStoreContract} about {@link ProviderStore}: providers, a session's
- * chosen model, a turn's recorded model and usage totals. Runs as a nested group of the kit.
+ * chosen model and sampling, a turn's recorded model and usage totals. Runs as a nested group of the kit.
  */
 public abstract class ProviderStoreGroup {
   private final ChatStoreContract kit;
@@ -91,6 +92,65 @@ public abstract class ProviderStoreGroup {
     assertThat(store().findSession(s.id()).orElseThrow())
         .isEqualTo(s.withWorkspaceId("ws-2"));
     assertThatThrownBy(() -> store().providers().setSessionModel("nope", "p", "m"))
+        .isInstanceOfSatisfying(StoreException.class,
+            e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NOT_FOUND));
+  }
+
+  @Test
+  void aProviderKeepsItsSamplingAndOneThatSetsNoneComesBackWithNone() {
+    User ada = kit.user("ada");
+    ProviderStore ps = store().providers();
+    Sampling all = new Sampling(0.2, 0.9, 40);
+    ModelProvider p = new ModelProvider(Ids.next(), ada.id(), "Tuned", "ollama",
+        "http://127.0.0.1:11434", null, ChatStoreContract.T0, List.of(), all);
+    ps.saveProvider(p);
+    assertThat(ps.findProvider(p.id()).orElseThrow().sampling()).isEqualTo(all);
+    assertThat(ps.listProviders(ada.id())).containsExactly(p);
+
+    Sampling some = new Sampling(null, 0.5, null);
+    ps.saveProvider(new ModelProvider(p.id(), ada.id(), "Tuned", "ollama",
+        "http://127.0.0.1:11434", null, ChatStoreContract.T0, List.of(), some));
+    assertThat(ps.findProvider(p.id()).orElseThrow().sampling()).isEqualTo(some);
+
+    // a provider saved without sampling (as every one was before it existed) has none
+    ModelProvider plain = provider(ada, "plain", null);
+    assertThat(ps.findProvider(plain.id()).orElseThrow().sampling()).isNull();
+    ps.saveProvider(new ModelProvider(p.id(), ada.id(), "Tuned", "ollama",
+        "http://127.0.0.1:11434", null, ChatStoreContract.T0, List.of(), Sampling.NONE));
+    assertThat(ps.findProvider(p.id()).orElseThrow().sampling()).isNull();
+  }
+
+  @Test
+  void aSessionKeepsItsOwnSamplingBesideItsModelUntilItClearsIt() {
+    User ada = kit.user("ada");
+    ChatSession s = kit.session(ada, kit.project(ada, "p"));
+    ProviderStore ps = store().providers();
+    assertThat(store().findSession(s.id()).orElseThrow().sampling()).isNull();
+    ps.setSessionModel(s.id(), "prov-1", "qwen3:0.6b");
+    Sampling mine = new Sampling(1.5, null, 7);
+    ps.setSessionSampling(s.id(), mine);
+    ChatSession tuned = store().findSession(s.id()).orElseThrow();
+    assertThat(tuned.sampling()).isEqualTo(mine);
+    assertThat(tuned.modelId()).isEqualTo("qwen3:0.6b");
+    assertThat(store().listSessions(ada.id(), null)).containsExactly(tuned);
+
+    // other writes to the session keep it, and it keeps them
+    store().setSessionWorkspace(s.id(), "ws-1");
+    store().renameSession(s.id(), "renamed");
+    ps.setSessionModel(s.id(), null, null);
+    assertThat(store().findSession(s.id()).orElseThrow().sampling()).isEqualTo(mine);
+    ps.setSessionSampling(s.id(), new Sampling(0.0, null, null));
+    assertThat(store().findSession(s.id()).orElseThrow())
+        .isEqualTo(s.withWorkspaceId("ws-1").withName("renamed")
+            .withSampling(new Sampling(0.0, null, null)));
+
+    ps.setSessionSampling(s.id(), Sampling.NONE);
+    assertThat(store().findSession(s.id()).orElseThrow().sampling()).isNull();
+    ps.setSessionSampling(s.id(), mine);
+    ps.setSessionSampling(s.id(), null);
+    assertThat(store().findSession(s.id()).orElseThrow())
+        .isEqualTo(s.withWorkspaceId("ws-1").withName("renamed"));
+    assertThatThrownBy(() -> ps.setSessionSampling("nope", mine))
         .isInstanceOfSatisfying(StoreException.class,
             e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NOT_FOUND));
   }

@@ -11,6 +11,7 @@ import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
@@ -142,6 +143,60 @@ class JournaledChatStoreTest extends ChatStoreContract {
         assertThat(u.costNanos()).isEqualTo(3 * 8_000L);
       });
     }
+  }
+
+  @Test
+  void keepsSamplingAcrossCompactionAndReadsRecordsWrittenBeforeSamplingWas() throws IOException {
+    ChatTurn turn;
+    ModelProvider tuned;
+    Sampling chat = new Sampling(1.2, null, 5);
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      turn = fill(s, "ada");
+      tuned = new ModelProvider(Ids.next(), turn.userId(), "tuned", "ollama",
+          "http://127.0.0.1:11434", null, T0, List.of(), new Sampling(0.4, 0.8, null));
+      s.providers().saveProvider(tuned);
+      s.providers().setSessionSampling(turn.sessionId(), new Sampling(2.0, null, null));
+      s.compact();
+      s.providers().setSessionSampling(turn.sessionId(), chat);
+    }
+    // what a version before sampling wrote: a provider and a session without it
+    String oldProvider = Ids.next();
+    String oldSession = Ids.next();
+    Files.write(dir.resolve(journalName(dir)), concat(
+        dev.gadget.core.store.internal.RecordCodec.encode(java.util.Map.of("op",
+            "saveProvider", "provider", java.util.Map.of("_id", oldProvider, "userId",
+                turn.userId(), "name", "old", "kind", "openai", "baseUrl",
+                "http://127.0.0.1:9/v1", "createdAt", T0.toString(), "prices", List.of()))),
+        dev.gadget.core.store.internal.RecordCodec.encode(java.util.Map.of("op",
+            "createSession", "session", java.util.Map.of("_id", oldSession, "userId",
+                turn.userId(), "projectId", "p-old", "name", "old chat", "createdAt",
+                T0.toString(), "providerId", oldProvider, "modelId", "m")))),
+        StandardOpenOption.APPEND);
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      assertThat(s.providers().findProvider(tuned.id())).contains(tuned);
+      assertThat(s.findSession(turn.sessionId()).orElseThrow().sampling()).isEqualTo(chat);
+      assertThat(s.providers().findProvider(oldProvider).orElseThrow().sampling()).isNull();
+      ChatSession old = s.findSession(oldSession).orElseThrow();
+      assertThat(old.sampling()).isNull();
+      assertThat(old.modelId()).isEqualTo("m");
+      s.providers().setSessionSampling(oldSession, chat);
+      assertThat(s.findSession(oldSession).orElseThrow().sampling()).isEqualTo(chat);
+    }
+  }
+
+  /** The newest journal file of a store directory. */
+  private static String journalName(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(f -> f.getFileName().toString())
+          .filter(n -> n.startsWith("journal-") && n.endsWith(".jsonl"))
+          .max(String::compareTo).orElseThrow();
+    }
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   @Test

@@ -9,7 +9,9 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
@@ -131,6 +133,45 @@ class MongoChatStoreBehaviourTest {
     assertThat(d).doesNotContainKey("error");
     Document u = raw.getCollection("users").find().first();
     assertThat(u).containsEntry("username", "ada").containsEntry("createdAt", Date.from(T0));
+  }
+
+  @Test
+  void samplingIsASubdocumentOfWhatIsSetAndDocumentsWithoutItStillLoad() {
+    User ada = user("ada");
+    ModelProvider p = new ModelProvider(Ids.next(), ada.id(), "tuned", "ollama",
+        "http://127.0.0.1:11434", null, T0, List.of(), new Sampling(0.3, null, 40));
+    store.providers().saveProvider(p);
+    assertThat(raw.getCollection("providers").find().first().get("sampling", Document.class))
+        .isEqualTo(new Document("temperature", 0.3).append("topK", 40));
+    ChatSession s = new ChatSession(Ids.next(), ada.id(), "p", "s", null, T0);
+    store.createSession(s);
+    assertThat(raw.getCollection("chatSessions").find().first()).doesNotContainKey("sampling");
+    store.providers().setSessionSampling(s.id(), new Sampling(null, 0.95, null));
+    assertThat(raw.getCollection("chatSessions").find().first().get("sampling", Document.class))
+        .isEqualTo(new Document("topP", 0.95));
+    store.providers().setSessionSampling(s.id(), Sampling.NONE);
+    assertThat(raw.getCollection("chatSessions").find().first()).doesNotContainKey("sampling");
+
+    // documents as a version before sampling wrote them
+    raw.getCollection("providers").insertOne(new Document("_id", "old-p")
+        .append("userId", ada.id()).append("name", "old").append("kind", "openai")
+        .append("baseUrl", "http://127.0.0.1:9").append("createdAt", Date.from(T0)));
+    raw.getCollection("chatSessions").insertOne(new Document("_id", "old-s")
+        .append("userId", ada.id()).append("projectId", "p").append("name", "old")
+        .append("providerId", "old-p").append("modelId", "m").append("createdAt", Date.from(T0)));
+    assertThat(store.providers().findProvider("old-p").orElseThrow().sampling()).isNull();
+    assertThat(store.findSession("old-s").orElseThrow().sampling()).isNull();
+    assertThat(store.findSession("old-s").orElseThrow().modelId()).isEqualTo("m");
+    // a top-k a person typed as a 64-bit number reads too; an out-of-range one is named
+    raw.getCollection("chatSessions").updateOne(new Document("_id", "old-s"),
+        new Document("$set", new Document("sampling", new Document("topK", 12L))));
+    assertThat(store.findSession("old-s").orElseThrow().sampling())
+        .isEqualTo(new Sampling(null, null, 12));
+    raw.getCollection("chatSessions").updateOne(new Document("_id", "old-s"),
+        new Document("$set", new Document("sampling", new Document("temperature", 9))));
+    assertThatThrownBy(() -> store.findSession("old-s"))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("temperature must be a number from 0 to 2; got 9.0");
   }
 
   @Test

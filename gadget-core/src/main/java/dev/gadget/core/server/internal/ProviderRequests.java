@@ -9,6 +9,7 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.TurnModel;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.ProviderEvents;
@@ -32,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A page's requests about its user's LLM providers: add, edit, remove and list them (keys only
  * ever as set or not set), list a provider's models from the provider itself, choose a session's
- * provider and model, read the usage totals.
+ * provider, model and sampling, read the usage totals.
  */
 final class ProviderRequests {
   static final Set<String> KINDS = Set.of("ollama", "openai", "anthropic");
@@ -81,6 +82,13 @@ final class ProviderRequests {
           providers().setSessionModel(s.id(), providerId, model);
           reply(ack, Map.of("session", s.withModel(providerId, model)));
         });
+    handle(c, ProviderEvents.SET_SESSION_SAMPLING, ProviderEvents.SetSessionSampling.class,
+        (req, ack) -> {
+          ChatSession s = owned.session(userId, req.sessionId());
+          Sampling sampling = sampling(req.sampling());
+          providers().setSessionSampling(s.id(), sampling);
+          reply(ack, Map.of("session", s.withSampling(sampling)));
+        });
     handle(c, ProviderEvents.GET_USAGE, JsonNode.class, (req, ack) ->
         reply(ack, ProviderEvents.UsageReply.of(userId, providers().listUsage(userId))));
   }
@@ -117,8 +125,10 @@ final class ProviderRequests {
     }
     List<ModelPrice> prices = req.prices() == null
         ? (old == null ? List.of() : old.prices()) : prices(req.prices());
+    Sampling sampling = req.sampling() == null
+        ? (old == null ? null : old.sampling()) : sampling(req.sampling());
     ModelProvider p = new ModelProvider(id, userId, req.name().trim(), kind, baseUrl, sealed,
-        old == null ? settings.clock().instant() : old.createdAt(), prices);
+        old == null ? settings.clock().instant() : old.createdAt(), prices, sampling);
     providers().saveProvider(p);
     return p;
   }
@@ -128,6 +138,18 @@ final class ProviderRequests {
     settings.providerHosts().refusal(URI.create(baseUrl)).ifPresent(why -> {
       throw new RequestException(why);
     });
+  }
+
+  /** The sampling a page sent, or its values out of range refused in words. */
+  private static Sampling sampling(ProviderEvents.SamplingFields given) {
+    if (given == null) {
+      return null;
+    }
+    try {
+      return Sampling.orNull(given.toSampling());
+    } catch (IllegalArgumentException e) {
+      throw new RequestException(e.getMessage());
+    }
   }
 
   private static List<ModelPrice> prices(List<ProviderEvents.Price> given) {
@@ -200,7 +222,16 @@ final class ProviderRequests {
   private ProviderView defaultView(String userId) {
     ProviderConfig d = defaultConfig(userId);
     return new ProviderView(TurnModel.DEFAULT_PROVIDER, ProviderResolver.DEFAULT_NAME, d.sdk(),
-        d.baseUrl(), d.apiKey() != null, true, d.modelId(), null, List.of());
+        d.baseUrl(), d.apiKey() != null, true, d.modelId(), null, List.of(), samplingOf(d));
+  }
+
+  /** The operator's sampling, or none when an embedder's is out of range (the LLM's to refuse). */
+  private static Sampling samplingOf(ProviderConfig d) {
+    try {
+      return Sampling.orNull(Sampling.of(d.params()));
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
   }
 
   /** Asked at each use: a store is reached only when a request needs it. */

@@ -1,16 +1,18 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ModelParams;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.TurnModel;
 import dev.gadget.core.server.SecretKeys;
 import dev.gadget.core.spi.ProviderStore;
 
 /**
  * Which LLM a session's next turn runs on: the provider and model the session chose, its API key
- * opened for this one work order only, or the server operator's default. A session reaches only
- * its own user's providers.
+ * opened for this one work order only, or the server operator's default; and how it samples. A
+ * session reaches only its own user's providers.
  */
 final class ProviderResolver {
   static final String DEFAULT_NAME = "Server default";
@@ -24,12 +26,18 @@ final class ProviderResolver {
     this.settings = settings;
   }
 
+  /**
+   * The session's provider and model, with its sampling resolved value by value: the chat's,
+   * else its provider's, else the server operator's parameters, else none (the model's own).
+   */
   Resolved resolve(ChatSession session) {
     String providerId = session.providerId();
+    Sampling chat = Sampling.orNone(session.sampling());
+    ProviderConfig base = settings.providers().apply(session);
     if (providerId == null || TurnModel.DEFAULT_PROVIDER.equals(providerId)) {
-      ProviderConfig base = settings.providers().apply(session);
-      ProviderConfig config = session.modelId() == null ? base : new ProviderConfig(base.sdk(),
-          base.baseUrl(), base.apiKey(), session.modelId(), base.params());
+      ProviderConfig config = new ProviderConfig(base.sdk(), base.baseUrl(), base.apiKey(),
+          session.modelId() == null ? base.modelId() : session.modelId(),
+          chat.applyTo(base.params()));
       return new Resolved(config,
           new TurnModel(TurnModel.DEFAULT_PROVIDER, DEFAULT_NAME, config.modelId()));
     }
@@ -37,8 +45,12 @@ final class ProviderResolver {
     if (session.modelId() == null) {
       throw new RequestException("pick a model of " + p.name() + " for this chat first");
     }
+    // the operator's sampling only: its output limit and context window are its own model's
+    ModelParams operator = base.params();
+    ModelParams params = chat.applyTo(Sampling.orNone(p.sampling()).applyTo(
+        new ModelParams(operator.temperature(), operator.topP(), operator.topK())));
     ProviderConfig config = new ProviderConfig(p.kind(), p.baseUrl(), apiKey(p),
-        session.modelId(), null);
+        session.modelId(), params);
     return new Resolved(config, new TurnModel(p.id(), p.name(), session.modelId()));
   }
 

@@ -8,6 +8,7 @@ import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
@@ -41,6 +42,7 @@ import java.util.Objects;
   @JsonSubTypes.Type(value = Change.SaveProvider.class, name = "saveProvider"),
   @JsonSubTypes.Type(value = Change.DeleteProvider.class, name = "deleteProvider"),
   @JsonSubTypes.Type(value = Change.SetSessionModel.class, name = "setSessionModel"),
+  @JsonSubTypes.Type(value = Change.SetSessionSampling.class, name = "setSessionSampling"),
   @JsonSubTypes.Type(value = Change.AddUsage.class, name = "addUsage"),
   @JsonSubTypes.Type(value = Change.RenameSession.class, name = "renameSession"),
   @JsonSubTypes.Type(value = Change.RenameProject.class, name = "renameProject"),
@@ -249,6 +251,18 @@ public sealed interface Change {
     @Override
     public void applyTo(IndexedState state) {
       state.putSession(state.session(sessionId).withModel(providerId, modelId));
+    }
+  }
+
+  /** Sets how a session's next turns sample ({@code null}: its provider's). */
+  record SetSessionSampling(String sessionId, Sampling sampling) implements Change {
+    public SetSessionSampling {
+      Objects.requireNonNull(sessionId, "sessionId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putSession(state.session(sessionId).withSampling(sampling));
     }
   }
 

@@ -9,6 +9,7 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
@@ -224,6 +225,13 @@ public final class IndexedState {
       throw notFound("chat session " + sessionId);
     }
     return new Change.SetSessionModel(sessionId, providerId, modelId);
+  }
+
+  public Change checkSetSessionSampling(String sessionId, Sampling sampling) {
+    if (sessionId == null || !sessions.containsKey(sessionId)) {
+      throw notFound("chat session " + sessionId);
+    }
+    return new Change.SetSessionSampling(sessionId, Sampling.orNull(sampling));
   }
 
   public Change checkAddUsage(UsageTotal usage) {

@@ -101,6 +101,7 @@ public final class Codecs {
     putIfPresent(d, "workspaceId", s.workspaceId());
     putIfPresent(d, "providerId", s.providerId());
     putIfPresent(d, "modelId", s.modelId());
+    putIfPresent(d, "sampling", ProviderCodecs.sampling(s.sampling()));
     return putInstant(d, "createdAt", s.createdAt());
   }
 
@@ -108,7 +109,7 @@ public final class Codecs {
     return read(Schema.SESSIONS, d, x -> new ChatSession(
         string(x, "_id"), string(x, "userId"), string(x, "projectId"), string(x, "name"),
         optString(x, "workspaceId"), instant(x, "createdAt"), optString(x, "providerId"),
-        optString(x, "modelId")));
+        optString(x, "modelId"), ProviderCodecs.sampling(x.get("sampling"))));
   }
 
   public static Document drone(DroneRegistration r) {

@@ -11,13 +11,17 @@ import static dev.gadget.store.mongo.internal.Fields.string;
 
 import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.TurnModel;
 import dev.gadget.core.model.UsageTotal;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.Document;
 
-/** Documents for providers, usage totals and a turn's model (docs/STORE-MONGO.md). */
+/**
+ * Documents for providers, usage totals, a turn's model and a provider's or a session's sampling
+ * (docs/STORE-MONGO.md).
+ */
 public final class ProviderCodecs {
   /** The counters of a usage total, as stored. */
   static final String[] COUNTERS = {"turns", "calls", "errors", "promptTokens",
@@ -41,25 +45,62 @@ public final class ProviderCodecs {
       }
       d.append("prices", prices);
     }
+    putIfPresent(d, "sampling", sampling(p.sampling()));
     return putInstant(d, "createdAt", p.createdAt());
   }
 
   public static ModelProvider provider(Document d) {
     return Codecs.read(Schema.PROVIDERS, d, x -> new ModelProvider(string(x, "_id"),
         string(x, "userId"), string(x, "name"), string(x, "kind"), string(x, "baseUrl"),
-        optString(x, "sealedApiKey"), instant(x, "createdAt"), prices(x)));
+        optString(x, "sealedApiKey"), instant(x, "createdAt"), prices(x),
+        sampling(x.get("sampling"))));
+  }
+
+  /**
+   * A provider's or a session's sampling as a subdocument holding the values it sets, or
+   * {@code null} when it sets none.
+   */
+  static Document sampling(Sampling s) {
+    if (s == null || s.isEmpty()) {
+      return null;
+    }
+    Document d = new Document();
+    putIfPresent(d, "temperature", s.temperature());
+    putIfPresent(d, "topP", s.topP());
+    putIfPresent(d, "topK", s.topK());
+    return d;
+  }
+
+  /** A sampling from its subdocument; absent (a document written before it): none. */
+  static Sampling sampling(Object value) {
+    if (value == null) {
+      return null;
+    }
+    if (!(value instanceof Document d)) {
+      throw new IllegalArgumentException("field 'sampling' is not a document");
+    }
+    Long topK = d.get("topK") == null ? null : number(d, "topK");
+    if (topK != null && (topK < Integer.MIN_VALUE || topK > Integer.MAX_VALUE)) {
+      throw new IllegalArgumentException("field 'topK' is not a whole number of 32 bits");
+    }
+    return new Sampling(optDouble(d, "temperature"), optDouble(d, "topP"),
+        topK == null ? null : topK.intValue());
+  }
+
+  private static Double optDouble(Document d, String key) {
+    return d.get(key) == null ? null : decimal(d, key);
   }
 
   private static List<ModelPrice> prices(Document d) {
     List<ModelPrice> out = new ArrayList<>();
     for (Document p : documents(d, "prices")) {
-      out.add(new ModelPrice(string(p, "modelId"), price(p, "inputPerMillion"),
-          price(p, "outputPerMillion")));
+      out.add(new ModelPrice(string(p, "modelId"), decimal(p, "inputPerMillion"),
+          decimal(p, "outputPerMillion")));
     }
     return out;
   }
 
-  private static double price(Document d, String key) {
+  private static double decimal(Document d, String key) {
     if (!(d.get(key) instanceof Number n)) {
       throw new IllegalArgumentException("field '" + key + "' is not a number");
     }

@@ -8,6 +8,7 @@ import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import dev.gadget.core.model.ModelProvider;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.spi.ProviderStore;
 import java.util.ArrayList;
@@ -18,8 +19,8 @@ import org.bson.Document;
 import org.bson.conversions.Bson;
 
 /**
- * The {@code providers} and {@code usageTotals} collections, and a session's chosen model (on
- * its {@code chatSessions} document). A usage total is one document per user, provider and
+ * The {@code providers} and {@code usageTotals} collections, and a session's chosen model and
+ * sampling (on its {@code chatSessions} document). A usage total is one document per user, provider and
  * model, added to with one {@code $inc} upsert per turn.
  */
 public final class Providers implements ProviderStore {
@@ -73,6 +74,13 @@ public final class Providers implements ProviderStore {
         modelId == null ? Updates.unset("modelId") : Updates.set("modelId", modelId));
     ops.updateExisting("setSessionModel", sessions, "chat session " + sessionId, sessionId,
         update);
+  }
+
+  @Override
+  public void setSessionSampling(String sessionId, Sampling sampling) {
+    Document d = ProviderCodecs.sampling(sampling);
+    ops.updateExisting("setSessionSampling", sessions, "chat session " + sessionId, sessionId,
+        d == null ? Updates.unset("sampling") : Updates.set("sampling", d));
   }
 
   @Override
