@@ -155,10 +155,11 @@ const scenarios = {
     const looks = await page.evaluate(() => {
       const css = (e) => getComputedStyle(e);
       const thinking = document.querySelector('#turns .block.thinking');
-      const thought = thinking.querySelector('.thinking-text');
+      const thought = thinking && thinking.querySelector('.thinking-text');
       const replies = document.querySelectorAll('#turns .block.responding');
       const reply = replies[replies.length - 1];
       const tool = document.querySelector('#turns .block.tool');
+      if (!thinking || !reply || !tool) return null; // a turn without all three: nothing to say
       return {
         thinkingLabel: thinking.querySelector('summary').textContent,
         thinkingFont: css(thought).fontFamily,
