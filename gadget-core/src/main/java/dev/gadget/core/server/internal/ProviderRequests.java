@@ -165,7 +165,8 @@ final class ProviderRequests {
         throw new RequestException("the model " + model + " has two prices; give it one");
       }
       try {
-        out.add(new ModelPrice(model, p.inputPerMillion(), p.outputPerMillion()));
+        out.add(new ModelPrice(model, p.inputPerMillion(), p.outputPerMillion(),
+            p.cacheReadPerMillion(), p.cacheWritePerMillion()));
       } catch (IllegalArgumentException e) {
         throw new RequestException("the price of " + model + ": " + e.getMessage());
       }
