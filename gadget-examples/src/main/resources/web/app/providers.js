@@ -7,6 +7,7 @@ import { state } from './state.js';
 import { $, el, showError } from './dom.js';
 import { request } from './server.js';
 import { fillSampling, readSampling, showChatSampling, wireChatSampling } from './sampling.js';
+import { dollars, turnCostNanos } from './stats.js';
 
 let providers = [];
 
@@ -52,18 +53,27 @@ function renderProviders() {
   }
 }
 
-/** "model input output" per line or after ";", in dollars per million tokens. */
+/**
+ * "model input output [cacheRead [cacheWrite]]" per line or after ";", in dollars per million
+ * tokens; without cache prices the provider's published ratios apply.
+ */
 export function parsePrices(text) {
   const prices = [];
   for (const part of text.split(/[;\n]/)) {
     const words = part.trim().split(/\s+/).filter(Boolean);
     if (!words.length) continue;
-    const [modelId, input, output] = words;
-    if (words.length !== 3 || !isFinite(input) || !isFinite(output)) {
-      throw new Error('write each price as "model input output" (dollars per million tokens), '
-        + 'such as "gpt-4o-mini 0.15 0.60"; "' + part.trim() + '" is not one');
+    const [modelId, ...numbers] = words;
+    if (numbers.length < 2 || numbers.length > 4 || !numbers.every((n) => isFinite(n))) {
+      throw new Error('write each price as "model input output", and if you like the cache '
+        + 'read and write prices after them (dollars per million tokens), such as '
+        + '"gpt-4o-mini 0.15 0.60" or "claude-sonnet-4-5 3 15 0.30 3.75"; "' + part.trim()
+        + '" is not one');
     }
-    prices.push({ modelId, inputPerMillion: Number(input), outputPerMillion: Number(output) });
+    const price = { modelId, inputPerMillion: Number(numbers[0]),
+      outputPerMillion: Number(numbers[1]) };
+    if (numbers.length > 2) price.cacheReadPerMillion = Number(numbers[2]);
+    if (numbers.length > 3) price.cacheWritePerMillion = Number(numbers[3]);
+    prices.push(price);
   }
   return prices;
 }
@@ -84,8 +94,10 @@ function edit(p) {
   f.elements.apiKey.placeholder = p.apiKeySet ? 'API key (blank keeps it)' : 'API key (optional)';
   f.elements.clearApiKey.checked = false;
   f.querySelector('.clear-key').hidden = !p.apiKeySet;
-  f.elements.prices.value = (p.prices || []).map((x) => x.modelId + ' ' + x.inputPerMillion
-    + ' ' + x.outputPerMillion).join('; ');
+  f.elements.prices.value = (p.prices || []).map((x) => [x.modelId, x.inputPerMillion,
+    x.outputPerMillion, x.cacheReadPerMillion, x.cacheWritePerMillion]
+    .filter((v, i) => v != null && !(i === 4 && x.cacheReadPerMillion == null)).join(' '))
+    .join('; ');
   fillSampling(formSampling(f), p.sampling);
   f.querySelector('button[type=submit]').textContent = 'Save changes';
   $('provider-cancel').hidden = false;
@@ -185,9 +197,17 @@ function count(n) {
   return Number(n || 0).toLocaleString('en');
 }
 
-/** Dollars from nano-dollars: cents and up to four places, less than a cent to six. */
-function cost(nanos) {
-  return nanos ? '$' + (nanos / 1e9).toFixed(nanos < 1e7 ? 6 : 4) : '—';
+const cost = dollars;
+
+/**
+ * A turn's cost at its model's price now ({providerId, modelId} of the turn); null when the
+ * model has no price (the server's default provider has none).
+ */
+export function turnCost(model, stats) {
+  if (!model || !stats) return null;
+  const p = providers.find((x) => x.id === model.providerId);
+  const price = p && (p.prices || []).find((x) => x.modelId === model.modelId);
+  return price ? turnCostNanos(stats, price, p.kind) : null;
 }
 
 /** The totals: one row per provider and model, and the user's total. */
@@ -202,7 +222,8 @@ export async function refreshUsage() {
       const p = providers.find((x) => x.id === r.providerId);
       const name = r.providerId === '*' ? 'Total' : (p ? p.name : r.providerId) + ' · ' + r.modelId;
       for (const v of [name, count(r.turns), count(r.promptTokens), count(r.completionTokens),
-        count(r.reasoningTokens), count(r.errors), cost(r.costNanos)]) {
+        count(r.cacheReadTokens), count(r.reasoningTokens), count(r.errors),
+        cost(r.costNanos)]) {
         tr.appendChild(el('td', null, v));
       }
       tbody.appendChild(tr);

@@ -12,6 +12,7 @@ import { isPlan, planElement } from './plan.js';
 import { diffElement, markUndone } from './diff.js';
 import { compactionElement, contextMeter } from './context.js';
 import { statsParts } from './stats.js';
+import { turnCost } from './providers.js';
 
 let sanitizerReady = false;
 
@@ -131,7 +132,7 @@ export function renderStatus(tv) {
   f.textContent = '';
   f.dataset.status = tv.status;
   tv.el.dataset.status = tv.status;
-  const parts = statsParts(tv.stats);
+  const parts = statsParts(tv.stats, turnCost(tv.model, tv.stats));
   if (tv.status !== 'processing') {
     for (const v of tv.blocks) v.el.classList.remove('streaming');
   }

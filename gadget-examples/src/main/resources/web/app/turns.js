@@ -70,6 +70,7 @@ function addTurn(t) {
   $('turns').appendChild(section);
   const tv = {
     id: t._id, seq: t.seq, status: t.status, error: t.error || null, stats: t.stats || null,
+    model: t.model || null,
     lastSeq: -1, openIdx: -1, blocks: [], el: section, blocksEl, footer,
   };
   state.turns.set(t._id, tv);

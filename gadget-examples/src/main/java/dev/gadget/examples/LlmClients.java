@@ -14,13 +14,16 @@ import java.util.function.Function;
 /**
  * The drone's LLM clients, one per (sdk, base URL, API key), made from a work order's provider:
  * {@code ollama} is {@link OllamaClient}, {@code openai} is {@link OpenAiClient} (any
- * OpenAI-compatible endpoint), {@code anthropic} is {@link AnthropicClient} (with thinking on,
+ * OpenAI-compatible endpoint), {@code llamacpp} is {@link OpenAiClient} for llama.cpp's server
+ * (each chat keeps its slot and prompt cache), {@code anthropic} is {@link AnthropicClient} (with
+ * thinking on,
  * {@value #ANTHROPIC_THINKING_BUDGET} tokens), {@code scripted} is the demo's
  * {@link DemoScript}. Thread-safe.
  */
 final class LlmClients implements Function<ProviderConfig, LlmClient> {
   static final String OLLAMA = "ollama";
   static final String OPENAI = "openai";
+  static final String LLAMACPP = "llamacpp";
   static final String ANTHROPIC = "anthropic";
   static final String SCRIPTED = "scripted";
   /** The thinking budget of the drone's Anthropic clients. */
@@ -51,7 +54,7 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
    */
   static LlmClients withOwnKeys(Function<String, String> env) {
     Map<String, String> keys = new HashMap<>();
-    for (String sdk : new String[] {OLLAMA, OPENAI, ANTHROPIC}) {
+    for (String sdk : new String[] {OLLAMA, OPENAI, LLAMACPP, ANTHROPIC}) {
       String key = Providers.apiKey(sdk, env);
       if (key != null) {
         keys.put(sdk, key);
@@ -81,8 +84,10 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
         }
         return b.build();
       }
-      case OPENAI: {
-        OpenAiClient.Builder b = OpenAiClient.builder().baseUrl(p.baseUrl());
+      case OPENAI:
+      case LLAMACPP: {
+        OpenAiClient.Builder b = OpenAiClient.builder().baseUrl(p.baseUrl())
+            .llamaCpp(LLAMACPP.equals(p.sdk()));
         if (p.apiKey() != null) {
           b.apiKey(p.apiKey());
         }
@@ -100,7 +105,7 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
         return scripted.apply(p);
       default:
         throw new IllegalArgumentException("this drone has no client for the LLM sdk '"
-            + p.sdk() + "' (it knows ollama, openai, anthropic and scripted)");
+            + p.sdk() + "' (it knows ollama, openai, llamacpp, anthropic and scripted)");
     }
   }
 }

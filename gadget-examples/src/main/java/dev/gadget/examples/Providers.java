@@ -25,6 +25,7 @@ final class Providers {
   static final String DEFAULT_OPENAI_URL = "https://api.openai.com/v1";
   static final String DEFAULT_OLLAMA_MODEL = "qwen3";
   static final String DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+  static final String DEFAULT_LLAMACPP_URL = "http://127.0.0.1:8080/v1";
   static final String DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com";
   static final String DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
   static final ProviderConfig SCRIPTED = new ProviderConfig(LlmClients.SCRIPTED,
@@ -32,7 +33,7 @@ final class Providers {
 
   static final List<OptionSpec> OPTIONS = List.of(
       OptionSpec.value("llm", "SDK", "ollama, openai (any OpenAI-compatible endpoint), "
-          + "anthropic or scripted (canned demo replies)"),
+          + "llamacpp (llama.cpp's server), anthropic or scripted (canned demo replies)"),
       OptionSpec.value("model", "NAME", "the model id (default: " + DEFAULT_OLLAMA_MODEL
           + " for ollama, " + DEFAULT_OPENAI_MODEL + " for openai, " + DEFAULT_ANTHROPIC_MODEL
           + " for anthropic)"),
@@ -158,6 +159,7 @@ final class Providers {
     }
     switch (sdk) {
       case LlmClients.OPENAI:
+      case LlmClients.LLAMACPP:
         return env.apply("OPENAI_API_KEY");
       case LlmClients.ANTHROPIC:
         return env.apply("ANTHROPIC_API_KEY");
@@ -173,6 +175,12 @@ final class Providers {
         String model = args.get("model", DEFAULT_OLLAMA_MODEL);
         return new Choice(new ProviderConfig(sdk, url, apiKey(sdk, console::env), model,
             params(args)), "Ollama at " + url + ", model " + model, false);
+      }
+      case LlmClients.LLAMACPP: {
+        String url = args.get("base-url", DEFAULT_LLAMACPP_URL);
+        String model = args.get("model", "default");
+        return new Choice(new ProviderConfig(sdk, url, apiKey(sdk, console::env), model,
+            params(args)), "llama.cpp at " + url + ", model " + model, false);
       }
       case LlmClients.OPENAI: {
         String url = args.get("base-url", DEFAULT_OPENAI_URL);
@@ -194,7 +202,7 @@ final class Providers {
       case LlmClients.SCRIPTED:
         return scripted("--llm scripted");
       default:
-        throw new UsageException("--llm must be ollama, openai, anthropic or scripted, not '"
+        throw new UsageException("--llm must be ollama, openai, llamacpp, anthropic or scripted, not '"
             + sdk + "'");
     }
   }

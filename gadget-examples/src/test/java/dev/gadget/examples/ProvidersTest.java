@@ -120,7 +120,7 @@ class ProvidersTest {
     assertThat(o.config().apiKey()).isEqualTo(KEY);
     assertThatThrownBy(() -> Providers.forServer(args("--llm", "gpt"), console(Map.of())))
         .isInstanceOf(UsageException.class)
-        .hasMessage("--llm must be ollama, openai, anthropic or scripted, not 'gpt'");
+        .hasMessage("--llm must be ollama, openai, llamacpp, anthropic or scripted, not 'gpt'");
   }
 
   @Test
@@ -217,5 +217,33 @@ class ProvidersTest {
         .isEqualTo("sk-openai-1");
     assertThat(Providers.apiKey("anthropic", Map.of("OPENAI_API_KEY", "sk-openai-1")::get))
         .isNull();
+  }
+
+  @Test
+  void aLlamaCppProviderKeepsEachChatOnItsOwnSlotAndAnOpenAiOneSendsNoLlamaCppField() {
+    LlmClients clients = new LlmClients();
+    Providers.Choice llama = Providers.forServer(args("--llm", "llamacpp"), console(Map.of()));
+    assertThat(llama.config().baseUrl()).isEqualTo(Providers.DEFAULT_LLAMACPP_URL);
+    try (LlmTestServer server = LlmTestServer.start()) {
+      String url = server.v1().toString();
+      var client = clients.apply(new ProviderConfig("llamacpp", url, null, "m", null));
+      server.enqueue("{\"total_slots\":4,\"default_generation_settings\":{\"n_ctx\":4096}}");
+      assertThat(client.contextWindow("m")).hasValue(4096);
+      assertThat(server.takeRequest().path()).isEqualTo("/props");
+      for (String sdk : List.of("llamacpp", "openai")) {
+        server.enqueue(Recordings.load("openai/llamacpp-timings.sse"));
+        RecordingListener l = new RecordingListener();
+        clients.apply(new ProviderConfig(sdk, url, null, "m", null)).stream(
+            LlmRequest.builder("m", List.of(LlmMessage.user("hi"))).cacheKey("gadget-k").build(),
+            l);
+        assertThat(l.assertContract().completed().usage().cacheReadTokens()).isEqualTo(1187);
+      }
+      var sent = server.takeRequest().json();
+      assertThat(sent.get("cache_prompt").asBoolean()).isTrue();
+      assertThat(sent.get("id_slot").asInt()).isZero();
+      var plain = server.takeRequest().json();
+      assertThat(plain.has("cache_prompt") || plain.has("id_slot")
+          || plain.has("prompt_cache_key")).isFalse();
+    }
   }
 }

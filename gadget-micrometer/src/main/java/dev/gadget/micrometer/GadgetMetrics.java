@@ -35,6 +35,12 @@ public final class GadgetMetrics {
   public static final String OPERATION_DURATION = "gen_ai.client.operation.duration";
   /** Distribution summary: tokens per model call, by {@value #TOKEN_TYPE}. */
   public static final String TOKEN_USAGE = "gen_ai.client.token.usage";
+  /**
+   * Distribution summary: input tokens per model call read from ({@code cache_read}) or written
+   * to ({@code cache_creation}) the provider's prompt cache, by {@value #TOKEN_TYPE}; a part of
+   * the {@code input} of {@value #TOKEN_USAGE}.
+   */
+  public static final String CACHE_TOKEN_USAGE = "gadget.llm.cache.tokens";
   /** Counter: model calls that failed, by {@value #ERROR_TYPE}. */
   public static final String LLM_ERRORS = "gadget.llm.errors";
   /** Timer: one tool call, by {@value #TOOL_NAME} and {@value #TOOL_OUTCOME}. */

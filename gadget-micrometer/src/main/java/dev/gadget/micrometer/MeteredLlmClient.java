@@ -80,7 +80,23 @@ final class MeteredLlmClient implements LlmClient {
     if (usage != null && usage.reported()) {
       tokens(tags, "input").record(usage.promptTokens());
       tokens(tags, "output").record(usage.completionTokens());
+      cacheTokens(tags, "cache_read").record(usage.cacheReadTokens());
+      cacheTokens(tags, "cache_creation").record(usage.cacheWriteTokens());
     }
+  }
+
+  /**
+   * The prompt cache's share of the input, apart from {@value GadgetMetrics#TOKEN_USAGE} so that
+   * its input and output still add up to the tokens billed; the types are named after the
+   * conventions' {@code gen_ai.usage.cache_read.input_tokens} and
+   * {@code gen_ai.usage.cache_creation.input_tokens}.
+   */
+  private DistributionSummary cacheTokens(Tags tags, String type) {
+    return DistributionSummary.builder(GadgetMetrics.CACHE_TOKEN_USAGE)
+        .description("Input tokens of a model call read from or written to the prompt cache")
+        .baseUnit("tokens")
+        .tags(tags).tag(GadgetMetrics.TOKEN_TYPE, type)
+        .register(registry);
   }
 
   private DistributionSummary tokens(Tags tags, String type) {

@@ -10,6 +10,7 @@ import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.TestRepo;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.llm.LlmUsage;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -85,6 +86,29 @@ class MeteredAgentTurnTest {
     assertThat(registry.find(GadgetMetrics.LLM_ERRORS).counters()).isEmpty();
     assertThat(registry.get(GadgetMetrics.AGENT_TURN_DURATION)
         .tag(GadgetMetrics.TURN_STATUS, "finished").timer().count()).isEqualTo(1);
+  }
+
+  @Test
+  void promptCacheReadsAndWritesAreMeteredApartFromTheInputTheyArePartOf() throws Exception {
+    ScriptedLlmClient llm = ScriptedLlmClient.of(
+        reply().toolCall("list_dir", "{\"path\":\".\"}")
+            .usage(LlmUsage.ofTokens(5000, 20, 0, 0, 4800)).build(),
+        reply().text("Done.").usage(LlmUsage.ofTokens(5100, 10, 0, 4800, 290)).build());
+
+    AgentOutcome outcome = run(llm, "List it");
+
+    assertThat(outcome.stats().cacheReadTokens()).isEqualTo(4800);
+    assertThat(outcome.stats().cacheWriteTokens()).isEqualTo(5090);
+    assertThat(outcome.stats().promptTokens()).isEqualTo(10100);
+    assertThat(tokens("input").totalAmount()).isEqualTo(10100.0);
+    DistributionSummary read = registry.get(GadgetMetrics.CACHE_TOKEN_USAGE)
+        .tag(GadgetMetrics.PROVIDER_NAME, "scripted").tag(GadgetMetrics.REQUEST_MODEL, "test-model")
+        .tag(GadgetMetrics.TOKEN_TYPE, "cache_read").summary();
+    DistributionSummary written = registry.get(GadgetMetrics.CACHE_TOKEN_USAGE)
+        .tag(GadgetMetrics.TOKEN_TYPE, "cache_creation").summary();
+    assertThat(read.count()).isEqualTo(2);
+    assertThat(read.totalAmount()).isEqualTo(4800.0);
+    assertThat(written.totalAmount()).isEqualTo(5090.0);
   }
 
   @Test

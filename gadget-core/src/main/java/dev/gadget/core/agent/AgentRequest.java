@@ -24,6 +24,9 @@ import java.util.Objects;
  * @param resume messages of this turn already exchanged before an interruption (each assistant
  *     reply with its tool calls, then the tools' results), appended after the prompt so that the
  *     run resumes after the last completed tool call instead of starting over; usually empty
+ * @param cacheKey the name every model request of the chat carries so that the provider keeps
+ *     its prompt cache for it ({@link dev.gadget.core.llm.LlmRequest#cacheKey()}; a hash of the
+ *     chat's id, see {@link Builder#chatId}), or {@code null}
  */
 public record AgentRequest(
     Path projectDir,
@@ -34,7 +37,8 @@ public record AgentRequest(
     List<ChatMessage> context,
     String prompt,
     String mode,
-    List<LlmMessage> resume) {
+    List<LlmMessage> resume,
+    String cacheKey) {
   public AgentRequest {
     Objects.requireNonNull(projectDir, "projectDir");
     Objects.requireNonNull(model, "model");
@@ -46,6 +50,13 @@ public record AgentRequest(
     resume = resume == null ? List.of() : List.copyOf(resume);
   }
 
+  /** A request without a cache key (the nine values before it existed). */
+  public AgentRequest(Path projectDir, String projectName, String model, ModelParams params,
+      Boolean think, List<ChatMessage> context, String prompt, String mode,
+      List<LlmMessage> resume) {
+    this(projectDir, projectName, model, params, think, context, prompt, mode, resume, null);
+  }
+
   /** The request for {@code order}, whose project is checked out in {@code projectDir}. */
   public static AgentRequest of(WorkOrder order, Path projectDir) {
     return builder(projectDir, order.provider().modelId(), order.chatTurn().prompt())
@@ -53,6 +64,7 @@ public record AgentRequest(
         .params(order.provider().params())
         .context(order.chatSession().context())
         .mode(order.chatTurn().mode())
+        .chatId(order.chatSession().id())
         .build();
   }
 
@@ -72,6 +84,7 @@ public record AgentRequest(
     private List<ChatMessage> context = List.of();
     private String mode;
     private List<LlmMessage> resume = List.of();
+    private String cacheKey;
 
     private Builder(Path projectDir, String model, String prompt) {
       this.projectDir = Objects.requireNonNull(projectDir, "projectDir");
@@ -115,10 +128,19 @@ public record AgentRequest(
       return this;
     }
 
+    /**
+     * The chat this turn belongs to: its model requests carry a hash of it as their cache key
+     * ({@link dev.gadget.core.llm.LlmRequest#cacheKeyOf}), never the id itself (default none).
+     */
+    public Builder chatId(String chatId) {
+      this.cacheKey = chatId == null ? null : dev.gadget.core.llm.LlmRequest.cacheKeyOf(chatId);
+      return this;
+    }
+
     /** The request. */
     public AgentRequest build() {
-      return new AgentRequest(
-          projectDir, projectName, model, params, think, context, prompt, mode, resume);
+      return new AgentRequest(projectDir, projectName, model, params, think, context, prompt,
+          mode, resume, cacheKey);
     }
   }
 }

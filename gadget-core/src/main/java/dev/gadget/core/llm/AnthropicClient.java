@@ -1,5 +1,7 @@
 package dev.gadget.core.llm;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.llm.internal.AnthropicCache;
 import dev.gadget.core.llm.internal.AnthropicRequests;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.StreamParser;
@@ -23,8 +25,14 @@ import java.util.Objects;
  * tool call when its block stops (its {@code input_json_delta} pieces joined), and keeps each
  * thinking block with its signature in {@link LlmCompletion#thinkingBlocks()}: put the reply back
  * into the conversation with {@link LlmMessage#assistant(LlmCompletion)} and the next request
- * sends the signed blocks back unchanged, as the API requires on tool turns. Usage includes
- * the prompt cache's reads and writes. A mid-stream {@code error} event ends the call with
+ * sends the signed blocks back unchanged, as the API requires on tool turns.
+ *
+ * <p>It asks for prompt caching ({@link Builder#promptCaching}, on by default): up to four
+ * {@code cache_control} breakpoints, on the last tool, the system prompt, the newest message of
+ * the previous round and the newest message, so that each round of an agent turn reads the
+ * previous round's prefix from the cache (billed at a tenth of the input price) and writes only
+ * what it added. The cache lives five minutes by default, or an hour
+ * ({@link Builder#cacheTtl}). Usage includes the prompt cache's reads and writes. A mid-stream {@code error} event ends the call with
  * {@link LlmException.Kind#STREAM} ({@link LlmException#providerType()} such as
  * {@code overloaded_error}, which is retryable).
  *
@@ -53,11 +61,34 @@ public final class AnthropicClient implements LlmClient {
   private final HttpLlmClientBuilder.Frozen http;
   private final int maxTokens;
   private final int thinkingBudget;
+  private final boolean promptCaching;
+  private final CacheTtl cacheTtl;
 
   private AnthropicClient(Builder b) {
     this.http = b.freeze("/v1/messages", "Anthropic");
     this.maxTokens = b.maxTokens;
     this.thinkingBudget = b.thinkingBudget;
+    this.promptCaching = b.promptCaching;
+    this.cacheTtl = b.cacheTtl;
+  }
+
+  /** How long Anthropic keeps a cached prompt prefix after its last use. */
+  public enum CacheTtl {
+    /** Five minutes, the API's default: a cache write costs 1.25 times the input price. */
+    FIVE_MINUTES(null),
+    /** One hour ({@code ttl: "1h"}): a cache write costs twice the input price. */
+    ONE_HOUR("1h");
+
+    private final String wire;
+
+    CacheTtl(String wire) {
+      this.wire = wire;
+    }
+
+    /** The {@code ttl} sent, or {@code null} for the API's default (five minutes). */
+    public String wire() {
+      return wire;
+    }
   }
 
   /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
@@ -79,8 +110,11 @@ public final class AnthropicClient implements LlmClient {
   public LlmCall stream(LlmRequest request, LlmListener listener) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(listener, "listener");
-    byte[] body = RequestBodies.bytes(
-        AnthropicRequests.body(request, maxTokens, thinkingBudget, http.params()));
+    ObjectNode json = AnthropicRequests.body(request, maxTokens, thinkingBudget, http.params());
+    if (promptCaching) {
+      AnthropicCache.mark(json, cacheTtl.wire());
+    }
+    byte[] body = RequestBodies.bytes(json);
     return http.engine().start(http.post(body, "text/event-stream", "x-api-key"),
         (events, info) -> StreamParser.anthropic(events, http.maxEventChars()), listener);
   }
@@ -94,13 +128,15 @@ public final class AnthropicClient implements LlmClient {
   /**
    * Builds an {@link AnthropicClient}. Defaults: {@link #DEFAULT_BASE_URL}, no API key (set one:
    * Anthropic's API requires it), {@code max_tokens} {@value #DEFAULT_MAX_TOKENS}, reasoning
-   * only when a request asks for it, connect timeout 10 s, first-byte timeout 2 min, idle
-   * timeout 2 min, {@link RetryPolicy#DEFAULT}. {@link #apiKey} is sent as {@code x-api-key}.
+   * only when a request asks for it, prompt caching on with the five-minute TTL, connect
+   * timeout 10 s, first-byte timeout 2 min, idle timeout 2 min, {@link RetryPolicy#DEFAULT}. {@link #apiKey} is sent as {@code x-api-key}.
    * Not thread-safe.
    */
   public static final class Builder extends HttpLlmClientBuilder<Builder> {
     private int maxTokens = DEFAULT_MAX_TOKENS;
     private int thinkingBudget;
+    private boolean promptCaching = true;
+    private CacheTtl cacheTtl = CacheTtl.FIVE_MINUTES;
 
     private Builder() {
       super(DEFAULT_BASE_URL, Duration.ofMinutes(2));
@@ -136,6 +172,26 @@ public final class AnthropicClient implements LlmClient {
             + AnthropicRequests.MIN_THINKING_BUDGET + " tokens");
       }
       this.thinkingBudget = budgetTokens;
+      return this;
+    }
+
+    /**
+     * Whether requests carry {@code cache_control} breakpoints (default true). Off, Anthropic
+     * caches nothing and bills every round's whole prompt at the input price; a server that
+     * imitates the API without caching may need it off.
+     */
+    public Builder promptCaching(boolean on) {
+      this.promptCaching = on;
+      return this;
+    }
+
+    /**
+     * How long the cached prefix lives (default {@link CacheTtl#FIVE_MINUTES}). An hour costs
+     * twice the input price per token written instead of 1.25 times, and pays when a chat's
+     * turns are more than five minutes apart.
+     */
+    public Builder cacheTtl(CacheTtl ttl) {
+      this.cacheTtl = Objects.requireNonNull(ttl, "ttl");
       return this;
     }
 

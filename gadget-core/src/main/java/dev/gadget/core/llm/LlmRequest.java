@@ -18,6 +18,9 @@ import java.util.Objects;
  *     or {@code null}; when set, reasoning is on whatever {@code think} says
  * @param thinkingBudget the most tokens the model may spend reasoning (Anthropic's
  *     {@code budget_tokens}), or {@code null} for the client's default; when set, reasoning is on
+ * @param cacheKey a stable name for the conversation this request continues (the agent loop
+ *     gives a hash of the chat's id), with which a provider keeps its prompt cache for it:
+ *     OpenAI's {@code prompt_cache_key}, llama.cpp's slot; {@code null}: none
  */
 public record LlmRequest(
     String model,
@@ -26,7 +29,8 @@ public record LlmRequest(
     ModelParams params,
     Boolean think,
     String thinkLevel,
-    Integer thinkingBudget) {
+    Integer thinkingBudget,
+    String cacheKey) {
   public LlmRequest {
     Objects.requireNonNull(model, "model");
     messages = List.copyOf(Objects.requireNonNull(messages, "messages"));
@@ -38,6 +42,25 @@ public record LlmRequest(
     if (thinkingBudget != null && thinkingBudget < 1) {
       throw new IllegalArgumentException("thinkingBudget must be positive: " + thinkingBudget);
     }
+    if (cacheKey != null && cacheKey.isBlank()) {
+      throw new IllegalArgumentException("cacheKey is blank: use null for none");
+    }
+  }
+
+  /**
+   * A request without a cache key.
+   *
+   * @param model the model id
+   * @param messages the whole conversation, oldest first
+   * @param tools the tools offered (may be empty)
+   * @param params sampling parameters and the output limit
+   * @param think whether to ask for reasoning; {@code null}: server default
+   * @param thinkLevel how hard to reason, or {@code null}
+   * @param thinkingBudget the most tokens the model may spend reasoning, or {@code null}
+   */
+  public LlmRequest(String model, List<LlmMessage> messages, List<ToolDefinition> tools,
+      ModelParams params, Boolean think, String thinkLevel, Integer thinkingBudget) {
+    this(model, messages, tools, params, think, thinkLevel, thinkingBudget, null);
   }
 
   /**
@@ -51,7 +74,23 @@ public record LlmRequest(
    */
   public LlmRequest(String model, List<LlmMessage> messages, List<ToolDefinition> tools,
       ModelParams params, Boolean think) {
-    this(model, messages, tools, params, think, null, null);
+    this(model, messages, tools, params, think, null, null, null);
+  }
+
+  /**
+   * The cache key of a conversation named {@code conversationId} (such as a chat's id):
+   * {@code "gadget-"} and 32 hex digits of its SHA-256, so that the id itself never reaches the
+   * provider, and the same id always gives the same key.
+   */
+  public static String cacheKeyOf(String conversationId) {
+    Objects.requireNonNull(conversationId, "conversationId");
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(conversationId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return "gadget-" + java.util.HexFormat.of().formatHex(digest, 0, 16);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("this JDK has no SHA-256", e);
+    }
   }
 
   /** A builder with the two required values. */
@@ -77,6 +116,7 @@ public record LlmRequest(
     private Boolean think;
     private String thinkLevel;
     private Integer thinkingBudget;
+    private String cacheKey;
 
     private Builder(String model, List<LlmMessage> messages) {
       this.model = Objects.requireNonNull(model, "model");
@@ -113,9 +153,19 @@ public record LlmRequest(
       return this;
     }
 
+    /**
+     * A stable name for the conversation, with which a provider keeps its prompt cache for it
+     * (default none). It is sent to the provider: use a hash, not a secret or a person's name.
+     */
+    public Builder cacheKey(String key) {
+      this.cacheKey = key;
+      return this;
+    }
+
     /** The request. */
     public LlmRequest build() {
-      return new LlmRequest(model, messages, tools, params, think, thinkLevel, thinkingBudget);
+      return new LlmRequest(model, messages, tools, params, think, thinkLevel, thinkingBudget,
+          cacheKey);
     }
   }
 }

@@ -29,6 +29,10 @@ import java.util.Objects;
  * {@code prompt_eval_count}, {@code eval_count} and the four durations (any may be missing).
  * Ollama sends no tool-call ids, so ids are generated ({@code call_...}).
  *
+ * <p>Ollama reuses a loaded model's KV cache for the prefix a request shares with the last one,
+ * as long as the model stays loaded: {@link Builder#keepAlive} sends {@code keep_alive} so that it
+ * does between a chat's turns (the server's own setting, five minutes by default, otherwise).
+ *
  * <pre>{@code
  * LlmClient llm = OllamaClient.builder()
  *     .baseUrl("http://localhost:11434")
@@ -56,11 +60,18 @@ public final class OllamaClient implements LlmClient {
 
   private final HttpLlmClientBuilder.Frozen http;
   private final Map<String, JsonNode> options;
+  private final Map<String, JsonNode> extra;
   private final Map<String, OptionalInt> windows = new ConcurrentHashMap<>();
 
   private OllamaClient(Builder b) {
     this.http = b.freeze("/api/chat", "Ollama");
     this.options = Map.copyOf(b.options);
+    Map<String, JsonNode> top = new LinkedHashMap<>();
+    if (b.keepAlive != null) {
+      top.put("keep_alive", b.keepAlive);
+    }
+    top.putAll(http.params());
+    this.extra = top;
   }
 
   /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
@@ -82,7 +93,7 @@ public final class OllamaClient implements LlmClient {
   public LlmCall stream(LlmRequest request, LlmListener listener) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(listener, "listener");
-    byte[] body = RequestBodies.bytes(RequestBodies.ollama(request, options, http.params()));
+    byte[] body = RequestBodies.bytes(RequestBodies.ollama(request, options, extra));
     return http.engine().start(http.post(body, "application/x-ndjson"),
         (events, info) -> StreamParser.ollama(events, HttpStreamEngine::newToolCallId,
             http.maxEventChars()),
@@ -134,6 +145,7 @@ public final class OllamaClient implements LlmClient {
    */
   public static final class Builder extends HttpLlmClientBuilder<Builder> {
     private final Map<String, JsonNode> options = new LinkedHashMap<>();
+    private JsonNode keepAlive;
 
     private Builder() {
       super(DEFAULT_BASE_URL, Duration.ofMinutes(5));
@@ -151,6 +163,19 @@ public final class OllamaClient implements LlmClient {
      */
     public Builder option(String name, Object value) {
       options.put(Objects.requireNonNull(name, "name"), HttpSupport.toJson(value));
+      return this;
+    }
+
+    /**
+     * How long Ollama keeps the model (and its prompt cache) loaded after a request, sent as
+     * {@code keep_alive} (such as {@code "1800s"}); a negative duration keeps it loaded until
+     * the server stops ({@code -1}). Default: not sent, the server's own setting
+     * ({@code OLLAMA_KEEP_ALIVE}, five minutes unless set). A {@link #param} of the same name wins.
+     */
+    public Builder keepAlive(Duration keepAlive) {
+      Objects.requireNonNull(keepAlive, "keepAlive");
+      this.keepAlive = keepAlive.isNegative() ? HttpSupport.toJson(-1)
+          : HttpSupport.toJson(keepAlive.toSeconds() + "s");
       return this;
     }
 

@@ -1,12 +1,20 @@
 package dev.gadget.core.llm;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.gadget.core.llm.internal.HttpStreamEngine;
+import dev.gadget.core.llm.internal.LlamaCppSlots;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.StreamParser;
 import java.net.URI;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /**
  * An {@link LlmClient} for OpenAI-compatible servers (OpenAI, OpenRouter, DeepSeek, vLLM,
@@ -28,6 +36,14 @@ import java.util.Objects;
  * each on, complete, at the finish reason. Usage comes from whichever chunk carries it. A
  * server that ignores {@code stream} and answers with one JSON completion is read as well.
  *
+ * <p><b>Prompt caching.</b> A request's {@link LlmRequest#cacheKey()} goes out as
+ * {@code prompt_cache_key}, with which OpenAI routes a chat's requests to the machine that holds
+ * its prefix ({@link Builder#promptCacheKey}: on for {@code api.openai.com} only, since a strict
+ * server refuses fields it does not know). For a llama.cpp server ({@link Builder#llamaCpp}),
+ * requests carry {@code cache_prompt: true} and {@code id_slot}: each chat keeps a slot of its
+ * own, whose KV cache still holds its prefix, once the slot count is known (from
+ * {@link Builder#llamaCppSlots} or {@code GET /props}, asked by {@link #contextWindow}).
+ *
  * <pre>{@code
  * LlmClient llm = OpenAiClient.builder()
  *     .baseUrl("https://openrouter.ai/api/v1")
@@ -48,11 +64,22 @@ public final class OpenAiClient implements LlmClient {
   private final HttpLlmClientBuilder.Frozen http;
   private final boolean reasoningOnToolTurns;
   private final String maxTokensField;
+  private final boolean promptCacheKey;
+  private final LlamaCppSlots slots;
+  private volatile LlamaCppSlots.Props props;
 
   private OpenAiClient(Builder b) {
     this.http = b.freeze("/chat/completions", "OpenAI-compatible server");
     this.reasoningOnToolTurns = b.reasoningOnToolTurns;
     this.maxTokensField = b.maxTokensField;
+    this.promptCacheKey = b.promptCacheKey != null ? b.promptCacheKey
+        : isOpenAi(http.baseUrl());
+    this.slots = b.llamaCpp ? new LlamaCppSlots(b.llamaCppSlots) : null;
+  }
+
+  /** Whether {@code url} is OpenAI's own API, which takes {@code prompt_cache_key}. */
+  static boolean isOpenAi(URI url) {
+    return url.getHost() != null && url.getHost().equalsIgnoreCase("api.openai.com");
   }
 
   /** A new builder, for {@link #DEFAULT_BASE_URL} unless told otherwise. */
@@ -75,7 +102,7 @@ public final class OpenAiClient implements LlmClient {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(listener, "listener");
     byte[] body = RequestBodies.bytes(RequestBodies.openAi(request, reasoningOnToolTurns,
-        maxTokensField, http.params()));
+        maxTokensField, extraFields(request)));
     int maxEventChars = http.maxEventChars();
     return http.engine().start(http.post(body, "text/event-stream"), (events, info) -> {
       String type = info.headers().firstValue("Content-Type").orElse("")
@@ -84,6 +111,53 @@ public final class OpenAiClient implements LlmClient {
           ? StreamParser.openAiJson(events, HttpStreamEngine::newToolCallId, maxEventChars)
           : StreamParser.openAi(events, HttpStreamEngine::newToolCallId, maxEventChars);
     }, listener);
+  }
+
+  /** The cache fields of {@code request}, then the builder's params (which win). */
+  private Map<String, JsonNode> extraFields(LlmRequest request) {
+    Map<String, JsonNode> extra = new LinkedHashMap<>();
+    String key = request.cacheKey();
+    if (promptCacheKey && key != null) {
+      extra.put("prompt_cache_key", TextNode.valueOf(key));
+    }
+    if (slots != null) {
+      extra.put("cache_prompt", BooleanNode.TRUE);
+      int slot = key == null ? -1 : slots.slotFor(key);
+      if (slot >= 0) {
+        extra.put("id_slot", IntNode.valueOf(slot));
+      }
+    }
+    extra.putAll(http.params());
+    return extra;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>For a llama.cpp server ({@link Builder#llamaCpp}), a slot's context from
+   * {@code GET /props} ({@code default_generation_settings.n_ctx}), asked until it answers
+   * (10 s at most each time), which also tells the slot count; otherwise unknown.
+   */
+  @Override
+  public OptionalInt contextWindow(String model) {
+    if (slots == null) {
+      return OptionalInt.empty();
+    }
+    LlamaCppSlots.Props known = props;
+    if (known == null) {
+      Map<String, String> headers = new LinkedHashMap<>(http.headers());
+      if (http.apiKey() != null) {
+        headers.put("Authorization", "Bearer " + http.apiKey());
+      }
+      known = LlamaCppSlots.fetch(http.engine().httpClient(), http.baseUrl(), headers,
+          Duration.ofSeconds(10));
+      if (known == null) {
+        return OptionalInt.empty();
+      }
+      props = known;
+      slots.learn(known.totalSlots());
+    }
+    return LlamaCppSlots.window(known);
   }
 
   /** Never shows the API key. */
@@ -95,11 +169,15 @@ public final class OpenAiClient implements LlmClient {
   /**
    * Builds an {@link OpenAiClient}. Defaults: {@link #DEFAULT_BASE_URL}, no API key, connect
    * timeout 10 s, first-byte timeout 2 min, idle timeout 2 min, {@link RetryPolicy#DEFAULT},
-   * reasoning sent back on tool turns. Not thread-safe.
+   * reasoning sent back on tool turns, {@code prompt_cache_key} for {@code api.openai.com}
+   * only, not llama.cpp. Not thread-safe.
    */
   public static final class Builder extends HttpLlmClientBuilder<Builder> {
     private boolean reasoningOnToolTurns = true;
     private String maxTokensField = "max_tokens";
+    private Boolean promptCacheKey;
+    private boolean llamaCpp;
+    private int llamaCppSlots;
 
     private Builder() {
       super(DEFAULT_BASE_URL, Duration.ofMinutes(2));
@@ -131,6 +209,40 @@ public final class OpenAiClient implements LlmClient {
         throw new IllegalArgumentException("maxTokensField is blank");
       }
       this.maxTokensField = field;
+      return this;
+    }
+
+    /**
+     * Whether a request's {@link LlmRequest#cacheKey()} is sent as {@code prompt_cache_key}.
+     * Default: only when the base URL's host is {@code api.openai.com}; other servers may refuse
+     * a field they do not know (vLLM and LiteLLM can be set to), so turn it on for one that takes
+     * it.
+     */
+    public Builder promptCacheKey(boolean send) {
+      this.promptCacheKey = send;
+      return this;
+    }
+
+    /**
+     * Whether the server is llama.cpp's {@code llama-server} (default false): requests then carry
+     * {@code cache_prompt: true} and, once the slot count is known, the chat's own
+     * {@code id_slot}; {@link OpenAiClient#contextWindow} asks {@code GET /props}.
+     */
+    public Builder llamaCpp(boolean llamaCpp) {
+      this.llamaCpp = llamaCpp;
+      return this;
+    }
+
+    /**
+     * The llama.cpp server's slot count (its {@code --parallel}), when you know it; otherwise
+     * it is read from {@code GET /props}. Implies {@link #llamaCpp}.
+     */
+    public Builder llamaCppSlots(int slots) {
+      if (slots < 1) {
+        throw new IllegalArgumentException("a llama.cpp server has at least one slot");
+      }
+      this.llamaCpp = true;
+      this.llamaCppSlots = slots;
       return this;
     }
 

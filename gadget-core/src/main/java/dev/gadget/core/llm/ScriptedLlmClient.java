@@ -103,14 +103,17 @@ public final class ScriptedLlmClient implements LlmClient {
   /** One scripted reply: thinking, text and tool calls, played in the order added. */
   public static final class Reply {
     private final List<Object> steps;
+    private final LlmUsage usage;
 
-    private Reply(List<Object> steps) {
+    private Reply(List<Object> steps, LlmUsage usage) {
       this.steps = List.copyOf(steps);
+      this.usage = usage;
     }
 
     /** Builds a {@link Reply}. */
     public static final class Builder {
       private final List<Object> steps = new ArrayList<>();
+      private LlmUsage usage;
 
       /** Streams reasoning. */
       public Builder thinking(String text) {
@@ -137,9 +140,18 @@ public final class ScriptedLlmClient implements LlmClient {
         return this;
       }
 
+      /**
+       * The usage the reply reports (default: no input, one output token per streamed word),
+       * such as prompt-cache reads and writes.
+       */
+      public Builder usage(LlmUsage usage) {
+        this.usage = Objects.requireNonNull(usage, "usage");
+        return this;
+      }
+
       /** The reply. */
       public Reply build() {
-        return new Reply(steps);
+        return new Reply(steps, usage);
       }
     }
 
@@ -190,6 +202,7 @@ public final class ScriptedLlmClient implements LlmClient {
     private final StringBuilder thinking = new StringBuilder();
     private final List<LlmToolCall> calls = new ArrayList<>();
     private long tokens;
+    private LlmUsage usage;
     private ScheduledFuture<?> next;
     private boolean done;
 
@@ -200,6 +213,7 @@ public final class ScriptedLlmClient implements LlmClient {
             "ScriptedLlmClient has no reply left for this request"));
         return;
       }
+      usage = reply.usage;
       for (Object step : reply.steps) {
         if (step instanceof String s) {
           split(s, false);
@@ -275,7 +289,8 @@ public final class ScriptedLlmClient implements LlmClient {
         }
         done = true;
       }
-      LlmUsage usage = new LlmUsage(0, tokens, 0, null, null, null, null);
+      LlmUsage usage = this.usage != null ? this.usage
+          : new LlmUsage(0, tokens, 0, null, null, null, null);
       LlmCompletion completion = new LlmCompletion(text.toString(), thinking.toString(), calls,
           usage, calls.isEmpty() ? FinishReason.STOP : FinishReason.TOOL_CALLS);
       try {

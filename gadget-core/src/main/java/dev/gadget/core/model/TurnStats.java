@@ -26,6 +26,10 @@ import java.util.List;
  * @param promptEvalDurationMs Ollama's {@code prompt_eval_duration} summed, or {@code null}
  * @param evalDurationMs Ollama's {@code eval_duration} summed, or {@code null}
  * @param toolDurations each tool run's duration, in call order (empty is not written)
+ * @param cacheReadTokens the part of {@code promptTokens} the provider read from its prompt cache
+ *     (0, not written, when it said none)
+ * @param cacheWriteTokens the part of {@code promptTokens} the provider wrote to its prompt cache
+ *     (Anthropic's cache writes; 0, not written, elsewhere)
  */
 @JsonInclude(JsonInclude.Include.NON_DEFAULT)
 public record TurnStats(
@@ -41,13 +45,25 @@ public record TurnStats(
     Long loadDurationMs,
     Long promptEvalDurationMs,
     Long evalDurationMs,
-    List<ToolDuration> toolDurations) {
+    List<ToolDuration> toolDurations,
+    long cacheReadTokens,
+    long cacheWriteTokens) {
   /** All zero. */
   public static final TurnStats EMPTY = new TurnStats(0, 0, 0, 0, 0, 0);
 
   @JsonCreator // the canonical constructor, of the several
   public TurnStats {
     toolDurations = toolDurations == null ? List.of() : List.copyOf(toolDurations);
+  }
+
+  /** Counts, context, crash retries and durations, without the prompt cache's share. */
+  public TurnStats(long promptTokens, long completionTokens, long thinkingTokenCount,
+      int toolCallCount, int llmCalls, long durationMs, long contextTokens, long contextBudget,
+      int crashRetries, Long loadDurationMs, Long promptEvalDurationMs, Long evalDurationMs,
+      List<ToolDuration> toolDurations) {
+    this(promptTokens, completionTokens, thinkingTokenCount, toolCallCount, llmCalls, durationMs,
+        contextTokens, contextBudget, crashRetries, loadDurationMs, promptEvalDurationMs,
+        evalDurationMs, toolDurations, 0, 0);
   }
 
   /** Token and call counts only (no context, crash retries, provider or tool durations). */
@@ -76,28 +92,44 @@ public record TurnStats(
   public TurnStats withCrashRetries(int n) {
     return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
         llmCalls, durationMs, contextTokens, contextBudget, n, loadDurationMs,
-        promptEvalDurationMs, evalDurationMs, toolDurations);
+        promptEvalDurationMs, evalDurationMs, toolDurations, cacheReadTokens, cacheWriteTokens);
   }
 
   /** These stats with Ollama's durations (milliseconds, each {@code null} when unknown). */
   public TurnStats withProviderDurations(Long loadMs, Long promptEvalMs, Long evalMs) {
     return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
         llmCalls, durationMs, contextTokens, contextBudget, crashRetries, loadMs, promptEvalMs,
-        evalMs, toolDurations);
+        evalMs, toolDurations, cacheReadTokens, cacheWriteTokens);
   }
 
   /** These stats with {@code durations} as the tools' durations. */
   public TurnStats withToolDurations(List<ToolDuration> durations) {
     return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
         llmCalls, durationMs, contextTokens, contextBudget, crashRetries, loadDurationMs,
-        promptEvalDurationMs, evalDurationMs, new ArrayList<>(durations));
+        promptEvalDurationMs, evalDurationMs, new ArrayList<>(durations), cacheReadTokens,
+        cacheWriteTokens);
   }
 
   /** These stats with the context's measure and budget. */
   public TurnStats withContext(long tokens, long budget) {
     return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
         llmCalls, durationMs, tokens, budget, crashRetries, loadDurationMs, promptEvalDurationMs,
-        evalDurationMs, toolDurations);
+        evalDurationMs, toolDurations, cacheReadTokens, cacheWriteTokens);
+  }
+
+  /** These stats with the prompt cache's reads and writes (tokens). */
+  public TurnStats withCache(long readTokens, long writeTokens) {
+    return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
+        llmCalls, durationMs, contextTokens, contextBudget, crashRetries, loadDurationMs,
+        promptEvalDurationMs, evalDurationMs, toolDurations, readTokens, writeTokens);
+  }
+
+  /**
+   * The share of the prompt tokens read from the provider's cache, from 0 to 1; 0 when there
+   * were none.
+   */
+  public double cacheHitRate() {
+    return promptTokens <= 0 ? 0 : Math.min(1.0, (double) cacheReadTokens / promptTokens);
   }
 
   /**

@@ -60,12 +60,20 @@ public final class ProviderEvents {
 
   /**
    * A model's price in {@code saveProvider}: dollars per million tokens ({@link ModelPrice}).
-   * {@code prices} absent keeps a provider's prices; a list (even empty) replaces them.
+   * {@code prices} absent keeps a provider's prices; a list (even empty) replaces them. The
+   * cache prices are optional: absent, the provider's published ratios apply.
    */
   public record Price(
       @Rule(required = true, maxLength = Limits.NAME) String modelId,
       @Rule(required = true) Double inputPerMillion,
-      @Rule(required = true) Double outputPerMillion) {}
+      @Rule(required = true) Double outputPerMillion,
+      Double cacheReadPerMillion,
+      Double cacheWritePerMillion) {
+    /** A price without cache prices. */
+    public Price(String modelId, Double inputPerMillion, Double outputPerMillion) {
+      this(modelId, inputPerMillion, outputPerMillion, null, null);
+    }
+  }
 
   /**
    * How a model samples, in {@code saveProvider} and {@code setSessionSampling}: each value

@@ -53,7 +53,13 @@ class AgentAnthropicTest {
 
     JsonNode first = server.takeRequest().json();
     JsonNode second = server.takeRequest().json();
-    assertThat(first.get("system").asText()).isNotBlank();
+    assertThat(first.get("system").get(0).get("text").asText()).isNotBlank();
+    assertThat(first.findValues("cache_control")).as("tools, system, the prompt").hasSize(3);
+    assertThat(second.findValues("cache_control"))
+        .as("tools, system, the prompt (the previous round's newest), the tool result")
+        .hasSize(4);
+    assertThat(second.get("system")).isEqualTo(first.get("system"));
+    assertThat(second.get("tools")).isEqualTo(first.get("tools"));
     assertThat(first.at("/thinking/budget_tokens").asInt()).isEqualTo(2048);
     assertThat(first.get("tools").findValuesAsText("name")).contains("read_file");
 

@@ -142,7 +142,9 @@ class AnthropicClientTest {
     assertThat(r.header("anthropic-version")).isEqualTo("2023-06-01");
     assertThat(r.header("anthropic-beta")).isEqualTo("interleaved-thinking-2025-05-14");
     assertThat(r.header("Accept")).isEqualTo("text/event-stream");
-    assertThat(r.json().get("system").asText()).isEqualTo("Be brief.");
+    assertThat(r.json().get("system").get(0).get("text").asText()).isEqualTo("Be brief.");
+    assertThat(r.json().get("system").get(0).get("cache_control").get("type").asText())
+        .isEqualTo("ephemeral");
     assertThat(r.json().get("max_tokens").asInt()).isEqualTo(512);
     assertThat(r.json().get("stream").asBoolean()).isTrue();
     assertThat(r.json().get("temperature").asDouble()).isEqualTo(0.3);

@@ -252,7 +252,9 @@ class ProvidersRuntimeTest {
     String session = fx.watchedSession(page);
     for (int i = 0; i < 10; i++) {
       chooseModel(page, session, i < 4 ? "default" : providerId, i < 4 ? "small" : "large");
-      llm.enqueue(REPLY).header("Content-Type", "text/event-stream");
+      // the priced model's replies say 1,920 of their 2,006 prompt tokens came from the cache
+      llm.enqueue(i < 4 ? REPLY : Recordings.load("openai/cached-tokens.sse"))
+          .header("Content-Type", "text/event-stream");
       String t = submit(page, session, "turn " + i);
       assertThat(page.completion(t).get("status").asText()).isEqualTo("finished");
     }
@@ -291,10 +293,16 @@ class ProvidersRuntimeTest {
     assertThat(usage.get("byModel").get(expected.indexOf("default/small=4"))
         .get("promptTokens").asLong())
         .isEqualTo(4 * perTurnPrompt);
-    // only the priced model has a cost: each large turn's tokens at $3/M in and $15/M out
-    long cost = turns.subList(4, 10).stream().mapToLong(t -> t.stats().promptTokens() * 3_000
-        + t.stats().completionTokens() * 15_000).sum();
-    assertThat(cost).isPositive();
+    // only the priced model has a cost: each large turn's tokens at $3/M in and $15/M out,
+    // its cached input at OpenAI's ratio for the model (0.5: $1.50/M)
+    assertThat(turns.subList(4, 10)).allSatisfy(t -> {
+      assertThat(t.stats().cacheReadTokens()).isEqualTo(1920);
+      assertThat(t.stats().promptTokens()).isEqualTo(2006);
+    });
+    assertThat(total.get("cacheReadTokens").asLong()).isEqualTo(6 * 1920);
+    long cost = turns.subList(4, 10).stream().mapToLong(t -> (t.stats().promptTokens() - 1920)
+        * 3_000 + 1920 * 1_500 + t.stats().completionTokens() * 15_000).sum();
+    assertThat(cost).isEqualTo(6 * (86 * 3_000 + 1920 * 1_500 + 300 * 15_000));
     assertThat(usage.get("byModel").get(expected.indexOf(providerId + "/large=6"))
         .get("costNanos").asLong()).isEqualTo(cost);
     assertThat(total.get("costNanos").asLong()).isEqualTo(cost);
@@ -355,7 +363,7 @@ class ProvidersRuntimeTest {
     assertThat(notList.get("error").asText()).endsWith("did not answer with a model list");
     JsonNode badKind = page.request(ProviderEvents.SAVE_PROVIDER,
         Map.of("name", "x", "kind", "gemini", "baseUrl", "http://127.0.0.1:1"));
-    assertThat(badKind.get("error").asText()).isEqualTo("kind must be ollama, openai or anthropic");
+    assertThat(badKind.get("error").asText()).isEqualTo("kind must be ollama, openai, llamacpp or anthropic");
     JsonNode badUrl = page.request(ProviderEvents.SAVE_PROVIDER,
         Map.of("name", "x", "kind", "ollama", "baseUrl", "file:///etc/passwd"));
     assertThat(badUrl.get("error").asText()).startsWith("baseUrl must be an http or https URL");

@@ -234,4 +234,39 @@ public abstract class ProviderStoreGroup {
         "https://api.openai.com", null, ChatStoreContract.T0));
     assertThat(ps.findProvider(p.id()).orElseThrow().prices()).isEmpty();
   }
+
+  @Test
+  void addsThePromptCachesReadsAndWritesAndCostsThemAtTheirOwnPrices() {
+    User ada = kit.user("ada");
+    ProviderStore ps = store().providers();
+    ModelPrice sonnet = new ModelPrice("claude-sonnet-4-5", 3, 15);
+    ModelPrice own = new ModelPrice("claude-haiku-4-5", 1, 5, 0.2, 1.5);
+    ModelProvider p = new ModelProvider(Ids.next(), ada.id(), "Claude", "anthropic",
+        "https://api.anthropic.com", null, ChatStoreContract.T0, List.of(sonnet, own));
+    ps.saveProvider(p);
+    assertThat(ps.findProvider(p.id()).orElseThrow().prices()).containsExactly(sonnet, own);
+
+    ModelPrice.CacheRatios ratios = ModelPrice.CacheRatios.of("anthropic", "claude-sonnet-4-5");
+    TurnModel model = new TurnModel(p.id(), "Claude", "claude-sonnet-4-5");
+    for (int i = 0; i < 3; i++) {
+      // 100,000 input tokens: 90,000 read, 8,000 written, 2,000 plain; 1,000 output
+      TurnStats stats = new TurnStats(100_000, 1_000, 0, 0, 30, 10).withCache(90_000, 8_000);
+      ps.addUsage(UsageTotal.ofTurn(ada.id(), model, stats, false, sonnet, ratios));
+    }
+    UsageTotal total = ps.listUsage(ada.id()).get(0);
+    assertThat(total.cacheReadTokens()).isEqualTo(270_000);
+    assertThat(total.cacheWriteTokens()).isEqualTo(24_000);
+    assertThat(total.promptTokens()).isEqualTo(300_000);
+    // per turn: 2,000 x $3 + 90,000 x $0.30 + 8,000 x $3.75 + 1,000 x $15 per million = $0.078
+    assertThat(total.costNanos()).isEqualTo(3 * 78_000_000L);
+    // uncached, the same turns cost 100,000 x $3 + 1,000 x $15 per million = $0.315 each
+    assertThat(3 * sonnet.costNanos(100_000, 1_000)).isEqualTo(3 * 315_000_000L);
+
+    TurnModel haiku = new TurnModel(p.id(), "Claude", "claude-haiku-4-5");
+    ps.addUsage(UsageTotal.ofTurn(ada.id(), haiku,
+        new TurnStats(10_000, 0, 0, 0, 1, 1).withCache(5_000, 5_000), false, own, ratios));
+    // its own cache prices win over the ratios: 5,000 x $0.20 + 5,000 x $1.50 per million
+    assertThat(ps.listUsage(ada.id())).filteredOn(u -> u.modelId().equals("claude-haiku-4-5"))
+        .singleElement().extracting(UsageTotal::costNanos).isEqualTo(8_500_000L);
+  }
 }

@@ -184,6 +184,37 @@ class JournaledChatStoreTest extends ChatStoreContract {
     }
   }
 
+  @Test
+  void keepsCacheCountsAndReadsUsageAndPricesWrittenBeforeTheyWere() throws IOException {
+    String user;
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      user = fill(s, "ada").userId();
+      s.providers().addUsage(UsageTotal.ofTurn(user, new TurnModel("p1", "P1", "m"),
+          new TurnStats(1000, 10, 0, 0, 2, 5).withCache(900, 50), false));
+      s.compact();
+    }
+    // what a version before cache counts wrote: a total and a price without them
+    Files.write(dir.resolve(journalName(dir)), concat(
+        dev.gadget.core.store.internal.RecordCodec.encode(java.util.Map.of("op", "addUsage",
+            "usage", java.util.Map.of("userId", user, "providerId", "p1", "modelId", "m",
+                "turns", 1, "calls", 1, "errors", 0, "promptTokens", 100,
+                "completionTokens", 1, "reasoningTokens", 0, "durationMs", 1))),
+        dev.gadget.core.store.internal.RecordCodec.encode(java.util.Map.of("op",
+            "saveProvider", "provider", java.util.Map.of("_id", "old-p", "userId", user,
+                "name", "old", "kind", "openai", "baseUrl", "http://127.0.0.1:9/v1",
+                "createdAt", T0.toString(), "prices", List.of(java.util.Map.of("modelId", "m",
+                    "inputPerMillion", 1, "outputPerMillion", 2)))))),
+        StandardOpenOption.APPEND);
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      UsageTotal u = s.providers().listUsage(user).get(0);
+      assertThat(u.promptTokens()).isEqualTo(1100);
+      assertThat(u.cacheReadTokens()).isEqualTo(900);
+      assertThat(u.cacheWriteTokens()).isEqualTo(50);
+      assertThat(s.providers().findProvider("old-p").orElseThrow().prices())
+          .containsExactly(new ModelPrice("m", 1, 2));
+    }
+  }
+
   /** The newest journal file of a store directory. */
   private static String journalName(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {

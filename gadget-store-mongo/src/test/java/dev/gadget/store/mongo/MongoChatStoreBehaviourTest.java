@@ -9,6 +9,7 @@ import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.Sampling;
@@ -16,8 +17,10 @@ import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnModel;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.store.mongo.internal.Codecs;
@@ -133,6 +136,39 @@ class MongoChatStoreBehaviourTest {
     assertThat(d).doesNotContainKey("error");
     Document u = raw.getCollection("users").find().first();
     assertThat(u).containsEntry("username", "ada").containsEntry("createdAt", Date.from(T0));
+  }
+
+  @Test
+  void cacheCountsAreAddedToTotalsAndTotalsAndPricesWithoutThemStillLoad() {
+    User ada = user("ada");
+    // a total and a provider's price as a version before cache counts wrote them
+    raw.getCollection("usageTotals").insertOne(new Document("_id", ada.id() + "\np1\nm")
+        .append("userId", ada.id())
+        .append("providerId", "p1").append("modelId", "m").append("turns", 1L)
+        .append("calls", 1L).append("errors", 0L).append("promptTokens", 100L)
+        .append("completionTokens", 1L).append("reasoningTokens", 0L).append("durationMs", 1L));
+    raw.getCollection("providers").insertOne(new Document("_id", "old-p")
+        .append("userId", ada.id()).append("name", "old").append("kind", "openai")
+        .append("baseUrl", "http://127.0.0.1:9").append("createdAt", Date.from(T0))
+        .append("prices", List.of(new Document("modelId", "m").append("inputPerMillion", 1.0)
+            .append("outputPerMillion", 2.0))));
+    assertThat(store.providers().listUsage(ada.id())).singleElement()
+        .satisfies(u -> assertThat(u.cacheReadTokens()).isZero());
+    assertThat(store.providers().findProvider("old-p").orElseThrow().prices())
+        .containsExactly(new ModelPrice("m", 1, 2));
+
+    store.providers().addUsage(UsageTotal.ofTurn(ada.id(), new TurnModel("p1", "P1", "m"),
+        new TurnStats(1000, 10, 0, 0, 2, 5).withCache(900, 50), false));
+    assertThat(store.providers().listUsage(ada.id())).singleElement().satisfies(u -> {
+      assertThat(u.promptTokens()).isEqualTo(1100);
+      assertThat(u.cacheReadTokens()).isEqualTo(900);
+      assertThat(u.cacheWriteTokens()).isEqualTo(50);
+    });
+    ModelPrice own = new ModelPrice("m", 3, 15, 0.3, 3.75);
+    store.providers().saveProvider(new ModelProvider("old-p", ada.id(), "old", "openai",
+        "http://127.0.0.1:9", null, T0, List.of(own)));
+    assertThat(store.providers().findProvider("old-p").orElseThrow().prices())
+        .containsExactly(own);
   }
 
   @Test

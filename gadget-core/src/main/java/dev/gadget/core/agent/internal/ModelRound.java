@@ -125,7 +125,7 @@ public final class ModelRound {
       params = params.withContextWindow(meter.window()); // what the provider said, for Ollama
     }
     LlmRequest req = new LlmRequest(request.model(), pruned, settings.tools().definitions(),
-        params, request.think());
+        params, request.think(), null, null, request.cacheKey());
     LlmCompletion reply = stream(req, true);
     meter.observe(pruned, reply.usage());
     journal.context(meter.lastSent());

@@ -25,6 +25,8 @@ public final class TurnJournal {
   private long promptTokens;
   private long completionTokens;
   private long thinkingTokens;
+  private long cacheReadTokens;
+  private long cacheWriteTokens;
   private int llmCalls;
   private long contextTokens;
   private long contextBudget;
@@ -65,6 +67,8 @@ public final class TurnJournal {
     promptTokens += usage.promptTokens();
     completionTokens += usage.completionTokens();
     thinkingTokens += usage.reasoningTokens();
+    cacheReadTokens += usage.cacheReadTokens();
+    cacheWriteTokens += usage.cacheWriteTokens();
     loadMs = plus(loadMs, usage.loadDuration());
     promptEvalMs = plus(promptEvalMs, usage.promptEvalDuration());
     evalMs = plus(evalMs, usage.evalDuration());
@@ -88,7 +92,8 @@ public final class TurnJournal {
     long ms = Math.max(0, Duration.between(startedAt, clock.instant()).toMillis());
     return new TurnStats(promptTokens, completionTokens, thinkingTokens, toolCalls.size(),
         llmCalls, ms, contextTokens, contextBudget)
-        .withProviderDurations(loadMs, promptEvalMs, evalMs).withToolDurations(toolDurations);
+        .withProviderDurations(loadMs, promptEvalMs, evalMs).withToolDurations(toolDurations)
+        .withCache(cacheReadTokens, cacheWriteTokens);
   }
 
   /** The model's reply: its text is the turn's text so far; with text or thinking it is kept. */

@@ -185,6 +185,7 @@ public final class JobRunner {
           .params(order.provider().params())
           .context(order.chatSession().context())
           .mode(order.chatTurn().mode())
+          .chatId(order.chatSession().id())
           .resume(CrashRecovery.resumeMessages(journal))
           .build();
       AgentRun started = null;

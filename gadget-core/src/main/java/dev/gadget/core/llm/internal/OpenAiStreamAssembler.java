@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  *   <li>{@code usage} from any chunk (with empty {@code choices}, on the finish chunk, or with
  *       {@code choices: null}); the last one wins. Cached prompt tokens from
  *       {@code prompt_tokens_details.cached_tokens} (or DeepSeek's
- *       {@code prompt_cache_hit_tokens}).
+ *       {@code prompt_cache_hit_tokens}), else from llama.cpp's {@code timings.cache_n}.
  *   <li>{@code [DONE]} ends the stream; so does the end of input after a finish reason. The end
  *       of input before either is a {@link LlmException.Kind#PROTOCOL} error.
  *   <li>{@code {"error": ...}} data, flat {@code {"object":"error","message",...}} data (SGLang,
@@ -58,6 +58,8 @@ public final class OpenAiStreamAssembler {
   private String finishReason;
   private boolean done;
   private LlmUsage usage = LlmUsage.NONE;
+  /** llama.cpp's {@code timings.cache_n}: prompt tokens its slot's KV cache served. */
+  private long timingsCacheN;
 
   /**
    * An assembler.
@@ -101,6 +103,10 @@ public final class OpenAiStreamAssembler {
       // some vLLM versions), which a [DONE] may follow: never a success
       ProviderError pe = ProviderError.fromJson(chunk);
       throw Errors.midStream(API, pe != null ? pe : new ProviderError(d, null, null));
+    }
+    JsonNode timings = chunk.get("timings");
+    if (timings != null && timings.isObject()) {
+      timingsCacheN = Json.number(timings, "cache_n");
     }
     JsonNode u = chunk.get("usage");
     if (u != null && u.isObject()) {
@@ -291,7 +297,13 @@ public final class OpenAiStreamAssembler {
   }
 
   private LlmCompletion completion(FinishReason reason) {
-    return new LlmCompletion(text.toString(), thinking.toString(), calls, usage, reason,
+    LlmUsage u = usage;
+    if (u.reported() && u.cacheReadTokens() == 0 && timingsCacheN > 0
+        && timingsCacheN <= u.promptTokens()) {
+      u = LlmUsage.ofTokens(u.promptTokens(), u.completionTokens(), u.reasoningTokens(),
+          timingsCacheN, 0);
+    }
+    return new LlmCompletion(text.toString(), thinking.toString(), calls, u, reason,
         List.of(), finishReason);
   }
 

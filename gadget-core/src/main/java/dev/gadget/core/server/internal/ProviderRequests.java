@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  * provider, model and sampling, read the usage totals.
  */
 final class ProviderRequests {
-  static final Set<String> KINDS = Set.of("ollama", "openai", "anthropic");
+  static final Set<String> KINDS = Set.of("ollama", "openai", "llamacpp", "anthropic");
 
   private final ServerSettings settings;
   private final Ownership owned;
@@ -96,7 +96,7 @@ final class ProviderRequests {
   private ModelProvider save(String userId, ProviderEvents.SaveProvider req) {
     String kind = req.kind().trim().toLowerCase();
     if (!KINDS.contains(kind)) {
-      throw new RequestException("kind must be ollama, openai or anthropic");
+      throw new RequestException("kind must be ollama, openai, llamacpp or anthropic");
     }
     String baseUrl = req.baseUrl().trim();
     try {
@@ -165,7 +165,8 @@ final class ProviderRequests {
         throw new RequestException("the model " + model + " has two prices; give it one");
       }
       try {
-        out.add(new ModelPrice(model, p.inputPerMillion(), p.outputPerMillion()));
+        out.add(new ModelPrice(model, p.inputPerMillion(), p.outputPerMillion(),
+            p.cacheReadPerMillion(), p.cacheWritePerMillion()));
       } catch (IllegalArgumentException e) {
         throw new RequestException("the price of " + model + ": " + e.getMessage());
       }

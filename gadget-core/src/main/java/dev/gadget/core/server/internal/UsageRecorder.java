@@ -50,8 +50,12 @@ public final class UsageRecorder implements ServerListener {
     TurnModel model = turn.model();
     if (model != null) {
       try {
+        ModelProvider provider = providerOf(model);
+        ModelPrice price = provider == null ? null : provider.priceOf(model.modelId());
         store.providers().addUsage(UsageTotal.ofTurn(turn.userId(), model, stats,
-            status == TurnStatus.ERROR, priceOf(model)));
+            status == TurnStatus.ERROR, price,
+            ModelPrice.CacheRatios.of(provider == null ? null : provider.kind(),
+                model.modelId())));
       } catch (StoreException e) {
         log.warn("could not add the usage of turn {}: {}", turn.id(), e.getMessage());
       }
@@ -59,12 +63,11 @@ public final class UsageRecorder implements ServerListener {
     next.onTurnEnded(turn, status, stats, duration);
   }
 
-  /** The model's price now, from its provider; the server's default has none. */
-  private ModelPrice priceOf(TurnModel model) {
+  /** The model's provider now; the server's default has no prices, so none. */
+  private ModelProvider providerOf(TurnModel model) {
     if (TurnModel.DEFAULT_PROVIDER.equals(model.providerId())) {
       return null;
     }
-    return store.providers().findProvider(model.providerId())
-        .map(p -> p.priceOf(model.modelId())).orElse(null);
+    return store.providers().findProvider(model.providerId()).orElse(null);
   }
 }

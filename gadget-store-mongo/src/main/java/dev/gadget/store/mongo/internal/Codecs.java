@@ -301,6 +301,10 @@ public final class Codecs {
     putIfSet(d, "loadDurationMs", s.loadDurationMs());
     putIfSet(d, "promptEvalDurationMs", s.promptEvalDurationMs());
     putIfSet(d, "evalDurationMs", s.evalDurationMs());
+    if (s.cacheReadTokens() != 0 || s.cacheWriteTokens() != 0) {
+      d.append("cacheReadTokens", s.cacheReadTokens())
+          .append("cacheWriteTokens", s.cacheWriteTokens());
+    }
     if (!s.toolDurations().isEmpty()) {
       List<Document> tools = new java.util.ArrayList<>();
       for (TurnStats.ToolDuration t : s.toolDurations()) {
@@ -332,7 +336,8 @@ public final class Codecs {
         Math.toIntExact(optNumber(d, "llmCalls")), optNumber(d, "durationMs"),
         optNumber(d, "contextTokens"), optNumber(d, "contextBudget"),
         Math.toIntExact(optNumber(d, "crashRetries")), optLong(d, "loadDurationMs"),
-        optLong(d, "promptEvalDurationMs"), optLong(d, "evalDurationMs"), tools);
+        optLong(d, "promptEvalDurationMs"), optLong(d, "evalDurationMs"), tools,
+        optNumber(d, "cacheReadTokens"), optNumber(d, "cacheWriteTokens"));
   }
 
   private static Long optLong(Document d, String key) {

@@ -25,7 +25,8 @@ import org.bson.Document;
 public final class ProviderCodecs {
   /** The counters of a usage total, as stored. */
   static final String[] COUNTERS = {"turns", "calls", "errors", "promptTokens",
-      "completionTokens", "reasoningTokens", "durationMs", "costNanos"};
+      "completionTokens", "reasoningTokens", "durationMs", "costNanos", "cacheReadTokens",
+      "cacheWriteTokens"};
 
   private ProviderCodecs() {}
 
@@ -39,9 +40,12 @@ public final class ProviderCodecs {
     if (!p.prices().isEmpty()) {
       List<Document> prices = new ArrayList<>();
       for (ModelPrice price : p.prices()) {
-        prices.add(new Document("modelId", price.modelId())
+        Document one = new Document("modelId", price.modelId())
             .append("inputPerMillion", price.inputPerMillion())
-            .append("outputPerMillion", price.outputPerMillion()));
+            .append("outputPerMillion", price.outputPerMillion());
+        putIfPresent(one, "cacheReadPerMillion", price.cacheReadPerMillion());
+        putIfPresent(one, "cacheWritePerMillion", price.cacheWritePerMillion());
+        prices.add(one);
       }
       d.append("prices", prices);
     }
@@ -95,7 +99,8 @@ public final class ProviderCodecs {
     List<ModelPrice> out = new ArrayList<>();
     for (Document p : documents(d, "prices")) {
       out.add(new ModelPrice(string(p, "modelId"), decimal(p, "inputPerMillion"),
-          decimal(p, "outputPerMillion")));
+          decimal(p, "outputPerMillion"), optDouble(p, "cacheReadPerMillion"),
+          optDouble(p, "cacheWritePerMillion")));
     }
     return out;
   }
@@ -109,14 +114,16 @@ public final class ProviderCodecs {
 
   static long[] counters(UsageTotal u) {
     return new long[] {u.turns(), u.calls(), u.errors(), u.promptTokens(),
-        u.completionTokens(), u.reasoningTokens(), u.durationMs(), u.costNanos()};
+        u.completionTokens(), u.reasoningTokens(), u.durationMs(), u.costNanos(),
+        u.cacheReadTokens(), u.cacheWriteTokens()};
   }
 
   public static UsageTotal usage(Document d) {
     return Codecs.read(Schema.USAGE, d, x -> new UsageTotal(string(x, "userId"),
         string(x, "providerId"), string(x, "modelId"), number(x, "turns"), number(x, "calls"),
         number(x, "errors"), number(x, "promptTokens"), number(x, "completionTokens"),
-        number(x, "reasoningTokens"), number(x, "durationMs"), optNumber(x, "costNanos")));
+        number(x, "reasoningTokens"), number(x, "durationMs"), optNumber(x, "costNanos"),
+        optNumber(x, "cacheReadTokens"), optNumber(x, "cacheWriteTokens")));
   }
 
   /** A turn's model as a subdocument. */
