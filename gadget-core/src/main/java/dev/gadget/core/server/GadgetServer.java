@@ -79,7 +79,7 @@ public final class GadgetServer implements AutoCloseable {
     ApprovalDesk approvals = new ApprovalDesk(settings, timer, rooms, router, turns,
         b.approvalTimeout, b.approvalPolicy);
     this.pages = new PageRequests(settings, rooms, turns, router, approvals);
-    this.resumption = new TurnResumption(settings, turns, rooms, timer);
+    this.resumption = new TurnResumption(settings, turns, rooms, timer, approvals);
     this.drones = new DroneLink(settings, rooms, router, turns, approvals, resumption);
     this.agents = new AgentFace(settings, rooms, turns, router, approvals);
   }

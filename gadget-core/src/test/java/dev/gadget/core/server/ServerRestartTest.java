@@ -72,6 +72,44 @@ class ServerRestartTest extends RuntimeTestBase {
         .isEqualTo("finished");
   }
 
+  @Test
+  void aTurnTakenBackAfterARestartIsStillRetriedWhenItsDroneCrashes() throws Exception {
+    fx = new RuntimeFixture(tmp);
+    GadgetServer first = fx.server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text("Appending.")
+            .toolCall("run_command", "{\"command\":\"echo ran >> log.txt\"}").build())
+        .reply(ScriptedLlmClient.reply().text(LONG).build())
+        .reply(ScriptedLlmClient.reply().text("Resumed and done.").build())
+        .tokenDelay(Duration.ofMillis(3)).build();
+    java.nio.file.Path ws = tmp.resolve("ws");
+    GadgetDrone drone = fx.drone(ada, ws, llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = page.submit(session, "append then talk");
+    await("the second round streams", () -> llm.requests().size() == 2);
+
+    first.close();
+    fx.server(b -> b.droneGracePeriod(Duration.ofSeconds(20)));
+    await("page back", () -> page.connection.isConnected());
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("taken back and streaming again", () -> page.eventsOf(turn).stream()
+        .filter(e -> e.name().equals(Protocol.RESPONSE)).count() > 120);
+    drone.abandon(); // a crash: the turn's work order is kept in .gadget/
+    fx.drone(ada, ws, llm);
+
+    JsonNode done = page.completion(turn);
+    assertThat(done.get("status").asText()).as("%s", done).isEqualTo("finished");
+    assertThat(done.get("stats").get("crashRetries").asInt()).isEqualTo(1);
+    assertThat(java.nio.file.Files.readAllLines(ws.resolve("sample/log.txt")))
+        .as("the command ran once").containsExactly("ran");
+    assertThat(text(fx.store.findTurn(turn).orElseThrow().blocks(), "responding"))
+        .endsWith("Resumed and done.");
+  }
+
   private String session(Page page) throws Exception {
     JsonNode project = fx.sampleProject(page);
     return page.request(Protocol.CREATE_SESSION, Map.of("projectId",

@@ -253,9 +253,11 @@ public final class DroneLink {
     LiveTurn t = turns.get(req.turnId());
     Payloads.CrashRecoveryResponse answer = new Payloads.CrashRecoveryResponse(req.turnId(),
         Payloads.CrashRecoveryResponse.DISCARD, null);
+    boolean noOrder = false;
     if (t != null && t.droneId.equals(drone.id)) {
       synchronized (t.lock) {
-        if (!t.ended) {
+        noOrder = !t.ended && t.workOrder == null; // taken back, its order not made again
+        if (!t.ended && !noOrder) {
           t.cancelGrace();
           // The same link asking again (it asks on connecting and once ready) is answered the
           // same, and counts once.
@@ -293,6 +295,10 @@ public final class DroneLink {
               t.turn.id(), firstSeq, delay);
         }
       }
+    }
+    if (noOrder) {
+      turns.end(t, TurnStatus.INTERRUPTED, null, "the drone crashed while running this turn, "
+          + "and its work order could not be made again after the server restarted");
     }
     if (Payloads.CrashRecoveryResponse.DISCARD.equals(answer.action())) {
       synchronized (router.lock()) {

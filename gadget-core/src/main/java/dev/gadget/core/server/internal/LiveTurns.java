@@ -148,8 +148,8 @@ public final class LiveTurns {
    * {@code afterCall} (rebuilding the blocks from {@code rebuiltFrom} on, {@link TurnResumption}),
    * and else ends interrupted.
    */
-  LiveTurn adopt(ChatTurn turn, int rebuiltFrom, String afterCall) {
-    LiveTurn t = new LiveTurn(turn, null, turn.droneId(), sessionLock(turn.sessionId()),
+  LiveTurn adopt(ChatTurn turn, int rebuiltFrom, String afterCall, WorkOrder order) {
+    LiveTurn t = new LiveTurn(turn, order, turn.droneId(), sessionLock(turn.sessionId()),
         new TurnWrites(turn.id(), store, writers), settings.clock(), rebuiltFrom);
     synchronized (t.lock) {
       t.awaitingReplay = true;

@@ -1,7 +1,6 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.Ids;
-import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneStatus;
@@ -13,12 +12,9 @@ import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.transport.Connection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +34,8 @@ final class TurnDispatcher {
   private final ProviderResolver providers;
   private final ApprovalDesk approvals;
 
+  private final WorkOrders workOrders;
+
   TurnDispatcher(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns,
       ProviderResolver providers, ApprovalDesk approvals) {
     this.approvals = approvals;
@@ -47,6 +45,7 @@ final class TurnDispatcher {
     this.owned = owned;
     this.router = router;
     this.turns = turns;
+    this.workOrders = new WorkOrders(store, providers, approvals);
   }
 
   /**
@@ -82,11 +81,7 @@ final class TurnDispatcher {
     }
     WorkOrder order;
     try {
-      order = new WorkOrder(Ids.next(), WorkOrder.ProjectRef.of(project), llm.config(),
-          new WorkOrder.SessionRef(session.id(), session.name(), HistoryBound.of(
-              SessionContext.of(history, authors()), HistoryBound.MAX_CHARS)),
-          new WorkOrder.TurnRef(turn.id(), turn.mode(), prompt), drone.workspaceId,
-          approvals.policy(session.id()).wireName());
+      order = workOrders.of(session, project, llm, history, turn, drone.workspaceId);
       store.createTurn(turn);
     } catch (RuntimeException e) {
       synchronized (router.lock()) {
@@ -113,13 +108,6 @@ final class TurnDispatcher {
         new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false),
         !Objects.equals(drone.workspaceId, session.workspaceId()));
     return liveTurn.turn.id();
-  }
-
-  /** Looks up the author of prompts, once per user. */
-  private Function<String, ChatMessage.Author> authors() {
-    Map<String, Optional<ChatMessage.Author>> seen = new HashMap<>();
-    return id -> seen.computeIfAbsent(id, k -> store.findUser(k).map(ChatMessage.Author::of))
-        .orElse(null);
   }
 
   /**

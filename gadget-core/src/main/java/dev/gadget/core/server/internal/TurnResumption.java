@@ -1,8 +1,10 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.model.WorkOrder;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.protocol.ResumePayloads;
 import dev.gadget.core.spi.ChatStore;
@@ -34,10 +36,12 @@ public final class TurnResumption {
   private final LiveTurns turns;
   private final WatcherRooms rooms;
   private final ServerTimer timer;
+  private final WorkOrders workOrders;
 
   public TurnResumption(ServerSettings settings, LiveTurns turns, WatcherRooms rooms,
-      ServerTimer timer) {
+      ServerTimer timer, ApprovalDesk approvals) {
     this.settings = settings;
+    this.workOrders = new WorkOrders(settings.store(), new ProviderResolver(settings), approvals);
     this.turns = turns;
     this.rooms = rooms;
     this.timer = timer;
@@ -66,9 +70,24 @@ public final class TurnResumption {
           afterCall = tool.content().callId();
         }
       }
-      turns.adopt(t, fromBlock, afterCall);
+      turns.adopt(t, fromBlock, afterCall, order(t));
       log.info("turn {} was running on drone {} when the server stopped; waiting for the drone "
           + "to send it again from block {}", t.id(), t.droneId(), fromBlock);
+    }
+  }
+
+  /**
+   * The work order of a turn taken back, made again as at its start, so that a crash of its
+   * drone can still be retried; null (such a crash then ends the turn) when it cannot be made.
+   */
+  private WorkOrder order(ChatTurn t) {
+    try {
+      String workspaceId = settings.store().findDrone(t.droneId())
+          .map(DroneRegistration::workspaceId).orElse(null);
+      return workspaceId == null ? null : workOrders.rebuild(t, workspaceId).orElse(null);
+    } catch (RuntimeException e) {
+      log.warn("cannot make the work order of turn {} again: {}", t.id(), e.getMessage());
+      return null;
     }
   }
 
