@@ -32,10 +32,27 @@ class ProviderHostsTest extends RuntimeTestBase {
 
   /** A service on the server's loopback: a model list, or a redirect to the metadata address. */
   private String service(boolean redirect) throws Exception {
+    return service(redirect, 0);
+  }
+
+  /** As above; {@code padding} bytes of spaces make the model list that much longer. */
+  private String service(boolean redirect, int padding) throws Exception {
     service = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     service.createContext("/", exchange -> {
       hits.incrementAndGet();
-      if (redirect) {
+      if (padding > 0) {
+        exchange.sendResponseHeaders(200, 0); // chunked: the length is not said up front
+        byte[] spaces = " ".repeat(64 * 1024).getBytes(StandardCharsets.US_ASCII);
+        try {
+          exchange.getResponseBody().write("{\"data\":[".getBytes(StandardCharsets.UTF_8));
+          for (int sent = 0; sent < padding; sent += spaces.length) {
+            exchange.getResponseBody().write(spaces);
+          }
+          exchange.getResponseBody().write("]}".getBytes(StandardCharsets.UTF_8));
+        } catch (java.io.IOException reset) {
+          // the server stopped reading past its bound: what this test expects
+        }
+      } else if (redirect) {
         exchange.getResponseHeaders().add("Location", "http://169.254.169.254/latest/");
         exchange.sendResponseHeaders(302, -1);
       } else {
@@ -93,6 +110,16 @@ class ProviderHostsTest extends RuntimeTestBase {
     assertThat(save(page, "http://169.254.169.254/latest").path("error").asText())
         .isEqualTo("the provider's host 169.254.169.254 is a link-local address, which users "
             + "may not name on this server");
+  }
+
+  @Test
+  void aModelListIsReadUpTo2MbAndALongerOneRefusedInWords() throws Exception {
+    String loopback = service(false, 3 * 1024 * 1024);
+    Page page = page(ProviderHosts.allowPrivate());
+    String id = save(page, loopback).path("provider").path("id").asText();
+    assertThat(page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", id))
+        .path("error").asText()).isEqualTo("mine at " + loopback
+            + "/models sent a model list larger than 2 MB");
   }
 
   @Test
