@@ -49,7 +49,8 @@ class AcpPromptTest {
       assertThat(Updates.lines(acp.wireUpdates())).containsExactlyElementsOf(EDIT_UPDATES);
       assertThat(Updates.message(acp.wireUpdates())).isEqualTo("hello.txt now says Hi.");
       acp.awaitUpdate(AcpPromptTest::hasDiff);
-      acp.awaitUpdate(u -> u instanceof AcpSchema.ToolCall t && t.kind() == AcpSchema.ToolKind.READ);
+      acp.awaitUpdate(u -> u instanceof AcpSchema.ToolCall t
+          && t.kind() == AcpSchema.ToolKind.READ);
       assertThat(Files.readString(hello)).isEqualTo("Hi from disk\n");
       AcpSchema.ToolCallDiff diff = Updates.diffs(acp.updates).get(0);
       assertThat(diff.path()).isEqualTo(hello.toRealPath().toString());
