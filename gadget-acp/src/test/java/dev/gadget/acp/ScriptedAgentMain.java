@@ -15,7 +15,8 @@ import java.util.List;
  * The ACP agent with a scripted model, run by the tests as a subprocess:
  * {@code ScriptedAgentMain [approval-policy]}. The prompt picks the script: {@code edit} plans,
  * reads {@code hello.txt}, replaces "Hello" with "Hi", completes the plan and answers;
- * {@code run <command>} runs a command and says what it printed; {@code slow} streams a long
+ * {@code run <command>} runs a command and says what it printed; {@code mcp <text>} calls the
+ * {@code everything} MCP server's echo tool; {@code slow} streams a long
  * answer; anything else is echoed.
  */
 public final class ScriptedAgentMain {
@@ -102,6 +103,12 @@ public final class ScriptedAgentMain {
           ? ScriptedLlmClient.reply().toolCall("run_command", "{\"command\":\""
               + prompt.substring(4).replace("\"", "\\\"") + "\"}").build()
           : ScriptedLlmClient.reply().text("The command said: " + lastResult.strip()).build();
+    }
+    if (prompt.startsWith("mcp ")) {
+      return step == 0
+          ? ScriptedLlmClient.reply().toolCall("everything__echo", "{\"message\":\""
+              + prompt.substring(4) + "\"}").build()
+          : ScriptedLlmClient.reply().text("The MCP server said: " + lastResult.strip()).build();
     }
     if (prompt.equals("slow")) {
       return ScriptedLlmClient.reply().text("word ".repeat(5000)).build();

@@ -183,10 +183,32 @@ public final class AcpServer {
       if (command.get(0).isBlank()) {
         throw RpcException.invalidParams("The MCP server \"" + name + "\" has no \"command\".");
       }
+      if (!findable(command.get(0), cwd)) {
+        // said at once: the MCP SDK would wait for the missing process until its timeout
+        throw RpcException.invalidParams("The MCP server \"" + name + "\" cannot start: its "
+            + "program \"" + command.get(0) + "\" is not an executable file, nor on the PATH.");
+      }
       out.add(McpServerConfig.stdio(name, command).withEnv(pairs(s.get("env")))
           .withWorkingDir(cwd));
     }
     return out;
+  }
+
+  /** Whether {@code program} is an executable file, or one on the PATH. */
+  static boolean findable(String program, Path cwd) {
+    if (program.contains("/") || program.contains(java.io.File.separator)) {
+      return Files.isExecutable(cwd.resolve(program));
+    }
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return true; // nothing to look in: let the start say
+    }
+    for (String dir : path.split(java.io.File.pathSeparator)) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Map<String, String> pairs(JsonNode list) {
