@@ -10,7 +10,8 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * The {@code gadget} command: {@code java -jar gadget.jar <command> [options]}. Commands:
- * {@code demo}, {@code server}, {@code drone}, {@code user}; each takes {@code --help}.
+ * {@code demo}, {@code server}, {@code drone}, {@code user}, {@code acp}; each takes
+ * {@code --help}.
  */
 public final class Main {
   static final String VERSION = versionOf();
@@ -29,7 +30,7 @@ public final class Main {
   static Map<String, Command> commands() {
     Map<String, Command> all = new LinkedHashMap<>();
     for (Command c : List.of(new DemoCommand(), new ServerCommand(), new DroneCommand(),
-        new UserCommand())) {
+        new UserCommand(), new AcpCommand())) {
       all.put(c.name(), c);
     }
     return all;

@@ -94,8 +94,9 @@ class CommandsTest {
   void everyCommandHasHelp() {
     Out o = new Out();
     assertThat(Main.run(List.of("--help"), o.console(Map.of()), false)).isZero();
-    assertThat(o.out()).contains("demo", "server", "drone", "user", "Usage: java -jar gadget.jar");
-    for (String c : List.of("demo", "server", "drone", "user")) {
+    assertThat(o.out()).contains("demo", "server", "drone", "user", "acp",
+        "Usage: java -jar gadget.jar");
+    for (String c : List.of("demo", "server", "drone", "user", "acp")) {
       Out h = new Out();
       assertThat(Main.run(List.of(c, "--help"), h.console(Map.of()), false)).as(c).isZero();
       assertThat(h.out()).as(c).contains("Usage: ", "Options:", "--help");

@@ -1,0 +1,140 @@
+package dev.gadget.acp;
+
+import com.agentclientprotocol.sdk.client.AcpClient;
+import com.agentclientprotocol.sdk.client.AcpSyncClient;
+import com.agentclientprotocol.sdk.client.transport.AgentParameters;
+import com.agentclientprotocol.sdk.client.transport.StdioAcpClientTransport;
+import com.agentclientprotocol.sdk.spec.AcpSchema;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The official ACP Java SDK's client, driving {@link ScriptedAgentMain} as a subprocess: it
+ * records every {@code session/update} and answers the agent's requests as the test says.
+ */
+final class AcpClientHarness implements AutoCloseable {
+  static final Duration DEADLINE = Duration.ofSeconds(30);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  final List<AcpSchema.SessionUpdate> updates = new CopyOnWriteArrayList<>();
+  final List<AcpSchema.RequestPermissionRequest> permissionRequests = new CopyOnWriteArrayList<>();
+  final List<AcpSchema.WriteTextFileRequest> writes = new CopyOnWriteArrayList<>();
+  final AcpSyncClient client;
+
+  /** What the fake editor does. */
+  static final class Editor {
+    boolean fs;
+    String buffer;
+    Function<AcpSchema.RequestPermissionRequest, AcpSchema.RequestPermissionOutcome> permission =
+        r -> new AcpSchema.PermissionSelected("allow_once");
+  }
+
+  AcpClientHarness(Editor editor, String... agentArgs) {
+    List<String> args = new ArrayList<>(List.of("-cp", System.getProperty("java.class.path"),
+        ScriptedAgentMain.class.getName()));
+    args.addAll(List.of(agentArgs));
+    try {
+      wireLog = Files.createTempFile("acp-wire-", ".ndjson");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    AgentParameters params = AgentParameters.builder(javaBin()).args(args)
+        .addEnvVar("ACP_WIRE_LOG", wireLog.toString()).build();
+    AcpClient.SyncSpec spec = AcpClient.sync(new StdioAcpClientTransport(params))
+        .requestTimeout(DEADLINE)
+        .sessionUpdateConsumer(n -> updates.add(n.update()))
+        .requestPermissionHandler(r -> {
+          permissionRequests.add(r);
+          return new AcpSchema.RequestPermissionResponse(editor.permission.apply(r));
+        });
+    if (editor.fs) {
+      spec.readTextFileHandler(r -> new AcpSchema.ReadTextFileResponse(editor.buffer))
+          .writeTextFileHandler(r -> {
+            writes.add(r);
+            editor.buffer = r.content();
+            return new AcpSchema.WriteTextFileResponse();
+          });
+    }
+    client = spec.build();
+    AcpSchema.ClientCapabilities caps = editor.fs
+        ? new AcpSchema.ClientCapabilities(new AcpSchema.FileSystemCapability(true, true), false)
+        : new AcpSchema.ClientCapabilities();
+    initializeResponse = client.initialize(new AcpSchema.InitializeRequest(1, caps));
+  }
+
+  final AcpSchema.InitializeResponse initializeResponse;
+  private final Path wireLog;
+
+  /** The {@code update}s of the session/update notifications the agent sent, in its order. */
+  List<JsonNode> wireUpdates() throws IOException {
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : Files.readAllLines(wireLog)) {
+      JsonNode msg = JSON.readTree(line);
+      if ("session/update".equals(msg.path("method").asText())) {
+        out.add(msg.path("params").path("update"));
+      }
+    }
+    return out;
+  }
+
+  /** Waits until the agent has sent an update that matches, or fails after the deadline. */
+  void awaitWire(Predicate<JsonNode> which) throws Exception {
+    Instant end = Instant.now().plus(DEADLINE);
+    while (wireUpdates().stream().noneMatch(which)) {
+      if (Instant.now().isAfter(end)) {
+        throw new AssertionError("the agent sent no such update within " + DEADLINE);
+      }
+      synchronized (this) {
+        wait(10);
+      }
+    }
+  }
+
+  String newSession(Path cwd) {
+    return client.newSession(new AcpSchema.NewSessionRequest(cwd.toString(), List.of()))
+        .sessionId();
+  }
+
+  AcpSchema.StopReason prompt(String sessionId, String text) {
+    return client.prompt(new AcpSchema.PromptRequest(sessionId,
+        List.of(new AcpSchema.TextContent(text)))).stopReason();
+  }
+
+  /** Waits until an update matches, or fails after the deadline. */
+  void awaitUpdate(Predicate<AcpSchema.SessionUpdate> which) throws InterruptedException {
+    Instant end = Instant.now().plus(DEADLINE);
+    while (updates.stream().noneMatch(which)) {
+      if (Instant.now().isAfter(end)) {
+        throw new AssertionError("no such update within " + DEADLINE + "; got " + updates);
+      }
+      synchronized (this) {
+        wait(10);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    client.closeGracefully();
+    try {
+      Files.deleteIfExists(wireLog);
+    } catch (IOException e) {
+      // a temporary file
+    }
+  }
+
+  static String javaBin() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+}

@@ -1,0 +1,118 @@
+package dev.gadget.acp;
+
+import dev.gadget.core.agent.ApprovalPolicy;
+import dev.gadget.core.llm.LlmMessage;
+import dev.gadget.core.llm.LlmRequest;
+import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.model.Role;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The ACP agent with a scripted model, run by the tests as a subprocess:
+ * {@code ScriptedAgentMain [approval-policy]}. The prompt picks the script: {@code edit} plans,
+ * reads {@code hello.txt}, replaces "Hello" with "Hi", completes the plan and answers;
+ * {@code run <command>} runs a command and says what it printed; {@code mcp <text>} calls the
+ * {@code everything} MCP server's echo tool; {@code slow} streams a long
+ * answer; anything else is echoed.
+ */
+public final class ScriptedAgentMain {
+  private ScriptedAgentMain() {}
+
+  public static void main(String[] args) throws Exception {
+    ApprovalPolicy policy = ApprovalPolicy.fromWireName(args.length > 0 ? args[0] : "never");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder().tokenDelay(Duration.ofMillis(2))
+        .script(ScriptedAgentMain::reply).build();
+    AcpAgent.builder().llmClient(llm).model("scripted-test").approvalPolicy(policy)
+        .maxMessageBytes(64 * 1024).build().serve(System.in, wire(System.out));
+  }
+
+  /**
+   * Standard output, and a copy of every byte in the file {@code ACP_WIRE_LOG} names: what the
+   * agent sent, in the order it sent it (the SDK's client may hand notifications over out of
+   * order).
+   */
+  private static OutputStream wire(OutputStream out) throws IOException {
+    String log = System.getenv("ACP_WIRE_LOG");
+    if (log == null) {
+      return out;
+    }
+    OutputStream copy = new FileOutputStream(log);
+    return new OutputStream() {
+      @Override
+      public void write(int b) throws IOException {
+        write(new byte[] {(byte) b}, 0, 1);
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        copy.write(b, off, len);
+        out.write(b, off, len);
+      }
+
+      @Override
+      public void flush() throws IOException {
+        copy.flush();
+        out.flush();
+      }
+    };
+  }
+
+  static ScriptedLlmClient.Reply reply(LlmRequest request) {
+    List<LlmMessage> messages = request.messages();
+    int lastUser = 0;
+    for (int i = 0; i < messages.size(); i++) {
+      if (messages.get(i).role() == Role.USER) {
+        lastUser = i;
+      }
+    }
+    String prompt = messages.get(lastUser).content().strip();
+    int step = 0;
+    String lastResult = "";
+    for (int i = lastUser + 1; i < messages.size(); i++) {
+      if (messages.get(i).role() == Role.TOOL) {
+        step++;
+        lastResult = messages.get(i).content();
+      }
+    }
+    if (prompt.equals("edit")) {
+      switch (step) {
+        case 0:
+          return ScriptedLlmClient.reply().thinking("Planning the change.")
+              .toolCall("update_plan", "{\"plan\":[{\"step\":\"Read hello.txt\",\"status\":"
+                  + "\"in_progress\"},{\"step\":\"Say Hi\",\"status\":\"pending\"}]}").build();
+        case 1:
+          return ScriptedLlmClient.reply().toolCall("read_file", "{\"path\":\"hello.txt\"}")
+              .build();
+        case 2:
+          return ScriptedLlmClient.reply().toolCall("edit_file", "{\"path\":\"hello.txt\","
+              + "\"old_text\":\"Hello\",\"new_text\":\"Hi\"}").build();
+        case 3:
+          return ScriptedLlmClient.reply().toolCall("update_plan", "{\"plan\":[{\"step\":"
+              + "\"Read hello.txt\",\"status\":\"completed\"},{\"step\":\"Say Hi\",\"status\":"
+              + "\"completed\"}]}").build();
+        default:
+          return ScriptedLlmClient.reply().text("hello.txt now says Hi.").build();
+      }
+    }
+    if (prompt.startsWith("run ")) {
+      return step == 0
+          ? ScriptedLlmClient.reply().toolCall("run_command", "{\"command\":\""
+              + prompt.substring(4).replace("\"", "\\\"") + "\"}").build()
+          : ScriptedLlmClient.reply().text("The command said: " + lastResult.strip()).build();
+    }
+    if (prompt.startsWith("mcp ")) {
+      return step == 0
+          ? ScriptedLlmClient.reply().toolCall("everything__echo", "{\"message\":\""
+              + prompt.substring(4) + "\"}").build()
+          : ScriptedLlmClient.reply().text("The MCP server said: " + lastResult.strip()).build();
+    }
+    if (prompt.equals("slow")) {
+      return ScriptedLlmClient.reply().text("word ".repeat(5000)).build();
+    }
+    return ScriptedLlmClient.reply().text("You said: " + prompt).build();
+  }
+}

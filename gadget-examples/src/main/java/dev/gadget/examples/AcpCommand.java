@@ -1,0 +1,101 @@
+package dev.gadget.examples;
+
+import dev.gadget.acp.AcpAgent;
+import dev.gadget.core.agent.ApprovalPolicy;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code gadget acp}: Gadget's agent as an Agent Client Protocol agent on this process's standard
+ * input and output, for an editor to start (Zed, JetBrains IDEs, Neovim's CodeCompanion). The
+ * model as the demo picks it. Standard output carries the protocol only: anything printed goes to
+ * standard error.
+ */
+final class AcpCommand implements Command {
+  private static final Logger log = LoggerFactory.getLogger(AcpCommand.class);
+
+  @Override
+  public String name() {
+    return "acp";
+  }
+
+  @Override
+  public String summary() {
+    return "be an Agent Client Protocol agent on stdio, for an editor (Zed, JetBrains, Neovim)";
+  }
+
+  @Override
+  public String description() {
+    return """
+        Usage: java -jar gadget.jar acp [options]
+
+        Speaks the Agent Client Protocol (JSON-RPC 2.0, one message a line) on standard input
+        and output: an editor starts this command and runs Gadget's agent on its project, with
+        the files, permissions and MCP servers it offers. The LLM as for demo: --llm when given;
+        else an OpenAI-compatible endpoint when --base-url or OPENAI_API_KEY is given; else
+        Anthropic when ANTHROPIC_API_KEY is given; else Ollama when one answers on
+        127.0.0.1:11434; else scripted replies. Logs go to standard error. See docs/ACP.md.
+        """;
+  }
+
+  @Override
+  public List<OptionSpec> options() {
+    List<OptionSpec> all = new ArrayList<>(Providers.OPTIONS);
+    all.add(OptionSpec.value("approvals", "POLICY", "which calls ask the editor first: never, "
+        + "commands, commands-and-writes (default) or everything"));
+    return all;
+  }
+
+  @Override
+  public Running run(Args args, Console console) throws Exception {
+    if (!args.positional().isEmpty()) {
+      throw new UsageException("unexpected argument '" + args.positional().get(0) + "'");
+    }
+    ApprovalPolicy policy;
+    try {
+      policy = ApprovalPolicy.fromWireName(args.get("approvals", "commands-and-writes"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    // Standard output is the protocol's: whatever else prints goes to standard error.
+    OutputStream protocol = new FileOutputStream(FileDescriptor.out);
+    System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.err), true));
+    Console quiet = new Console(System.err, console.err(), console.env());
+    Providers.Choice llm = Providers.forDemo(args, quiet, Providers.DEFAULT_OLLAMA_URL);
+    log.info("Gadget {} ACP agent; LLM: {}", Main.VERSION, llm.description());
+    AcpAgent agent = AcpAgent.builder().llmClient(new LlmClients().apply(llm.config()))
+        .model(llm.config().modelId()).params(llm.config().params()).approvalPolicy(policy)
+        .agentInfo("gadget", Main.VERSION).build();
+    CompletableFuture<Integer> exit = new CompletableFuture<>();
+    Thread serving = new Thread(() -> {
+      try {
+        agent.serve(new FileInputStream(FileDescriptor.in), protocol);
+        exit.complete(0);
+      } catch (Exception e) {
+        log.error("the ACP connection failed: {}", e.toString());
+        exit.complete(1);
+      }
+    }, "gadget-acp-stdin");
+    serving.setDaemon(true);
+    serving.start();
+    return new Running() {
+      @Override
+      public CompletableFuture<Integer> exitCode() {
+        return exit;
+      }
+
+      @Override
+      public void close() {
+        // the connection ends with standard input; the agent cancels its turns then
+      }
+    };
+  }
+}
