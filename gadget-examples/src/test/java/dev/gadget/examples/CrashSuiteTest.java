@@ -174,7 +174,7 @@ class CrashSuiteTest {
         startDrone(ws, ada);
         await("turn " + n + " to end", () -> page.ended(turnId));
       } else if (plan.target() == Target.SERVER) {
-        ServerKill k = new ServerKill(turnId, page.events(turnId), System.nanoTime());
+        ServerKill k = new ServerKill(turnId, page.events(turnId), System.nanoTime(), plan);
         server.destroyForcibly();
         server.waitFor(30, TimeUnit.SECONDS);
         serverKills.add(k);
@@ -246,6 +246,21 @@ class CrashSuiteTest {
         long[] lost = k.lost(t);
         lostChars.add((int) lost[0]);
         lostMillis.add(lost[1]);
+        if (lost[0] > 0) {
+          System.out.println("  server kill lost " + lost[0] + " chars of turn " + t.id() + " ("
+              + k.plan() + "): stored " + t.blocks().stream().map(b -> b.seq() + ":"
+              + b.mode() + (b instanceof TurnBlock.Tool ? "" : "=" + ServerKill.text(b)))
+                  .toList() + "; the page saw " + Page.openTokens(k.events()).stream()
+                  .map(o -> o[0] + ":" + o[1]).toList());
+          try (java.util.stream.Stream<Path> logs = Files.list(tmp)) {
+            for (Path f : logs.filter(f -> f.getFileName().toString().matches(
+                "(server|drone).*\\.log")).sorted().toList()) {
+              Files.readAllLines(f).stream().filter(l -> l.contains(t.id())
+                  || l.contains("sent again") || l.contains("events of turn"))
+                  .forEach(l -> System.out.println("    " + f.getFileName() + ": " + l));
+            }
+          }
+        }
         if (t.status() != TurnStatus.FINISHED) {
           serverInterrupted.add(k.turnId() + " " + t.status() + ": " + t.error());
         }
@@ -411,7 +426,7 @@ class CrashSuiteTest {
   }
 
   /** What a page had seen of a turn when its server was killed. */
-  record ServerKill(String turnId, List<Event> events, long at) {
+  record ServerKill(String turnId, List<Event> events, long at, Plan plan) {
     /** Characters of the last open block the store lacks, and how long ago the first arrived. */
     long[] lost(ChatTurn t) {
       List<Object[]> open = Page.openTokens(events);
@@ -435,7 +450,7 @@ class CrashSuiteTest {
       return new long[] {0, 0};
     }
 
-    private static String text(TurnBlock b) {
+    static String text(TurnBlock b) {
       return b instanceof TurnBlock.Thinking th ? th.content()
           : ((TurnBlock.Responding) b).content();
     }

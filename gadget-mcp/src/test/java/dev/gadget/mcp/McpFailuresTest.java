@@ -111,8 +111,20 @@ class McpFailuresTest {
     assertThatThrownBy(McpToolset.builder()
         .server(McpServerConfig.stdio("ghost", List.of("no-such-mcp-server-program")))::start)
         .isInstanceOf(McpException.class)
-        .hasMessageStartingWith("could not start the MCP server \"ghost\" "
-            + "(no-such-mcp-server-program): ");
+        .hasMessage("could not start the MCP server \"ghost\" "
+            + "(no-such-mcp-server-program): its program \"no-such-mcp-server-program\" is "
+            + "not on the PATH");
+  }
+
+  @Test
+  void aProgramThatDoesNotExistIsNamedAtOnceWithAWorkingDirectoryToo(@TempDir Path dir) {
+    // said before starting it, not "it did not answer within 60 s" after the timeout
+    assertThatThrownBy(McpToolset.builder().timeout(Duration.ofSeconds(60))
+        .server(McpServerConfig.stdio("ghost", List.of("./not-here", "--stdio"))
+            .withWorkingDir(dir))::start)
+        .isInstanceOf(McpException.class)
+        .hasMessageEndingWith("its program " + dir.resolve("./not-here")
+            + " is not an executable file");
   }
 
   @Test

@@ -64,6 +64,9 @@ public final class ServerConnection implements AutoCloseable {
   }
 
   private void connect() {
+    if (config.isStdio()) {
+      requireProgram();
+    }
     McpClientTransport transport = config.isStdio() ? stdio() : http();
     client = McpClient.async(transport)
         .clientInfo(new McpSchema.Implementation("gadget", "Gadget", "0.1.0"))
@@ -164,6 +167,34 @@ public final class ServerConnection implements AutoCloseable {
   private boolean gone() {
     return config.isStdio() && !processes.isEmpty()
         && processes.stream().noneMatch(ProcessHandle::isAlive);
+  }
+
+  /**
+   * Fails at once, in words, when the server's program is neither a file nor on the PATH (with a
+   * working directory set, the SDK would otherwise wait its whole timeout).
+   */
+  private void requireProgram() {
+    String program = config.command().get(0);
+    if (System.getProperty("os.name", "").startsWith("Windows")) {
+      return; // PATHEXT and the rest: the process start says it
+    }
+    if (program.contains("/")) {
+      java.nio.file.Path file = java.nio.file.Path.of(program);
+      if (!file.isAbsolute() && config.workingDir() != null) {
+        file = config.workingDir().resolve(file);
+      }
+      if (!java.nio.file.Files.isExecutable(file)) {
+        throw new IllegalStateException("its program " + file + " is not an executable file");
+      }
+      return;
+    }
+    String path = String.valueOf(System.getenv("PATH"));
+    for (String dir : path.split(java.io.File.pathSeparator)) {
+      if (!dir.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, program))) {
+        return;
+      }
+    }
+    throw new IllegalStateException("its program \"" + program + "\" is not on the PATH");
   }
 
   private McpClientTransport stdio() {

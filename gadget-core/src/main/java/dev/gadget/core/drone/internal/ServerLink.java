@@ -92,7 +92,9 @@ public final class ServerLink {
         .put("workspaceDir", workspace.dir().toString());
     synchronized (state) {
       Job job = state.job;
-      if (job != null && !job.finished && !job.pendingRecovery) {
+      if (job != null && !job.pendingRecovery) {
+        // finished too, while its end is not acknowledged: a server that restarted meanwhile
+        // takes the turn back and asks for its stream before that end
         auth.put("activeTurnId", job.turnId);
       }
       if (job != null && job.pendingRecovery) {
