@@ -2,7 +2,7 @@ package dev.gadget.core.agent.catalog;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -93,33 +93,49 @@ final class Bm25Index {
   }
 
   /**
-   * The {@code limit} best documents for {@code query}'s terms (each counted once), best first;
-   * ties go to the earlier document. Only documents that share a term with the query.
+   * The {@code limit} best documents for a query, best first; ties go to the earlier document.
+   * Each group is one word of the query: its own term first, then terms it also stands for
+   * (synonyms), which score at {@code synonymWeight} of their own weight. A document's coverage
+   * is the share of the query's idf it matches: a word's whole idf for its own term, the
+   * synonym weight of it for a synonym. Only documents that share a term with the query.
    */
-  List<Hit> search(List<String> query, int limit) {
-    Set<String> unique = new LinkedHashSet<>(query);
+  List<Hit> search(List<List<String>> groups, int limit, float synonymWeight) {
     float[] scores = new float[size];
     float[] covered = new float[size];
+    int[] seenGroup = new int[size];
     int[] touched = new int[size];
     int touchedCount = 0;
     float totalIdf = 0;
-    for (String term : unique) {
-      Integer id = termIds.get(term);
-      if (id == null) {
-        totalIdf += unknownIdf;
+    Set<String> done = new HashSet<>();
+    int g = 0;
+    for (List<String> group : groups) {
+      if (!done.add(group.get(0))) {
         continue;
       }
-      float w = idf[id];
-      totalIdf += w;
-      int[] ds = postingDocs[id];
-      float[] tf = postingTfs[id];
-      for (int i = 0; i < ds.length; i++) {
-        int d = ds[i];
-        if (covered[d] == 0) {
-          touched[touchedCount++] = d;
+      g++;
+      Integer own = termIds.get(group.get(0));
+      float wordIdf = own == null ? unknownIdf : idf[own];
+      totalIdf += wordIdf;
+      for (int a = 0; a < group.size(); a++) {
+        Integer id = termIds.get(group.get(a));
+        if (id == null) {
+          continue;
         }
-        scores[d] += w * tf[i] * (K1 + 1) / (tf[i] + lengthNorm[d]);
-        covered[d] += w;
+        float weight = a == 0 ? 1f : synonymWeight;
+        float w = idf[id] * weight;
+        int[] ds = postingDocs[id];
+        float[] tf = postingTfs[id];
+        for (int i = 0; i < ds.length; i++) {
+          int d = ds[i];
+          if (seenGroup[d] == 0) { // groups count from 1
+            touched[touchedCount++] = d;
+          }
+          scores[d] += w * tf[i] * (K1 + 1) / (tf[i] + lengthNorm[d]);
+          if (seenGroup[d] != g) {
+            seenGroup[d] = g;
+            covered[d] += wordIdf * weight; // own term first: a synonym never adds more
+          }
+        }
       }
     }
     int k = Math.min(limit, touchedCount);
@@ -140,7 +156,7 @@ final class Bm25Index {
     List<Hit> hits = new ArrayList<>(found);
     for (int i = 0; i < found; i++) {
       int d = best[i];
-      hits.add(new Hit(d, scores[d], totalIdf == 0 ? 0 : covered[d] / totalIdf));
+      hits.add(new Hit(d, scores[d], totalIdf == 0 ? 0 : Math.min(1f, covered[d] / totalIdf)));
     }
     return hits;
   }

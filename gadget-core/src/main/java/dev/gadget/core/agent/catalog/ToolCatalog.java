@@ -29,7 +29,11 @@ public final class ToolCatalog {
   /** The weight of its description. */
   public static final float DESCRIPTION_WEIGHT = 1f;
   /** The weight of its parameters' names and descriptions. */
-  public static final float PARAMETER_WEIGHT = 0.5f;
+  public static final float PARAMETER_WEIGHT = 0.25f;
+  /** What a synonym of a query's word weighs against the word itself. */
+  public static final float SYNONYM_WEIGHT = 0.5f;
+  private static final java.util.regex.Pattern WORDS =
+      java.util.regex.Pattern.compile("[\\s,;`\"'()]+");
   /** The longest one-line summary of a description. */
   public static final int SUMMARY_LENGTH = 160;
 
@@ -37,12 +41,14 @@ public final class ToolCatalog {
   private final Map<String, Integer> byName = new HashMap<>();
   private final Map<String, Integer> byShortName = new HashMap<>();
   private final int[] tokens;
+  private final String[] summaries;
   private final Bm25Index index;
 
   private ToolCatalog(List<ToolDefinition> tools) {
     this.tools = List.copyOf(tools);
     List<List<List<String>>> docs = new ArrayList<>(this.tools.size());
     this.tokens = new int[this.tools.size()];
+    this.summaries = new String[this.tools.size()];
     for (int i = 0; i < this.tools.size(); i++) {
       ToolDefinition t = this.tools.get(i);
       if (byName.put(t.name().toLowerCase(Locale.ROOT), i) != null) {
@@ -59,6 +65,7 @@ public final class ToolCatalog {
       docs.add(List.of(Tokenizer.terms(t.name()), Tokenizer.terms(t.description()),
           Tokenizer.terms(params.toString())));
       tokens[i] = estimateTokens(t);
+      summaries[i] = summary(t.description());
     }
     this.index = new Bm25Index(docs,
         new float[] {NAME_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT});
@@ -120,7 +127,7 @@ public final class ToolCatalog {
       throw new IllegalArgumentException("a search returns 1 tool or more; got " + limit);
     }
     Map<Integer, ToolMatch> found = new LinkedHashMap<>();
-    for (String word : query.trim().split("[\\s,;`\"'()]+")) {
+    for (String word : WORDS.split(query.trim())) {
       Integer i = named(word);
       if (i != null && found.size() < limit && include.test(tools.get(i).name())) {
         found.put(i, match(i, Double.POSITIVE_INFINITY, 1.0));
@@ -131,8 +138,15 @@ public final class ToolCatalog {
       for (ToolDefinition t : tools) {
         excluded += include.test(t.name()) ? 0 : 1;
       }
-      for (Bm25Index.Hit hit : index.search(Tokenizer.terms(query), limit + excluded
-          + found.size())) {
+      List<List<String>> groups = new ArrayList<>();
+      for (String term : Tokenizer.terms(query)) {
+        List<String> group = new ArrayList<>();
+        group.add(term);
+        group.addAll(Synonyms.of(term));
+        groups.add(group);
+      }
+      for (Bm25Index.Hit hit : index.search(groups, limit + excluded + found.size(),
+          SYNONYM_WEIGHT)) {
         if (found.size() >= limit) {
           break;
         }
@@ -158,7 +172,7 @@ public final class ToolCatalog {
 
   private ToolMatch match(int i, double score, double similarity) {
     ToolDefinition t = tools.get(i);
-    return new ToolMatch(t.name(), summary(t.description()), score,
+    return new ToolMatch(t.name(), summaries[i], score,
         Math.round(similarity * 100) / 100.0);
   }
 
