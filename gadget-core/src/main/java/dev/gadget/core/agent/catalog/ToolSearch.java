@@ -39,11 +39,19 @@ public final class ToolSearch {
    * A search as its answer tells it.
    *
    * @param outcome what it came to
+   * @param headline its first line, in words (why a mismatch is one), without the colon
    * @param matches the tools it listed, best first
    */
-  public record Result(Outcome outcome, List<ToolMatch> matches) {
+  public record Result(Outcome outcome, String headline, List<ToolMatch> matches) {
     public Result {
       matches = List.copyOf(matches);
+    }
+
+    /** Why a mismatch is one ({@code the best covers 20% of its words, under 30%}), else "". */
+    public String reason() {
+      int at = headline.lastIndexOf("(the best covers ");
+      int end = at < 0 ? -1 : headline.indexOf(')', at);
+      return end < 0 ? "" : headline.substring(at + 1, end);
     }
   }
 
@@ -106,7 +114,12 @@ public final class ToolSearch {
       double similarity = Double.parseDouble(m.group(2));
       matches.add(new ToolMatch(m.group(1), summary, similarity, similarity));
     }
-    return new Result(outcome, matches);
+    int eol = answer.indexOf('\n');
+    String headline = (eol < 0 ? answer : answer.substring(0, eol)).strip();
+    if (headline.endsWith(":")) {
+      headline = headline.substring(0, headline.length() - 1);
+    }
+    return new Result(outcome, headline, matches);
   }
 
   private static String quote(String query) {
