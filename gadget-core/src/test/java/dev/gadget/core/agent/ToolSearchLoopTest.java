@@ -150,6 +150,21 @@ class ToolSearchLoopTest {
   }
 
   @Test
+  void aResumedTurnStartsWithTheToolsItsEarlierRoundsCalledLoaded() throws Exception {
+    dev.gadget.core.llm.LlmToolCall earlier = new dev.gadget.core.llm.LlmToolCall("c1",
+        "github__get_issue", GadgetJson.mapper().readTree("{\"issue_number\":1}"));
+    ScriptedLlmClient llm = ScriptedLlmClient.of(reply().text("Resumed.").build());
+    AgentLoop loop = AgentLoop.builder().llmClient(llm).tools(tools).build();
+    loop.start(AgentRequest.builder(repo.dir(), "m", "Look at issue 1").resume(List.of(
+        dev.gadget.core.llm.LlmMessage.assistant("", null, List.of(earlier)),
+        dev.gadget.core.llm.LlmMessage.tool(earlier, "ran github__get_issue"))).build(),
+        new AgentListener() {}).outcome().get(20, TimeUnit.SECONDS);
+
+    assertThat(names(llm.requests().get(0))).endsWith("search_tools", "github__get_issue")
+        .hasSize(CODING.size() + 2);
+  }
+
+  @Test
   void aSearchForNothingLoadsNothing() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(
         reply().toolCall("search_tools", "{\"query\":\"zebra quokka\"}").build(),

@@ -94,6 +94,8 @@ public final class AgentTurn implements AgentRun {
         settings.sandbox());
     state.attach(ctx);
     offer.decide(model.budget());
+    offer.preload(request.resume().stream().flatMap(m -> m.toolCalls().stream())
+        .map(LlmToolCall::name).toList());
     Map<LlmMessage, String> origins = new IdentityHashMap<>();
     List<LlmMessage> messages = TurnMessages.opening(settings.systemPrompt(), request,
         ctx.projectDir(), offer.definitions(), settings.sandbox(), origins);

@@ -76,6 +76,18 @@ final class ToolOffer {
     }
   }
 
+  /**
+   * Loads the deferred tools among {@code names} (the calls of a resumed turn's rounds, which
+   * the model made with those tools loaded), in order, before the turn's first request.
+   */
+  void preload(Iterable<String> names) {
+    for (String name : names) {
+      if (awaitsLoading(name)) {
+        load(name);
+      }
+    }
+  }
+
   /** The definitions to send now, in order. */
   List<ToolDefinition> definitions() {
     return offered.size() > maxTools ? offered.subList(0, maxTools) : List.copyOf(offered);
