@@ -316,24 +316,6 @@ const scenarios = {
     return { status, running, runningIds, live, finalIds, stored };
   },
 
-  /** A search_tools call: one tool line saying what it found, live and after a reload. */
-  async toolSearch(page, cfg) {
-    await ready(page, cfg.timeoutMs);
-    await submit(page, cfg.prompt, cfg.timeoutMs);
-    const status = await settled(page, cfg.timeoutMs);
-    const tools = () => Array.from(document.querySelectorAll('#turns .block.tool')).map((b) => ({
-      name: b.querySelector('.tool-name').textContent,
-      hint: b.querySelector('.tool-hint').textContent,
-      status: b.querySelector('.tool-status').textContent,
-    }));
-    const live = await page.evaluate(tools);
-    await page.reload();
-    await ready(page, cfg.timeoutMs);
-    await page.waitForFunction((n) => document.querySelectorAll('#turns .block.tool').length >= n,
-      live.length, { timeout: cfg.timeoutMs });
-    return { status, live, stored: await page.evaluate(tools) };
-  },
-
   /** A reload while a command runs: the running tool comes back with its output so far. */
   async reloadRunning(page, cfg) {
     await ready(page, cfg.timeoutMs);
@@ -571,6 +553,7 @@ const scenarios = {
 Object.assign(scenarios, require('./ux.js')({ ready, settled, submit, step }));
 Object.assign(scenarios, require('./deleting.js')({ ready, settled, submit, step }));
 Object.assign(scenarios, require('./sampling.js')({ ready, settled, submit, step }));
+Object.assign(scenarios, require('./tool-search.js')({ ready, settled, submit, step }));
 
 async function main() {
   const cfg = JSON.parse(process.argv[2]);
