@@ -39,6 +39,7 @@ public final class ToolCatalog {
 
   private final List<ToolDefinition> tools;
   private final Map<String, Integer> byName = new HashMap<>();
+  private final Map<String, Integer> byLowerName = new HashMap<>();
   private final Map<String, Integer> byShortName = new HashMap<>();
   private final int[] tokens;
   private final String[] summaries;
@@ -51,9 +52,11 @@ public final class ToolCatalog {
     this.summaries = new String[this.tools.size()];
     for (int i = 0; i < this.tools.size(); i++) {
       ToolDefinition t = this.tools.get(i);
-      if (byName.put(t.name().toLowerCase(Locale.ROOT), i) != null) {
+      if (byName.put(t.name(), i) != null) {
         throw new IllegalArgumentException("two tools are named " + t.name());
       }
+      // names that differ only in case name neither, in any case
+      byLowerName.merge(t.name().toLowerCase(Locale.ROOT), i, (a, b) -> -1);
       int cut = t.name().indexOf("__");
       if (cut > 0) {
         // an MCP tool's own name: ambiguous between two servers, then it names neither
@@ -74,7 +77,7 @@ public final class ToolCatalog {
   /**
    * A catalog of {@code tools}, in order.
    *
-   * @throws IllegalArgumentException if two tools have the same name (in any case)
+   * @throws IllegalArgumentException if two tools have the same name
    */
   public static ToolCatalog of(List<ToolDefinition> tools) {
     return new ToolCatalog(tools);
@@ -90,16 +93,24 @@ public final class ToolCatalog {
     return tools;
   }
 
-  /** The tool named {@code name} (in any case). */
+  /** The tool named {@code name} (or so named in another case, when only one is). */
   public Optional<ToolDefinition> get(String name) {
-    Integer i = byName.get(name.toLowerCase(Locale.ROOT));
+    Integer i = index(name);
     return i == null ? Optional.empty() : Optional.of(tools.get(i));
   }
 
   /** The estimated tokens of {@code name}'s definition, or 0 when there is no such tool. */
   public int tokens(String name) {
-    Integer i = byName.get(name.toLowerCase(Locale.ROOT));
+    Integer i = index(name);
     return i == null ? 0 : tokens[i];
+  }
+
+  private Integer index(String name) {
+    Integer i = byName.get(name);
+    if (i == null) {
+      i = byLowerName.get(name.toLowerCase(Locale.ROOT));
+    }
+    return i == null || i < 0 ? null : i;
   }
 
   /** The estimated tokens of every definition. */
@@ -162,10 +173,9 @@ public final class ToolCatalog {
     if (word.isEmpty()) {
       return null;
     }
-    String w = word.toLowerCase(Locale.ROOT);
-    Integer i = byName.get(w);
+    Integer i = index(word);
     if (i == null) {
-      i = byShortName.get(w);
+      i = byShortName.get(word.toLowerCase(Locale.ROOT));
     }
     return i == null || i < 0 ? null : i;
   }

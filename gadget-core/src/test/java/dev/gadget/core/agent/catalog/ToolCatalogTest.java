@@ -126,6 +126,11 @@ class ToolCatalogTest {
   void refusesTwoToolsOfOneName() {
     assertThatThrownBy(() -> ToolCatalog.of(List.of(TOOLS.get(0), TOOLS.get(0))))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("github__create_issue");
+    ToolCatalog cased = ToolCatalog.of(List.of(tool("getUser", "Gets a user", "{}"),
+        tool("getuser", "Gets a user too", "{}"), tool("Echo", "Echoes", "{}")));
+    assertThat(cased.get("getuser").orElseThrow().description()).isEqualTo("Gets a user too");
+    assertThat(cased.get("GETUSER")).isEmpty(); // two tools so named: neither
+    assertThat(cased.get("echo").orElseThrow().name()).isEqualTo("Echo");
     assertThatThrownBy(() -> ToolCatalog.of(TOOLS).search("x", 0))
         .isInstanceOf(IllegalArgumentException.class);
   }
