@@ -37,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * provider refuses a request as too long. {@link AgentLimits} bound the turn. A tool's failure goes back to the model
  * as its result; only a failed model call, a limit or {@link AgentRun#cancel()} end a turn early.
  *
+ * <p>When the tools' definitions would take too much of the context budget
+ * ({@link Builder#toolDeferral}), or the client takes fewer tools than there are
+ * ({@link LlmClient#maxTools()}), the turn offers the always-loaded tools and
+ * {@code search_tools}, which finds the others in the loop's {@link ToolCatalog} and loads them
+ * for the rest of the turn, appended after the tools already offered.
+ *
  * <pre>{@code
  * AgentLoop loop = AgentLoop.builder().llmClient(client).build();
  * AgentRun run = loop.start(AgentRequest.builder(dir, "qwen3", "Fix the bug").build(), listener);
