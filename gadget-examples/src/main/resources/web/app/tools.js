@@ -74,9 +74,24 @@ function show(d, call, live) {
   if (state === 'running') d.open = true; // its output shows as it comes
   d.querySelector('.dot').className = 'dot ' + state;
   const took = typeof call.durationMs === 'number' ? ' · ' + seconds(call.durationMs) : '';
-  d.querySelector('.tool-status').textContent = state === 'running' ? 'running…' : state + took;
+  const found = ran && call.name === 'search_tools' ? searchOutcome(call) : null;
+  d.querySelector('.tool-status').textContent = state === 'running' ? 'running…'
+    : (found || state) + took;
   d.querySelector('.tool-result-label').textContent = ran ? 'Result' : 'Output so far';
   d.querySelector('.tool-result').textContent = ran ? call.response : live;
+}
+
+/**
+ * What a search_tools call found, in a few words: the tools it loaded, the closest when none fit,
+ * or that nothing matched (its result's first line and "- name (similarity 0.87): …" lines).
+ */
+function searchOutcome(call) {
+  const text = call.response || '';
+  const names = [...text.matchAll(/^- (\S+) \(similarity ([0-9.]+)\)/gm)].map((m) => m[1]);
+  if (text.startsWith('Loaded ')) return 'found ' + names.join(', ');
+  if (text.startsWith('No tool is a close match')) return 'no close match; closest ' + names[0];
+  if (text.startsWith('No tool matches')) return 'no tool found';
+  return null;
 }
 
 function seconds(ms) {

@@ -1,6 +1,7 @@
 package dev.gadget.examples;
 
 import dev.gadget.core.agent.Tool;
+import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.agent.tools.CommandSandbox;
 import dev.gadget.core.agent.tools.SandboxPolicy;
@@ -67,7 +68,12 @@ final class DroneCommand implements Command {
         runs here). In every mode a command's environment holds only what shells and
         toolchains need (and --sandbox-env), never this drone's token or keys. The project's
         .git is read-only to the agent, and the drone's own git runs no hook, filter or helper
-        that a repository names.
+        that a repository names. With many tools (MCP servers' add up fast), the agent is
+        offered the coding tools and search_tools instead of every definition, and loads the
+        tools it finds for the rest of the turn: --tool-search says when (auto, the default:
+        when the definitions would take more than 10% of the turn's context budget; always;
+        never; or a share such as 25%). An OpenAI-compatible provider never gets more than 128
+        tools in a request, whatever it says (docs/AGENT.md, "Many tools").
         """;
   }
 
@@ -99,6 +105,9 @@ final class DroneCommand implements Command {
             + "(,-separated) on to commands as well; commands get only PATH, HOME, LANG, TERM, "
             + "TZ, the toolchains' own (JAVA_HOME, GOPATH, ...) and these, never a GADGET_ "
             + "variable or an LLM key"),
+        OptionSpec.value("tool-search", "WHEN", "when tools are deferred and found by "
+            + "search_tools: auto (default: their definitions over 10% of the context budget), "
+            + "always, never, or a share of the budget such as 25%"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)"));
@@ -119,6 +128,12 @@ final class DroneCommand implements Command {
     String hostname = args.get("hostname").orElseGet(DroneCommand::localHostname);
     CommandSandbox sandbox = sandbox(args);
     int keep = keptCheckpoints(args);
+    ToolDeferral deferral;
+    try {
+      deferral = ToolDeferral.parse(args.get("tool-search", "auto"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--tool-search: " + e.getMessage());
+    }
     WorkspaceLock held;
     try {
       // At once, before waiting for the server: a second drone on this workspace stops here.
@@ -148,7 +163,7 @@ final class DroneCommand implements Command {
             : ""))));
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
         hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp,
-        b -> b.sandbox(sandbox).keptCheckpoints(keep)),
+        b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)),
         listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);

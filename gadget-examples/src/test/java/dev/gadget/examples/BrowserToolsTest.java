@@ -63,6 +63,32 @@ class BrowserToolsTest extends BrowserTestBase {
     assertThat(stored.get(1).durationMs()).isGreaterThanOrEqualTo(2_000);
   }
 
+  @Test
+  void aToolSearchIsOneLineSayingWhatItFound() throws Exception {
+    List<dev.gadget.core.agent.Tool> tools =
+        new java.util.ArrayList<>(dev.gadget.core.agent.tools.CodingTools.all());
+    tools.addAll(dev.gadget.core.agent.catalog.McpCatalogFixture.tools(
+        dev.gadget.core.agent.catalog.McpCatalogFixture.calls()));
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(
+        ScriptedLlmClient.reply().toolCall("search_tools", "{\"query\":\"merge a pull request\","
+            + "\"limit\":2}").build(),
+        ScriptedLlmClient.reply().toolCall("search_tools", "{\"query\":\"zebra quokka\"}")
+            .build(),
+        ScriptedLlmClient.reply().text("Found it.").build()), true, true, b -> b.tools(tools));
+    JsonNode r = BrowserHarness.run(config("toolSearch", "Merge it"));
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    for (String phase : List.of("live", "stored")) {
+      JsonNode blocks = r.get(phase);
+      assertThat(blocks).as(phase).hasSize(2);
+      assertThat(blocks.get(0).get("name").asText()).isEqualTo("search_tools");
+      assertThat(blocks.get(0).get("hint").asText()).isEqualTo("merge a pull request");
+      assertThat(blocks.get(0).get("status").asText()).as(phase)
+          .startsWith("found github__merge_pull_request, ");
+      assertThat(blocks.get(1).get("status").asText()).as(phase).startsWith("no tool found");
+    }
+  }
+
   /** {@code update_plan}'s arguments: step, status, step, status, …, and an explanation. */
   static String plan(String explanation, String... steps) {
     StringBuilder sb = new StringBuilder("{\"plan\":[");

@@ -42,6 +42,13 @@ final class PageFixture implements AutoCloseable {
 
   /** With {@code withProject} false the user starts with no project and no session (null). */
   PageFixture(Path root, LlmClient llm, boolean csp, boolean withProject) throws Exception {
+    this(root, llm, csp, withProject, b -> b);
+  }
+
+  /** With {@code droneTweaks} applied to the drone's builder last (its tools, say). */
+  PageFixture(Path root, LlmClient llm, boolean csp, boolean withProject,
+      java.util.function.UnaryOperator<dev.gadget.core.drone.GadgetDrone.Builder> droneTweaks)
+      throws Exception {
     this.root = root;
     Path sample = SampleProject.create(root.resolve("greeter"));
     this.store = Stores.embedded(root.resolve("data"));
@@ -66,7 +73,7 @@ final class PageFixture implements AutoCloseable {
       d = DroneCommand.start(started.socketUri(), user.droneToken(), root.resolve("workspace"),
           "test-drone", new LlmClients(p -> llm), new ConsoleDroneListener(
               new PrintStream(droneConsole, true, StandardCharsets.UTF_8), "test",
-              new CompletableFuture<>()));
+              new CompletableFuture<>()), droneTweaks);
     } catch (Exception | Error e) {
       if (d != null) {
         d.close();

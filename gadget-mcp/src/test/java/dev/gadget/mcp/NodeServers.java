@@ -35,6 +35,26 @@ final class NodeServers {
     return McpServerConfig.stdio(name, List.of("node", main("server-filesystem"), dir.toString()));
   }
 
+  /** server-memory over stdio, keeping its knowledge graph in {@code file}. */
+  static McpServerConfig memory(String name, Path file) {
+    return McpServerConfig.stdio(name, List.of("node", main("server-memory")))
+        .withEnv(java.util.Map.of("MEMORY_FILE_PATH", file.toString()));
+  }
+
+  /**
+   * chrome-devtools-mcp over stdio (32 tools), without usage statistics; it starts no browser
+   * until a tool needs one.
+   */
+  static McpServerConfig chromeDevtools(String name) {
+    Path script = NODE_MODULES.resolve("chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js");
+    if (!Files.isRegularFile(script)) {
+      throw new IllegalStateException(script + " is missing: the build installs it "
+          + "(./mvnw -pl gadget-mcp generate-test-resources runs npm ci in src/test/node)");
+    }
+    return McpServerConfig.stdio(name, List.of("node", script.toString(),
+        "--no-usage-statistics")).withEnv(java.util.Map.of("CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS", "1"));
+  }
+
   /** server-everything over stdio. */
   static McpServerConfig everythingStdio(String name) {
     return McpServerConfig.stdio(name, List.of("node", main("server-everything"), "stdio"));

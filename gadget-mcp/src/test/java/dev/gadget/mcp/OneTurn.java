@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
 record OneTurn(AgentOutcome outcome, List<LlmRequest> requests, List<Boolean> successes) {
   static OneTurn run(McpToolset mcp, Path project, ScriptedLlmClient llm) throws Exception {
     List<Boolean> successes = new CopyOnWriteArrayList<>();
-    AgentLoop loop = AgentLoop.builder().llmClient(llm).tools(mcp.tools()).build();
+    // every tool offered: these turns call a server's tool without searching for it first
+    AgentLoop loop = AgentLoop.builder().llmClient(llm).tools(mcp.tools())
+        .toolDeferral(dev.gadget.core.agent.catalog.ToolDeferral.NEVER).build();
     AgentOutcome outcome = loop.start(AgentRequest.builder(project, "m", "go").build(),
         new AgentListener() {
           @Override public void onToolEnd(ToolCall call, boolean success, Duration duration) {

@@ -5,6 +5,9 @@ import dev.gadget.core.agent.internal.Approvals;
 import dev.gadget.core.agent.internal.LoopSettings;
 import dev.gadget.core.agent.internal.ToolSet;
 import dev.gadget.core.agent.internal.WarnOnce;
+import dev.gadget.core.agent.catalog.ToolCatalog;
+import dev.gadget.core.agent.catalog.ToolDeferral;
+import dev.gadget.core.agent.catalog.ToolSearch;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.agent.tools.CommandSandbox;
 import dev.gadget.core.llm.LlmClient;
@@ -34,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * provider refuses a request as too long. {@link AgentLimits} bound the turn. A tool's failure goes back to the model
  * as its result; only a failed model call, a limit or {@link AgentRun#cancel()} end a turn early.
  *
+ * <p>When the tools' definitions would take too much of the context budget
+ * ({@link Builder#toolDeferral}), or the client takes fewer tools than there are
+ * ({@link LlmClient#maxTools()}), the turn offers the always-loaded tools and
+ * {@code search_tools}, which finds the others in the loop's {@link ToolCatalog} and loads them
+ * for the rest of the turn, appended after the tools already offered.
+ *
  * <pre>{@code
  * AgentLoop loop = AgentLoop.builder().llmClient(client).build();
  * AgentRun run = loop.start(AgentRequest.builder(dir, "qwen3", "Fix the bug").build(), listener);
@@ -55,11 +64,16 @@ public final class AgentLoop {
   private AgentLoop(Builder b) {
     LlmClient llm = Objects.requireNonNull(b.llm, "llmClient");
     ToolSet tools = new ToolSet(b.tools);
+    if (tools.get(ToolSearch.NAME) != null) {
+      throw new IllegalArgumentException("a tool is named " + ToolSearch.NAME + ", the name of "
+          + "the loop's own tool search; rename it");
+    }
     ContextPruner pruner =
         b.pruner != null ? b.pruner : new ContextPruner(b.limits.contextTokenBudget());
     this.settings = new LoopSettings(llm, tools, b.limits, pruner, b.compactor, b.clock,
         b.systemPrompt, new WarnOnce(log), new WarnOnce(log), b.sandbox,
-        new Approvals(b.approvalPolicy, b.approver, b.approvalTimeout));
+        new Approvals(b.approvalPolicy, b.approver, b.approvalTimeout),
+        ToolCatalog.of(tools.definitions()), b.deferral);
     this.defaultListener = b.listener;
     this.executor = b.executor != null ? b.executor : r -> {
       Thread t = new Thread(r, "gadget-agent-" + THREADS.incrementAndGet());
@@ -73,9 +87,14 @@ public final class AgentLoop {
     return new Builder();
   }
 
-  /** The tools offered to the model, in order. */
+  /** Every tool the model may call, in order (deferred ones too). */
   public List<ToolDefinition> toolDefinitions() {
     return settings.tools().definitions();
+  }
+
+  /** Every tool, indexed for search. */
+  public ToolCatalog toolCatalog() {
+    return settings.catalog();
   }
 
   /** Starts a turn whose events go to the builder's {@link Builder#listener listener}. */
@@ -117,6 +136,7 @@ public final class AgentLoop {
     private ApprovalPolicy approvalPolicy = Approvals.NONE.policy();
     private ToolApprover approver = Approvals.NONE.approver();
     private Duration approvalTimeout = Approvals.NONE.timeout();
+    private ToolDeferral deferral = ToolDeferral.DEFAULT;
 
     private Builder() {}
 
@@ -212,6 +232,17 @@ public final class AgentLoop {
         throw new IllegalArgumentException("the approval timeout must be positive");
       }
       this.approvalTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * When tools are deferred (default {@link ToolDeferral#DEFAULT}: when their definitions would
+     * take more than 10% of the turn's context budget): the model is then offered the
+     * always-loaded tools (the coding tools) and {@code search_tools}, which finds and loads the
+     * others for the rest of the turn.
+     */
+    public Builder toolDeferral(ToolDeferral deferral) {
+      this.deferral = Objects.requireNonNull(deferral, "deferral");
       return this;
     }
 

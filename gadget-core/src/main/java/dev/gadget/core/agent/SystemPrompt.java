@@ -81,6 +81,10 @@ public interface SystemPrompt {
           + "piece of text: copy it from what read_file returned.\n"
           + "- Run builds, tests and git with run_command; it runs in the workspace directory.\n"
           + "- A tool error is a message for you: read it and try another way.\n"
+          + (tools.stream().anyMatch(t -> t.name().equals(
+              dev.gadget.core.agent.catalog.ToolSearch.NAME))
+              ? "- More tools can be loaded than are listed here: when none of these fits, "
+                  + "search_tools finds one by what you want to do.\n" : "")
           + "- When the task is done, reply with a short summary and call no tool.\n");
     }
     return sb.toString();

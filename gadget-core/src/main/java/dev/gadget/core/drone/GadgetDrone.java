@@ -2,6 +2,7 @@ package dev.gadget.core.drone;
 
 import dev.gadget.core.agent.AgentLimits;
 import dev.gadget.core.agent.AgentLoop;
+import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.AgentRun;
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.tools.CodingTools;
@@ -64,6 +65,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final CommandSandbox sandbox;
   private final int keptCheckpoints;
   private final AgentLimits limits;
+  private final ToolDeferral deferral;
   private final Duration heartbeatInterval;
   private final Duration ackTimeout;
   private final Duration stopTimeout;
@@ -90,6 +92,7 @@ public final class GadgetDrone implements AutoCloseable {
     this.sandbox = b.sandbox;
     this.keptCheckpoints = b.keptCheckpoints;
     this.limits = b.limits;
+    this.deferral = b.deferral;
     this.heartbeatInterval = b.heartbeatInterval;
     this.ackTimeout = b.ackTimeout;
     this.stopTimeout = b.stopTimeout;
@@ -167,6 +170,7 @@ public final class GadgetDrone implements AutoCloseable {
     List<Tool> all = new java.util.ArrayList<>(tools);
     all.addAll(turnTools);
     return AgentLoop.builder().llmClient(llm).tools(all).limits(limits).clock(clock)
+        .toolDeferral(deferral)
         .sandbox(sandbox.newBuilder().hide(workspace.dir())
             .withhold(token, provider.apiKey()).build());
   }
@@ -260,6 +264,7 @@ public final class GadgetDrone implements AutoCloseable {
     private int keptCheckpoints = GitChanges.DEFAULT_KEPT_CHECKPOINTS;
     private Function<Path, TurnTools> turnTools;
     private AgentLimits limits = AgentLimits.DEFAULTS;
+    private ToolDeferral deferral = ToolDeferral.DEFAULT;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
     private Duration ackTimeout = Duration.ofSeconds(15);
     private Duration stopTimeout = Duration.ofSeconds(5);
@@ -320,6 +325,16 @@ public final class GadgetDrone implements AutoCloseable {
      */
     public Builder turnTools(Function<Path, TurnTools> turnTools) {
       this.turnTools = turnTools;
+      return this;
+    }
+
+    /**
+     * When the agent's tools are deferred, to be found with {@code search_tools} (default
+     * {@link ToolDeferral#DEFAULT}: when their definitions would take more than 10% of a turn's
+     * context budget). See {@link dev.gadget.core.agent.AgentLoop.Builder#toolDeferral}.
+     */
+    public Builder toolDeferral(ToolDeferral deferral) {
+      this.deferral = Objects.requireNonNull(deferral, "deferral");
       return this;
     }
 

@@ -37,4 +37,13 @@ public interface LlmClient {
   default OptionalInt contextWindow(String model) {
     return OptionalInt.empty();
   }
+
+  /**
+   * The most tools one request may offer: the agent loop defers the rest (and finds them by
+   * search) whatever its deferral policy says. The default has no limit; an OpenAI-compatible
+   * client says {@value OpenAiClient#MAX_TOOLS}.
+   */
+  default int maxTools() {
+    return Integer.MAX_VALUE;
+  }
 }

@@ -60,6 +60,8 @@ import java.util.OptionalInt;
 public final class OpenAiClient implements LlmClient {
   /** OpenAI's own API. */
   public static final URI DEFAULT_BASE_URL = URI.create("https://api.openai.com/v1");
+  /** The most tools Chat Completions takes in one request; more are refused by OpenAI. */
+  public static final int MAX_TOOLS = 128;
 
   private final HttpLlmClientBuilder.Frozen http;
   private final boolean reasoningOnToolTurns;
@@ -97,6 +99,12 @@ public final class OpenAiClient implements LlmClient {
    *
    * <p>Returns at once; the request is sent on the HTTP client's threads.
    */
+  /** {@value #MAX_TOOLS}: Chat Completions refuses more tools in one request. */
+  @Override
+  public int maxTools() {
+    return MAX_TOOLS;
+  }
+
   @Override
   public LlmCall stream(LlmRequest request, LlmListener listener) {
     Objects.requireNonNull(request, "request");

@@ -33,6 +33,7 @@ public final class AgentTurn implements AgentRun {
   private final TurnJournal journal;
   private final ModelRound model;
   private final ToolRunner toolRunner;
+  private final ToolOffer offer;
 
   /** A turn that has not started yet; its events go to {@code listener}. */
   public AgentTurn(LoopSettings settings, AgentRequest request, AgentListener listener) {
@@ -40,8 +41,10 @@ public final class AgentTurn implements AgentRun {
     this.request = request;
     this.events = new RunEvents(listener, settings.listenerWarning());
     this.journal = new TurnJournal(settings.clock());
-    this.model = new ModelRound(settings, request, state, events, journal);
-    this.toolRunner = new ToolRunner(settings, state, events, journal);
+    this.offer = new ToolOffer(settings.catalog(), settings.deferral(),
+        Math.max(1, settings.llm().maxTools()));
+    this.model = new ModelRound(settings, request, state, events, journal, offer);
+    this.toolRunner = new ToolRunner(settings, state, events, journal, offer);
   }
 
   @Override
@@ -90,9 +93,12 @@ public final class AgentTurn implements AgentRun {
     RunToolContext ctx = new RunToolContext(new ProjectPaths(request.projectDir()),
         settings.sandbox());
     state.attach(ctx);
+    offer.decide(model.budget());
+    offer.preload(request.resume().stream().flatMap(m -> m.toolCalls().stream())
+        .map(LlmToolCall::name).toList());
     Map<LlmMessage, String> origins = new IdentityHashMap<>();
     List<LlmMessage> messages = TurnMessages.opening(settings.systemPrompt(), request,
-        ctx.projectDir(), settings.tools().definitions(), settings.sandbox(), origins);
+        ctx.projectDir(), offer.definitions(), settings.sandbox(), origins);
     journal.prompt(request.prompt());
     model.open(origins, messages.size() - 1 - request.resume().size());
 

@@ -4,7 +4,6 @@ import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.ContextPruner;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmUsage;
-import dev.gadget.core.llm.ToolDefinition;
 import java.util.List;
 import java.util.OptionalInt;
 import org.slf4j.Logger;
@@ -27,7 +26,7 @@ public final class ContextMeter {
 
   private final int window;
   private final int budget;
-  private final int toolTokens;
+  private int toolTokens;
   private double ratio = 1.0;
   private int lastSent;
 
@@ -49,11 +48,7 @@ public final class ContextMeter {
             e.toString());
       }
     }
-    int tools = 0;
-    for (ToolDefinition t : settings.tools().definitions()) {
-      tools += ContextPruner.estimateTokens(
-          (long) t.name().length() + t.description().length() + t.parameters().toString().length());
-    }
+    int tools = settings.catalog().tokens();
     if (window == null) {
       return new ContextMeter(0, settings.pruner().tokenBudget(), tools);
     }
@@ -75,6 +70,11 @@ public final class ContextMeter {
   /** The tokens the last request sent measured (0 before the first). */
   public int lastSent() {
     return lastSent;
+  }
+
+  /** The tools offered now measure {@code tokens} (estimated): counted in every measure. */
+  void toolTokens(int tokens) {
+    this.toolTokens = tokens;
   }
 
   /** The estimated tokens the messages alone may take, for the pruner. */

@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param budgetWarning logs a context still over its budget after pruning
  * @param sandbox where commands run
  * @param approvals which tool calls wait for approval, and who approves them
+ * @param catalog every tool, indexed for search
+ * @param deferral when tools are deferred, to be found by search
  */
 public record LoopSettings(
     LlmClient llm,
@@ -35,7 +37,9 @@ public record LoopSettings(
     WarnOnce listenerWarning,
     WarnOnce budgetWarning,
     dev.gadget.core.agent.tools.CommandSandbox sandbox,
-    Approvals approvals) {
+    Approvals approvals,
+    dev.gadget.core.agent.catalog.ToolCatalog catalog,
+    dev.gadget.core.agent.catalog.ToolDeferral deferral) {
   public LoopSettings {
     Objects.requireNonNull(llm, "llmClient");
     Objects.requireNonNull(tools, "tools");
@@ -48,5 +52,7 @@ public record LoopSettings(
     Objects.requireNonNull(budgetWarning, "budgetWarning");
     Objects.requireNonNull(sandbox, "sandbox");
     Objects.requireNonNull(approvals, "approvals");
+    Objects.requireNonNull(catalog, "catalog");
+    Objects.requireNonNull(deferral, "deferral");
   }
 }

@@ -32,6 +32,7 @@ public final class ModelRound {
   private final RunState state;
   private final RunEvents events;
   private final TurnJournal journal;
+  private final ToolOffer offer;
   private ContextMeter meter;
   private CompactionStep compaction;
   private long nextCompaction;
@@ -39,12 +40,25 @@ public final class ModelRound {
 
   /** The round trips of {@code request}'s run. */
   public ModelRound(LoopSettings settings, AgentRequest request, RunState state, RunEvents events,
-      TurnJournal journal) {
+      TurnJournal journal, ToolOffer offer) {
     this.settings = settings;
     this.request = request;
     this.state = state;
     this.events = events;
     this.journal = journal;
+    this.offer = offer;
+  }
+
+  /**
+   * The run's context budget in tokens: the model's window (asking the provider when the request
+   * does not say it) less a reserve for the reply, or the limits' budget.
+   */
+  int budget() {
+    if (meter == null) {
+      meter = ContextMeter.of(settings, request);
+      journal.budget(meter.budget());
+    }
+    return meter.budget();
   }
 
   /**
@@ -55,8 +69,8 @@ public final class ModelRound {
    * @param currentPrompt the index of the turn's prompt
    */
   void open(Map<LlmMessage, String> origins, int currentPrompt) {
-    meter = ContextMeter.of(settings, request);
-    journal.budget(meter.budget());
+    budget();
+    meter.toolTokens(offer.tokens());
     compaction = new CompactionStep(settings, request, state, events, origins, currentPrompt,
         r -> stream(r, false));
   }
@@ -71,9 +85,10 @@ public final class ModelRound {
    * @throws Cancelled if the run was cancelled meanwhile
    */
   public LlmCompletion call(List<LlmMessage> messages) {
-    if (meter == null) {
+    if (compaction == null) {
       open(new java.util.IdentityHashMap<>(), lastUserMessage(messages));
     }
+    meter.toolTokens(offer.tokens()); // tools loaded since the last round count from now on
     List<LlmMessage> pruned = prepare(messages);
     try {
       return send(pruned);
@@ -124,7 +139,7 @@ public final class ModelRound {
     if (params.contextWindow() == null && meter.window() > 0) {
       params = params.withContextWindow(meter.window()); // what the provider said, for Ollama
     }
-    LlmRequest req = new LlmRequest(request.model(), pruned, settings.tools().definitions(),
+    LlmRequest req = new LlmRequest(request.model(), pruned, offer.definitions(),
         params, request.think(), null, null, request.cacheKey());
     LlmCompletion reply = stream(req, true);
     meter.observe(pruned, reply.usage());

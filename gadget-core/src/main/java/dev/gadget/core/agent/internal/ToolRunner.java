@@ -5,6 +5,7 @@ import dev.gadget.core.GadgetJson;
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.ToolException;
 import dev.gadget.core.agent.ToolResult;
+import dev.gadget.core.agent.catalog.ToolSearch;
 import dev.gadget.core.llm.LlmToolCall;
 import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.ToolCall;
@@ -30,9 +31,12 @@ public final class ToolRunner {
   private final RunEvents events;
   private final TurnJournal journal;
   private final Approvals approvals;
+  private final ToolOffer offer;
 
-  /** Runs the tools of {@code settings} for one run. */
-  public ToolRunner(LoopSettings settings, RunState state, RunEvents events, TurnJournal journal) {
+  /** Runs the tools of {@code settings} for one run, as {@code offer} offers them. */
+  ToolRunner(LoopSettings settings, RunState state, RunEvents events, TurnJournal journal,
+      ToolOffer offer) {
+    this.offer = offer;
     this.tools = settings.tools();
     this.clock = settings.clock();
     this.state = state;
@@ -47,7 +51,11 @@ public final class ToolRunner {
    * @throws Cancelled if the run was cancelled while the tool ran (after reporting it)
    */
   public ToolResult run(RunToolContext ctx, LlmToolCall call) {
-    ToolApproval approval = approvals.decide(ctx, call, parametersText(call.arguments()));
+    // a search, or a call of a tool not loaded yet, runs nothing: nothing to approve
+    boolean loadsOnly = offer.deferring() && (ToolSearch.NAME.equals(call.name())
+        || offer.awaitsLoading(call.name()));
+    ToolApproval approval = loadsOnly ? null
+        : approvals.decide(ctx, call, parametersText(call.arguments()));
     ToolCall started = new ToolCall(call.id(), call.name(), parametersText(call.arguments()),
         null, approval);
     events.emit(l -> l.onToolStart(started));
@@ -86,16 +94,25 @@ public final class ToolRunner {
   /** Looks the tool up, checks the arguments and runs it; never throws. */
   private ToolResult execute(RunToolContext ctx, LlmToolCall call) {
     Tool tool = tools.get(call.name());
+    if (tool == null && offer.deferring() && ToolSearch.NAME.equals(call.name())) {
+      return call.arguments().isObject() ? offer.search(call.arguments())
+          : ToolResult.error("the arguments of " + ToolSearch.NAME + " must be a JSON object "
+              + "with a \"query\"; got: " + parametersText(call.arguments()));
+    }
     JsonNode args = call.arguments().isNull() || call.arguments().isMissingNode()
         ? GadgetJson.mapper().createObjectNode() : call.arguments();
     try {
       if (tool == null) {
-        return ToolResult.error("there is no tool named \"" + call.name() + "\"; the tools "
-            + "are: " + tools.names());
+        return ToolResult.error("there is no tool named \"" + call.name() + "\"; " + (offer
+            .deferring() ? ToolSearch.NAME + " finds the tools that are not loaded yet"
+            : "the tools are: " + tools.names()));
       }
       if (!args.isObject()) {
         return ToolResult.error("the arguments of " + call.name() + " must be a JSON object; "
             + "got: " + parametersText(args));
+      }
+      if (offer.awaitsLoading(call.name())) {
+        return offer.loadOnCall(call.name());
       }
       ToolResult result = tool.execute(args, ctx);
       return result != null ? result : ToolResult.error(call.name() + " returned no result");

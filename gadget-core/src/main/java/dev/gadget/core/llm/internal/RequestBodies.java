@@ -14,6 +14,10 @@ import java.util.Map;
 
 /** Builds the JSON request bodies of Ollama's and the OpenAI-compatible chat APIs. Pure. */
 public final class RequestBodies {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(RequestBodies.class);
+  private static final java.util.concurrent.atomic.AtomicBoolean WARNED_TOO_MANY =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private RequestBodies() {}
 
   /**
@@ -53,7 +57,7 @@ public final class RequestBodies {
         msg.put("tool_name", m.toolName());
       }
     }
-    tools(body, r);
+    tools(body, r, Integer.MAX_VALUE);
     body.put("stream", true);
     if (r.thinkLevel() != null) {
       body.put("think", r.thinkLevel()); // "low" | "medium" | "high" (gpt-oss)
@@ -140,7 +144,7 @@ public final class RequestBodies {
         msg.put("tool_call_id", m.toolCallId());
       }
     }
-    tools(body, r);
+    tools(body, r, dev.gadget.core.llm.OpenAiClient.MAX_TOOLS);
     body.put("stream", true);
     body.putObject("stream_options").put("include_usage", true);
     ModelParams p = r.params();
@@ -177,12 +181,22 @@ public final class RequestBodies {
     }
   }
 
-  private static void tools(ObjectNode body, LlmRequest r) {
+  private static void tools(ObjectNode body, LlmRequest r, int max) {
     if (r.tools().isEmpty()) {
       return;
     }
+    if (r.tools().size() > max) {
+      // the agent loop never asks for more (it defers the rest); a direct caller might
+      String words = "a request offered {} tools; the API takes at most {}, so the last {} were "
+          + "left out (an AgentLoop defers tools instead: see ToolDeferral)";
+      if (WARNED_TOO_MANY.compareAndSet(false, true)) {
+        log.warn(words, r.tools().size(), max, r.tools().size() - max);
+      } else {
+        log.debug(words, r.tools().size(), max, r.tools().size() - max);
+      }
+    }
     ArrayNode tools = body.putArray("tools");
-    for (ToolDefinition t : r.tools()) {
+    for (ToolDefinition t : r.tools().subList(0, Math.min(max, r.tools().size()))) {
       ObjectNode tool = tools.addObject();
       tool.put("type", "function");
       ObjectNode fn = tool.putObject("function");

@@ -2,6 +2,8 @@ package dev.gadget.core.server.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.agent.catalog.ToolMatch;
+import dev.gadget.core.agent.catalog.ToolSearch;
 import dev.gadget.core.agent.tools.PlanTool;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnStatus;
@@ -87,7 +89,10 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
         synthesizing();
       }
     } else if (payload instanceof Payloads.ToolStarted e && e.turnId().equals(turnId)) {
-      if (!PlanTool.NAME.equals(e.name())) {
+      if (ToolSearch.NAME.equals(e.name())) {
+        started.add(e.callId());
+        agentEvent("searching", map("query", query(e.args())));
+      } else if (!PlanTool.NAME.equals(e.name())) {
         started.add(e.callId());
         agentEvent("executing", map("tool_name", e.name()));
       }
@@ -99,6 +104,10 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
   }
 
   private void toolRan(ToolCall call) {
+    if (ToolSearch.NAME.equals(call.name())) {
+      searched(call);
+      return;
+    }
     if (PlanTool.NAME.equals(call.name())) {
       if (!call.failed()) {
         planned(call);
@@ -116,6 +125,39 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
       agentEvent("execution_failed", map("error", call.response()));
     } else {
       agentEvent("execution_complete", map("result", call.response()));
+    }
+  }
+
+  /**
+   * A {@code search_tools} call: {@code searching} when it was not told at its start, then
+   * {@code tool_found} for each tool it found and loaded, {@code tool_mismatch} for the best of
+   * matches all under the drone's threshold, or {@code no_tool_found}.
+   */
+  private void searched(ToolCall call) {
+    String query = query(call.parameters());
+    if (!started.contains(call.callId())) {
+      agentEvent("searching", map("query", query));
+    }
+    ToolSearch.Result result = call.failed() ? null : ToolSearch.read(call.response());
+    if (result == null || result.matches().isEmpty()) {
+      agentEvent("no_tool_found", map("query", query));
+    } else if (result.outcome() == ToolSearch.Outcome.MISMATCH) {
+      ToolMatch best = result.matches().get(0);
+      agentEvent("tool_mismatch", map("tool_name", best.name(), "similarity",
+          best.similarity(), "reason", result.reason()));
+    } else {
+      for (ToolMatch m : result.matches()) {
+        agentEvent("tool_found", map("tool_name", m.name(), "similarity", m.similarity()));
+      }
+    }
+  }
+
+  /** The {@code query} of a {@code search_tools} call's arguments, or {@code ""}. */
+  private static String query(String args) {
+    try {
+      return GadgetJson.mapper().readTree(args == null ? "{}" : args).path("query").asText("");
+    } catch (java.io.IOException e) {
+      return "";
     }
   }
 

@@ -1,0 +1,234 @@
+package dev.gadget.core.agent.catalog;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.agent.ContextPruner;
+import dev.gadget.core.llm.ToolDefinition;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * Every tool an agent loop may offer (built-in, annotated methods, MCP servers'), indexed for
+ * search with BM25 over three fields: the name (split at {@code _}, {@code __} and camelCase
+ * humps), the description, and the parameters' names and descriptions, weighted
+ * {@value #NAME_WEIGHT} : {@value #DESCRIPTION_WEIGHT} : {@value #PARAMETER_WEIGHT}. A query that
+ * names a tool (its whole name, or an MCP tool's name without its server prefix) finds it first.
+ *
+ * <p>Immutable and thread-safe; built in a few milliseconds for a thousand tools, searched in
+ * microseconds. Pure Java, inside {@code gadget-core}: no search library needed.
+ */
+public final class ToolCatalog {
+  /** The weight of a tool's name in its score. */
+  public static final float NAME_WEIGHT = 3f;
+  /** The weight of its description. */
+  public static final float DESCRIPTION_WEIGHT = 1f;
+  /** The weight of its parameters' names and descriptions. */
+  public static final float PARAMETER_WEIGHT = 0.25f;
+  /** What a synonym of a query's word weighs against the word itself. */
+  public static final float SYNONYM_WEIGHT = 0.5f;
+  private static final java.util.regex.Pattern WORDS =
+      java.util.regex.Pattern.compile("[\\s,;`\"'()]+");
+  /** The longest one-line summary of a description. */
+  public static final int SUMMARY_LENGTH = 160;
+
+  private final List<ToolDefinition> tools;
+  private final Map<String, Integer> byName = new HashMap<>();
+  private final Map<String, Integer> byLowerName = new HashMap<>();
+  private final Map<String, Integer> byShortName = new HashMap<>();
+  private final int[] tokens;
+  private final String[] summaries;
+  private final Bm25Index index;
+
+  private ToolCatalog(List<ToolDefinition> tools) {
+    this.tools = List.copyOf(tools);
+    List<List<List<String>>> docs = new ArrayList<>(this.tools.size());
+    this.tokens = new int[this.tools.size()];
+    this.summaries = new String[this.tools.size()];
+    for (int i = 0; i < this.tools.size(); i++) {
+      ToolDefinition t = this.tools.get(i);
+      if (byName.put(t.name(), i) != null) {
+        throw new IllegalArgumentException("two tools are named " + t.name());
+      }
+      // names that differ only in case name neither, in any case
+      byLowerName.merge(t.name().toLowerCase(Locale.ROOT), i, (a, b) -> -1);
+      int cut = t.name().indexOf("__");
+      if (cut > 0) {
+        // an MCP tool's own name: ambiguous between two servers, then it names neither
+        byShortName.merge(t.name().substring(cut + 2).toLowerCase(Locale.ROOT), i,
+            (a, b) -> -1);
+      }
+      StringBuilder params = new StringBuilder();
+      parameterText(t.parameters(), params, 0);
+      docs.add(List.of(Tokenizer.terms(t.name()), Tokenizer.terms(t.description()),
+          Tokenizer.terms(params.toString())));
+      tokens[i] = estimateTokens(t);
+      summaries[i] = summary(t.description());
+    }
+    this.index = new Bm25Index(docs,
+        new float[] {NAME_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT});
+  }
+
+  /**
+   * A catalog of {@code tools}, in order.
+   *
+   * @throws IllegalArgumentException if two tools have the same name
+   */
+  public static ToolCatalog of(List<ToolDefinition> tools) {
+    return new ToolCatalog(tools);
+  }
+
+  /** How many tools it holds. */
+  public int size() {
+    return tools.size();
+  }
+
+  /** Its tools, in order. */
+  public List<ToolDefinition> definitions() {
+    return tools;
+  }
+
+  /** The tool named {@code name} (or so named in another case, when only one is). */
+  public Optional<ToolDefinition> get(String name) {
+    Integer i = index(name);
+    return i == null ? Optional.empty() : Optional.of(tools.get(i));
+  }
+
+  /** The estimated tokens of {@code name}'s definition, or 0 when there is no such tool. */
+  public int tokens(String name) {
+    Integer i = index(name);
+    return i == null ? 0 : tokens[i];
+  }
+
+  private Integer index(String name) {
+    Integer i = byName.get(name);
+    if (i == null) {
+      i = byLowerName.get(name.toLowerCase(Locale.ROOT));
+    }
+    return i == null || i < 0 ? null : i;
+  }
+
+  /** The estimated tokens of every definition. */
+  public int tokens() {
+    int sum = 0;
+    for (int t : tokens) {
+      sum += t;
+    }
+    return sum;
+  }
+
+  /** The {@code limit} tools that best match {@code query}, best first. */
+  public List<ToolMatch> search(String query, int limit) {
+    return search(query, limit, name -> true);
+  }
+
+  /**
+   * The {@code limit} tools among those {@code include} accepts that best match {@code query},
+   * best first: a tool the query names (its whole name, or an MCP tool's name without the
+   * server prefix, as a word of the query), then by BM25 score. Empty when no tool shares a word
+   * with the query.
+   */
+  public List<ToolMatch> search(String query, int limit, Predicate<String> include) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("a search returns 1 tool or more; got " + limit);
+    }
+    Map<Integer, ToolMatch> found = new LinkedHashMap<>();
+    for (String word : WORDS.split(query.trim())) {
+      Integer i = named(word);
+      if (i != null && found.size() < limit && include.test(tools.get(i).name())) {
+        found.put(i, match(i, Double.POSITIVE_INFINITY, 1.0));
+      }
+    }
+    if (found.size() < limit) {
+      int excluded = 0;
+      for (ToolDefinition t : tools) {
+        excluded += include.test(t.name()) ? 0 : 1;
+      }
+      List<List<String>> groups = new ArrayList<>();
+      for (String term : Tokenizer.terms(query)) {
+        List<String> group = new ArrayList<>();
+        group.add(term);
+        group.addAll(Synonyms.of(term));
+        groups.add(group);
+      }
+      for (Bm25Index.Hit hit : index.search(groups, limit + excluded + found.size(),
+          SYNONYM_WEIGHT)) {
+        if (found.size() >= limit) {
+          break;
+        }
+        if (!found.containsKey(hit.doc()) && include.test(tools.get(hit.doc()).name())) {
+          found.put(hit.doc(), match(hit.doc(), hit.score(), hit.coverage()));
+        }
+      }
+    }
+    return Collections.unmodifiableList(new ArrayList<>(found.values()));
+  }
+
+  private Integer named(String word) {
+    if (word.isEmpty()) {
+      return null;
+    }
+    Integer i = index(word);
+    if (i == null) {
+      i = byShortName.get(word.toLowerCase(Locale.ROOT));
+    }
+    return i == null || i < 0 ? null : i;
+  }
+
+  private ToolMatch match(int i, double score, double similarity) {
+    ToolDefinition t = tools.get(i);
+    return new ToolMatch(t.name(), summaries[i], score,
+        Math.round(similarity * 100) / 100.0);
+  }
+
+  /**
+   * The first sentence of {@code description} on one line, at most {@value #SUMMARY_LENGTH}
+   * characters (cut with an ellipsis).
+   */
+  public static String summary(String description) {
+    String flat = description.strip().replaceAll("\\s+", " ");
+    int end = flat.length();
+    for (int i = 0; i + 1 < flat.length(); i++) {
+      char c = flat.charAt(i);
+      if ((c == '.' || c == '!' || c == '?') && flat.charAt(i + 1) == ' ' && i >= 20) {
+        end = i + 1;
+        break;
+      }
+    }
+    String s = flat.substring(0, end);
+    return s.length() <= SUMMARY_LENGTH ? s : s.substring(0, SUMMARY_LENGTH - 1) + "…";
+  }
+
+  /**
+   * The estimated tokens of a definition as the loop measures it: its name, description and
+   * schema at three characters a token ({@link ContextPruner#estimateTokens}).
+   */
+  public static int estimateTokens(ToolDefinition t) {
+    return ContextPruner.estimateTokens((long) t.name().length() + t.description().length()
+        + t.parameters().toString().length());
+  }
+
+  /** The names and descriptions of a schema's properties, nested ones too (to depth 3). */
+  private static void parameterText(JsonNode schema, StringBuilder out, int depth) {
+    if (schema == null || depth > 3) {
+      return;
+    }
+    JsonNode props = schema.path("properties");
+    props.fieldNames().forEachRemaining(name -> {
+      JsonNode p = props.get(name);
+      out.append(name).append(' ').append(p.path("description").asText("")).append(' ');
+      parameterText(p, out, depth + 1);
+      parameterText(p.path("items"), out, depth + 1);
+    });
+  }
+
+  @Override
+  public String toString() {
+    return "ToolCatalog{" + tools.size() + " tools}";
+  }
+}

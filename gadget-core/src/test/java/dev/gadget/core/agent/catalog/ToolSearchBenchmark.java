@@ -1,0 +1,201 @@
+package dev.gadget.core.agent.catalog;
+
+import dev.gadget.core.agent.AgentLoop;
+import dev.gadget.core.agent.AgentRequest;
+import dev.gadget.core.agent.Tool;
+import dev.gadget.core.agent.tools.CodingTools;
+import dev.gadget.core.llm.LlmRequest;
+import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.llm.ToolDefinition;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Measures {@code search_tools} (not a test): accuracy, the tokens deferral saves, and the time
+ * of a search.
+ *
+ * <pre>
+ * ./mvnw -B -o -q -pl gadget-core test-compile exec:java \
+ *     -Dexec.mainClass=dev.gadget.core.agent.catalog.ToolSearchBenchmark \
+ *     -Dexec.classpathScope=test
+ * </pre>
+ *
+ * <ul>
+ *   <li><b>Accuracy</b>: the 304 tool definitions of 18 MCP servers from npm
+ *       ({@code catalog/mcp-tools.json}) and the labelled requests of
+ *       {@code catalog/requests.tsv}, written as a user would ask; a request is a hit at top-k
+ *       when one of its right tools is among the first k results. Misses are listed.
+ *   <li><b>Tokens</b>: the tool definitions of a turn's first request (the coding tools and
+ *       {@code search_tools}, as a real {@link AgentLoop} sends them) against all of them, and
+ *       what one search's five loaded definitions add, estimated as the loop measures (three
+ *       characters a token).
+ *   <li><b>Time</b>: a catalog of 1,000 tools (the 304, copied under other server names), every
+ *       request searched after a warm-up; mean and 99th percentile per search, and the time to
+ *       build the index.
+ * </ul>
+ */
+public final class ToolSearchBenchmark {
+  private ToolSearchBenchmark() {}
+
+  /** Runs the benchmark and prints its table. */
+  public static void main(String[] args) throws Exception {
+    List<ToolDefinition> mcp = McpCatalogFixture.definitions();
+    List<String[]> requests = requests("requests.tsv");
+    List<String[]> heldOut = requests("requests-held-out.tsv");
+    ToolCatalog catalog = ToolCatalog.of(mcp);
+    List<String> misses = new ArrayList<>();
+    int[] tuned = accuracy(catalog, requests, misses);
+    int[] held = accuracy(catalog, heldOut, misses);
+
+    List<Tool> tools = new ArrayList<>(CodingTools.all());
+    tools.addAll(McpCatalogFixture.tools(McpCatalogFixture.calls()));
+    int all = 0;
+    for (Tool t : tools) {
+      all += ToolCatalog.estimateTokens(t.definition());
+    }
+    LlmRequest first = firstRequest(tools);
+    int sent = 0;
+    for (ToolDefinition d : first.tools()) {
+      sent += ToolCatalog.estimateTokens(d);
+    }
+    List<Integer> perSearch = new ArrayList<>();
+    List<String[]> every = new ArrayList<>(requests);
+    every.addAll(heldOut);
+    for (String[] r : every) {
+      int sum = 0;
+      for (ToolMatch m : catalog.search(r[0], 5)) {
+        sum += catalog.tokens(m.name());
+      }
+      perSearch.add(sum);
+    }
+    perSearch.sort(null);
+
+    List<ToolDefinition> thousand = new ArrayList<>();
+    for (int copy = 0; thousand.size() < 1000; copy++) {
+      for (ToolDefinition d : mcp) {
+        if (thousand.size() == 1000) {
+          break;
+        }
+        thousand.add(copy == 0 ? d
+            : new ToolDefinition("copy" + copy + d.name(), d.description(), d.parameters()));
+      }
+    }
+    long coldStart = System.nanoTime();
+    ToolCatalog.of(thousand);
+    long coldNanos = System.nanoTime() - coldStart;
+    for (int i = 0; i < 10; i++) {
+      ToolCatalog.of(thousand);
+    }
+    long b0 = System.nanoTime();
+    ToolCatalog big = ToolCatalog.of(thousand);
+    long buildNanos = System.nanoTime() - b0;
+    for (int i = 0; i < 200; i++) { // warm-up
+      for (String[] r : every) {
+        big.search(r[0], 5);
+      }
+    }
+    int rounds = 50;
+    long[] times = new long[rounds * every.size()];
+    int n = 0;
+    for (int i = 0; i < rounds; i++) {
+      for (String[] r : every) {
+        long t0 = System.nanoTime();
+        big.search(r[0], 5);
+        times[n++] = System.nanoTime() - t0;
+      }
+    }
+    Arrays.sort(times);
+    double mean = Arrays.stream(times).average().orElse(0) / 1000.0;
+
+    System.out.printf(Locale.ROOT, "%-58s %s%n", "measure", "value");
+    row("catalog", mcp.size() + " MCP tools of 18 npm servers");
+    row("labelled requests (tuned on + held out)", requests.size() + " + " + heldOut.size());
+    row("top-1 accuracy, tuned on / held out / all", pct(tuned[0], requests.size()) + " / "
+        + pct(held[0], heldOut.size()) + " / "
+        + pct(tuned[0] + held[0], requests.size() + heldOut.size()));
+    row("top-5 accuracy, tuned on / held out / all (target >= 90%)", pct(tuned[1],
+        requests.size()) + " / " + pct(held[1], heldOut.size()) + " / "
+        + pct(tuned[1] + held[1], requests.size() + heldOut.size()));
+    row("tool tokens, all loaded (8 coding + " + mcp.size() + ")", String.valueOf(all));
+    row("tool tokens, first request (" + first.tools().size() + " tools)", sent + " ("
+        + pct(sent, all) + ", target <= 15%)");
+    row("tokens one search loads (5 tools; median, max)", perSearch.get(perSearch.size() / 2)
+        + ", " + perSearch.get(perSearch.size() - 1));
+    // loading appends after the tools, which providers render before the messages: the cached
+    // prefix ends where the tools did, and what follows is processed again, once per load
+    int opening = dev.gadget.core.agent.ContextPruner.estimateTokens(first.messages());
+    row("re-processed by a load in a turn's 2nd request", opening + " (system prompt and "
+        + "messages) + the loaded definitions");
+    row("index build, 1,000 tools (first, warm)", String.format(Locale.ROOT, "%.1f ms, %.1f ms",
+        coldNanos / 1e6, buildNanos / 1e6));
+    row("search time per query, 1,000 tools (target < 1 ms)", String.format(Locale.ROOT,
+        "median %.1f µs, p99 %.1f µs, mean %.1f µs", times[times.length / 2] / 1000.0,
+        times[(int) (times.length * 0.99)] / 1000.0, mean));
+    System.out.println();
+    System.out.println("top-5 misses (" + misses.size() + "):");
+    misses.forEach(System.out::println);
+  }
+
+  private static void row(String what, String value) {
+    System.out.printf(Locale.ROOT, "%-58s %s%n", what, value);
+  }
+
+  private static String pct(int part, int whole) {
+    return String.format(Locale.ROOT, "%.1f%%", 100.0 * part / whole);
+  }
+
+  /** Top-1 and top-5 hits of {@code requests}; each top-5 miss is added to {@code misses}. */
+  private static int[] accuracy(ToolCatalog catalog, List<String[]> requests,
+      List<String> misses) {
+    int top1 = 0;
+    int top5 = 0;
+    for (String[] r : requests) {
+      // named as gadget-mcp names them: not a letter, digit or _ becomes _
+      List<String> right = Arrays.asList(r[1].replaceAll("[^A-Za-z0-9_,]", "_").split(","));
+      List<String> found = catalog.search(r[0], 5).stream().map(ToolMatch::name).toList();
+      top1 += !found.isEmpty() && right.contains(found.get(0)) ? 1 : 0;
+      if (found.stream().anyMatch(right::contains)) {
+        top5++;
+      } else {
+        misses.add("  \"" + r[0] + "\" wants " + r[1] + "; got " + found);
+      }
+    }
+    return new int[] {top1, top5};
+  }
+
+  private static List<String[]> requests(String file) throws Exception {
+    List<String[]> out = new ArrayList<>();
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(
+        ToolSearchBenchmark.class.getResourceAsStream("/catalog/" + file),
+        StandardCharsets.UTF_8))) {
+      for (String line; (line = in.readLine()) != null; ) {
+        if (!line.isBlank() && !line.startsWith("#")) {
+          out.add(line.split("\t"));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The first request of a real turn with {@code tools} and the default deferral. */
+  private static LlmRequest firstRequest(List<Tool> tools) throws Exception {
+    Path dir = Files.createTempDirectory("tool-search-bench");
+    try {
+      ScriptedLlmClient llm = ScriptedLlmClient.of(ScriptedLlmClient.reply().text("ok").build());
+      AgentLoop loop = AgentLoop.builder().llmClient(llm).tools(tools).build();
+      loop.start(AgentRequest.builder(dir, "m", "hello").build()).outcome()
+          .get(20, TimeUnit.SECONDS);
+      return llm.requests().get(0);
+    } finally {
+      Files.deleteIfExists(dir);
+    }
+  }
+}

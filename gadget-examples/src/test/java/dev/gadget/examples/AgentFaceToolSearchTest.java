@@ -1,0 +1,101 @@
+package dev.gadget.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.agent.Tool;
+import dev.gadget.core.agent.catalog.McpCatalogFixture;
+import dev.gadget.core.agent.catalog.ToolDeferral;
+import dev.gadget.core.agent.tools.CodingTools;
+import dev.gadget.core.llm.ScriptedLlmClient;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Seed 004's tool-search events on {@code /agent}: a real server and drone whose agent has the
+ * coding tools and 304 real MCP tool definitions (deferred), a scripted model that searches, and
+ * seed004-client.js reading what comes.
+ */
+class AgentFaceToolSearchTest {
+  @TempDir Path tmp;
+  PageFixture fx;
+
+  @AfterEach
+  void tearDown() {
+    if (fx != null) {
+      fx.close();
+    }
+  }
+
+  @Test
+  void aSearchIsToldAsSearchingThenFoundMismatchedOrNotFound() throws Exception {
+    Queue<String> calls = McpCatalogFixture.calls();
+    List<Tool> tools = new ArrayList<>(CodingTools.all());
+    tools.addAll(McpCatalogFixture.tools(calls));
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(
+        ScriptedLlmClient.reply().toolCall("search_tools",
+            "{\"query\":\"open an issue on GitHub\"}").build(),
+        ScriptedLlmClient.reply().toolCall("github__create_issue",
+            "{\"owner\":\"acme\",\"repo\":\"web\",\"title\":\"Broken\"}").build(),
+        ScriptedLlmClient.reply().text("Filed.").build(),
+        ScriptedLlmClient.reply().toolCall("search_tools",
+            "{\"query\":\"zebra quokka\"}").build(),
+        ScriptedLlmClient.reply().text("No such tool.").build(),
+        ScriptedLlmClient.reply().toolCall("search_tools",
+            "{\"query\":\"create a teleporter for the quantum flux capacitor\"}").build(),
+        ScriptedLlmClient.reply().text("Nothing fits.").build()), false, true,
+        b -> b.tools(tools).toolDeferral(ToolDeferral.DEFAULT));
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.app.socketUri().resolve("/agent").toString());
+    c.put("token", fx.user.pageToken());
+    c.put("queries", List.of(query("File a bug: the page is broken"), query("Feed the zebra"),
+        query("Build a teleporter")));
+    c.put("timeoutMs", 30000);
+    c.put("lingerMs", 0);
+    JsonNode log = BrowserHarness.run("seed004-client.js", c, Map.of()).get("log");
+
+    assertThat(log.get(2).get("event").asText()).isEqualTo("tool_count");
+    assertThat(log.get(2).get("payload").get("count").asInt())
+        .isEqualTo(CodingTools.all().size() + 304); // the whole catalog, deferred tools too
+
+    List<JsonNode> events = new ArrayList<>();
+    log.forEach(events::add);
+    List<String> types = events.stream().filter(e -> e.get("event").asText()
+        .equals("agent_event")).map(e -> e.get("payload").get("event_type").asText()).toList();
+    assertThat(types).containsExactly(
+        "searching", "tool_found", "tool_found", "tool_found", "tool_found", "tool_found",
+        "executing", "execution_complete", "synthesizing_response", "complete",
+        "searching", "no_tool_found", "synthesizing_response", "complete",
+        "searching", "tool_mismatch", "synthesizing_response", "complete");
+    List<JsonNode> data = events.stream().filter(e -> e.get("event").asText()
+        .equals("agent_event")).map(e -> e.get("payload").get("data")).toList();
+    assertThat(data.get(0).get("query").asText()).isEqualTo("open an issue on GitHub");
+    assertThat(data.get(1).get("tool_name").asText()).isEqualTo("github__create_issue");
+    assertThat(data.get(1).get("similarity").asDouble()).isBetween(0.3, 1.0);
+    assertThat(data.get(2).get("similarity").asDouble())
+        .isLessThanOrEqualTo(data.get(1).get("similarity").asDouble() + 1e-9);
+    assertThat(data.get(6).get("tool_name").asText()).isEqualTo("github__create_issue");
+    assertThat(data.get(7).get("result").asText()).isEqualTo("ran github__create_issue");
+    assertThat(data.get(11).get("query").asText()).isEqualTo("zebra quokka");
+    JsonNode mismatch = data.get(15);
+    assertThat(mismatch.get("similarity").asDouble()).isLessThan(0.3);
+    assertThat(mismatch.get("reason").asText()).startsWith("the best covers ")
+        .endsWith("of its words, under 30%");
+    assertThat(calls).containsExactly(
+        "github__create_issue {\"owner\":\"acme\",\"repo\":\"web\",\"title\":\"Broken\"}");
+  }
+
+  private static Map<String, Object> query(String prompt) {
+    Map<String, Object> q = new LinkedHashMap<>();
+    q.put("prompt", prompt);
+    q.put("session_id", "search-session");
+    return q;
+  }
+}
