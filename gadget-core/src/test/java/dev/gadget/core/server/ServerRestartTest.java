@@ -73,6 +73,36 @@ class ServerRestartTest extends RuntimeTestBase {
   }
 
   @Test
+  void aBlockTheStoreHadCheckpointedIsRebuiltWholeWhenItsRoundEndsInAToolCall() throws Exception {
+    fx = new RuntimeFixture(tmp);
+    GadgetServer first = fx.server(b -> b);
+    Person ada = fx.person("ada");
+    ScriptedLlmClient llm = ScriptedLlmClient.builder()
+        .reply(ScriptedLlmClient.reply().text(LONG)
+            .toolCall("read_file", "{\"path\":\"README.md\"}").build())
+        .reply(ScriptedLlmClient.reply().text("Done.").build())
+        .tokenDelay(Duration.ofMillis(4)).build();
+    fx.drone(ada, tmp.resolve("ws"), llm);
+    Page page = fx.page(ada.pageToken()).connected();
+    String session = session(page);
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    await("drone registered", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = page.submit(session, "read");
+    // the store holds a checkpoint of the open block: stale once the replay rebuilds it
+    await("a checkpoint stored", () -> fx.store.findTurn(turn).map(t -> !t.blocks().isEmpty())
+        .orElse(false));
+
+    first.close();
+    fx.server(b -> b);
+    await("page back", () -> page.connection.isConnected());
+    page.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    JsonNode done = page.completion(turn);
+    assertThat(done.get("status").asText()).as("%s", done).isEqualTo("finished");
+    assertThat(text(fx.store.findTurn(turn).orElseThrow().blocks(), "responding"))
+        .isEqualTo(LONG + "Done.");
+  }
+
+  @Test
   void aTurnTakenBackAfterARestartIsStillRetriedWhenItsDroneCrashes() throws Exception {
     fx = new RuntimeFixture(tmp);
     GadgetServer first = fx.server(b -> b);

@@ -198,7 +198,7 @@ final class LiveTurn {
     if (open == null || (open.seq() == checkpointSeq && length(open) == checkpointLength)) {
       return;
     }
-    if (open.seq() == checkpointSeq) {
+    if (open.seq() == checkpointSeq || rebuilt(open)) {
       writes.save(open);
     } else {
       writes.append(open);
@@ -207,13 +207,22 @@ final class LiveTurn {
     checkpointLength = length(open);
   }
 
+  /**
+   * Whether {@code b} is rebuilt by a replay after a restart: saved over the checkpoint the store
+   * may have of it (an append would be ignored, the stale text kept).
+   */
+  private boolean rebuilt(TurnBlock b) {
+    return rebuiltFrom >= 0 && b.seq() >= rebuiltFrom;
+  }
+
   private static int length(TurnBlock b) {
     return b instanceof TurnBlock.Thinking t ? t.content().length()
         : b instanceof TurnBlock.Responding r ? r.content().length() : -1;
   }
 
   private void store(TurnBlock block) {
-    if (!(block instanceof TurnBlock.Thinking || block instanceof TurnBlock.Responding)) {
+    boolean text = block instanceof TurnBlock.Thinking || block instanceof TurnBlock.Responding;
+    if (!text) {
       roundBlocks.clear();
     } else {
       roundBlocks.add(block);
@@ -223,6 +232,10 @@ final class LiveTurn {
       if (length(block) != checkpointLength) {
         writes.save(block);
       }
+      return;
+    }
+    if (text && rebuilt(block)) {
+      writes.save(block);
       return;
     }
     writes.append(block);
