@@ -8,13 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.Ids;
 import dev.gadget.core.drone.GadgetDrone;
-import dev.gadget.core.llm.LlmCall;
 import dev.gadget.core.llm.LlmClient;
-import dev.gadget.core.llm.LlmCompletion;
-import dev.gadget.core.llm.LlmException;
-import dev.gadget.core.llm.LlmListener;
-import dev.gadget.core.llm.LlmRequest;
-import dev.gadget.core.llm.LlmToolCall;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneStatus;
@@ -32,9 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -74,11 +66,12 @@ class SnapshotPageTest {
   private InMemoryChatStore store;
   private GadgetServer server;
   private GadgetDrone drone;
-  private final List<Gate> gates = IntStream.range(0, TURNS).mapToObj(i -> new Gate()).toList();
+  private final List<ModelGate> gates = IntStream.range(0, TURNS)
+      .mapToObj(i -> new ModelGate(WAIT)).toList();
 
   @AfterEach
   void stop() {
-    gates.forEach(Gate::open); // a gate left closed would hold the scripted model's thread
+    gates.forEach(ModelGate::open); // a gate left closed would hold the scripted model's thread
     if (drone != null) {
       drone.close();
     }
@@ -107,7 +100,9 @@ class SnapshotPageTest {
           .text(words(i, "say", TEXT)).toolCall("read_file", "{\"path\":\"README.md\"}").build());
       script.reply(ScriptedLlmClient.reply().text(words(i, "end", LAST)).build());
     }
-    LlmClient llm = new GatedLlm(script.build());
+    // each turn's second round waits at its gate before text token GATE_AT
+    LlmClient llm = new GatedLlm(script.build(),
+        (call, token) -> call % 2 == 1 && token == GATE_AT ? gates.get(call / 2) : null);
     drone = GadgetDrone.builder()
         .transport(WebSocketTransportClient.builder().uri(transport.uri())
             .reconnectionDelay(Duration.ofMillis(100)).build())
@@ -250,76 +245,6 @@ class SnapshotPageTest {
         fail("timed out waiting until " + what);
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-    }
-  }
-
-  /** Where the model waits, on its own thread, until the test opens it. */
-  private static final class Gate {
-    private final CountDownLatch reached = new CountDownLatch(1);
-    private final CountDownLatch open = new CountDownLatch(1);
-
-    void pass() {
-      reached.countDown();
-      try {
-        open.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    void awaitReached() throws InterruptedException {
-      assertThat(reached.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-          .as("the model reached the gate").isTrue();
-    }
-
-    void open() {
-      open.countDown();
-    }
-  }
-
-  /** The scripted model; each turn's second round waits at its gate before text token GATE_AT. */
-  private final class GatedLlm implements LlmClient {
-    private final ScriptedLlmClient scripted;
-    private final AtomicInteger calls = new AtomicInteger();
-
-    GatedLlm(ScriptedLlmClient scripted) {
-      this.scripted = scripted;
-    }
-
-    @Override
-    public LlmCall stream(LlmRequest request, LlmListener listener) {
-      int call = calls.getAndIncrement();
-      Gate gate = call % 2 == 1 ? gates.get(call / 2) : null;
-      AtomicInteger textTokens = new AtomicInteger();
-      return scripted.stream(request, new LlmListener() {
-        @Override
-        public void onThinking(String text) {
-          listener.onThinking(text);
-        }
-
-        @Override
-        public void onText(String text) {
-          if (gate != null && textTokens.getAndIncrement() == GATE_AT) {
-            gate.pass();
-          }
-          listener.onText(text);
-        }
-
-        @Override
-        public void onToolCall(LlmToolCall call) {
-          listener.onToolCall(call);
-        }
-
-        @Override
-        public void onComplete(LlmCompletion completion) {
-          listener.onComplete(completion);
-        }
-
-        @Override
-        public void onError(LlmException error, LlmCompletion partial) {
-          listener.onError(error, partial);
-        }
-      });
     }
   }
 }

@@ -10,13 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.Ids;
 import dev.gadget.core.drone.GadgetDrone;
-import dev.gadget.core.llm.LlmCall;
 import dev.gadget.core.llm.LlmClient;
-import dev.gadget.core.llm.LlmCompletion;
-import dev.gadget.core.llm.LlmException;
-import dev.gadget.core.llm.LlmListener;
-import dev.gadget.core.llm.LlmRequest;
-import dev.gadget.core.llm.LlmToolCall;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneStatus;
@@ -39,9 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -81,7 +73,7 @@ class StockPageRoundTripTest {
   private WebSocketTransportServer transport;
   private GadgetServer server;
   private GadgetDrone drone;
-  private final List<Gate> gates = new CopyOnWriteArrayList<>();
+  private final List<ModelGate> gates = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void startServer() throws Exception {
@@ -108,7 +100,7 @@ class StockPageRoundTripTest {
   @AfterEach
   void stop() {
     // A gate left closed would hold the scripted model's (shared) thread.
-    gates.forEach(Gate::open);
+    gates.forEach(ModelGate::open);
     if (drone != null) {
       drone.close();
     }
@@ -278,12 +270,13 @@ class StockPageRoundTripTest {
   void theStockClientAsThePageReconnectsMidTurn(String how) throws Exception {
     List<String> tokens = IntStream.range(0, 200).mapToObj(i -> "token" + i).toList();
     String words = String.join(" ", tokens);
-    Gate beforeDrop = new Gate();
-    Gate beforeLastToken = new Gate();
+    ModelGate beforeDrop = gate();
+    ModelGate beforeLastToken = gate();
     LlmClient llm = new GatedLlm(ScriptedLlmClient.builder()
         .reply(ScriptedLlmClient.reply().thinking("Planning it.").text(words).build())
         .tokenDelay(Duration.ofMillis(1))
-        .build(), Map.of(40, beforeDrop, tokens.size() - 1, beforeLastToken));
+        .build(), (call, token) -> Map.of(40, beforeDrop, tokens.size() - 1, beforeLastToken)
+        .get(token));
     startDrone(llm);
 
     List<JsonNode> lines = new ArrayList<>();
@@ -545,78 +538,10 @@ class StockPageRoundTripTest {
     }
   }
 
-  /** A point in the model's stream where it waits until the test opens the gate. */
-  private final class Gate {
-    private final CountDownLatch reached = new CountDownLatch(1);
-    private final CountDownLatch open = new CountDownLatch(1);
-
-    Gate() {
-      gates.add(this);
-    }
-
-    /** Called on the model's thread: waits until opened (at most {@link #WAIT}). */
-    void pass() {
-      reached.countDown();
-      try {
-        open.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    void awaitReached() throws InterruptedException {
-      assertThat(reached.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-          .as("the model reached the gate").isTrue();
-    }
-
-    void open() {
-      open.countDown();
-    }
-  }
-
-  /** A scripted model whose text stream waits at {@link Gate}s, by text token index. */
-  private static final class GatedLlm implements LlmClient {
-    private final ScriptedLlmClient scripted;
-    private final Map<Integer, Gate> gates;
-    private final AtomicInteger textTokens = new AtomicInteger();
-
-    GatedLlm(ScriptedLlmClient scripted, Map<Integer, Gate> gates) {
-      this.scripted = scripted;
-      this.gates = gates;
-    }
-
-    @Override
-    public LlmCall stream(LlmRequest request, LlmListener listener) {
-      return scripted.stream(request, new LlmListener() {
-        @Override
-        public void onThinking(String text) {
-          listener.onThinking(text);
-        }
-
-        @Override
-        public void onText(String text) {
-          Gate gate = gates.get(textTokens.getAndIncrement());
-          if (gate != null) {
-            gate.pass();
-          }
-          listener.onText(text);
-        }
-
-        @Override
-        public void onToolCall(LlmToolCall call) {
-          listener.onToolCall(call);
-        }
-
-        @Override
-        public void onComplete(LlmCompletion completion) {
-          listener.onComplete(completion);
-        }
-
-        @Override
-        public void onError(LlmException error, LlmCompletion partial) {
-          listener.onError(error, partial);
-        }
-      });
-    }
+  /** A gate opened after the test at the latest. */
+  private ModelGate gate() {
+    ModelGate g = new ModelGate(WAIT);
+    gates.add(g);
+    return g;
   }
 }
