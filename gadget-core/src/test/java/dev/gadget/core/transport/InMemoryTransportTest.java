@@ -79,6 +79,10 @@ class InMemoryTransportTest extends TransportContract {
       await("reconnect", () -> c.isConnected() || !sender.isAlive());
     }
     sender.join(TimeUnit.SECONDS.toMillis(30));
+    // Events in flight at a cut are lost (as on a real network): on a busy machine all of the
+    // sender's may be. One more, sent once the cuts are over, arrives after whatever did.
+    await("connected", c::isConnected);
+    c.emit("n", args(JSON.numberNode(total)));
     // An acknowledged marker sent last arrives after everything sent before it (it is retried
     // while the buffer is still full of what the sender left).
     await("the marker acknowledged", () -> {
@@ -90,7 +94,7 @@ class InMemoryTransportTest extends TransportContract {
       }
     });
     assertThat(cuts).isPositive();
-    assertThat(got).isNotEmpty();
+    assertThat(got).isNotEmpty().last().isEqualTo((long) total);
     for (int i = 1; i < got.size(); i++) {
       // events may be refused while the buffer is full, but never reordered or repeated
       assertThat(got.get(i)).as("event %s after %s", got.get(i), got.get(i - 1))
