@@ -20,7 +20,9 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +37,8 @@ public final class AcpServer {
   public static final int PROTOCOL_VERSION = 1;
   private static final Logger log = LoggerFactory.getLogger(AcpServer.class);
   private static final AtomicInteger THREADS = new AtomicInteger();
+  /** The most requests of one editor answered at once; one more is refused in words. */
+  static final int MAX_REQUESTS = 32;
 
   private final AgentSettings settings;
   private final Map<String, Session> sessions = new ConcurrentHashMap<>();
@@ -47,11 +51,13 @@ public final class AcpServer {
 
   /** Serves one editor on {@code in} and {@code out} until {@code in} ends. */
   public void serve(InputStream in, OutputStream out) throws IOException {
-    ExecutorService workers = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "gadget-acp-" + THREADS.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    // one thread a request being answered (a prompt holds one for its turn), at most MAX_REQUESTS
+    ExecutorService workers = new ThreadPoolExecutor(0, MAX_REQUESTS, 30, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), r -> {
+          Thread t = new Thread(r, "gadget-acp-" + THREADS.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
     RpcConnection connection = new RpcConnection(out, settings.maxMessageBytes(), workers);
     connection.method("initialize", this::initialize)
         .method("authenticate", params -> GadgetJson.mapper().createObjectNode())

@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -147,7 +148,12 @@ public final class RpcConnection {
           + "\". It answers " + String.join(", ", methods.keySet()) + ".");
       return;
     }
-    executor.execute(() -> run(id, name, handler, params));
+    try {
+      executor.execute(() -> run(id, name, handler, params));
+    } catch (RejectedExecutionException e) {
+      sendError(id, RpcException.INTERNAL_ERROR, "Gadget is answering as many requests of this "
+          + "editor as it takes at once; send " + name + " again once one is answered.");
+    }
   }
 
   private void run(JsonNode id, String name, Method handler, JsonNode params) {
