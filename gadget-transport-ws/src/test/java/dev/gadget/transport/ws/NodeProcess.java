@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * One node script of the interop harness in {@code src/test/node}: its stdout is read as one
@@ -94,6 +95,30 @@ public final class NodeProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * Reads lines into {@code into} up to and including the first that {@code stop} accepts,
+   * within {@code wait}, and returns that one; fails on a line reporting an error or the end of
+   * the script.
+   */
+  public JsonNode readUntil(List<JsonNode> into, Predicate<JsonNode> stop, Duration wait) {
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        fail("node did not get there within " + wait + "; " + diagnostics());
+      }
+      JsonNode line = next(Duration.ofNanos(left));
+      if (List.of("error", "deadline", "<eof>", "<non-json>").contains(
+          line.path("event").asText())) {
+        fail("node: " + line + "; " + diagnostics());
+      }
+      into.add(line);
+      if (stop.test(line)) {
+        return line;
+      }
     }
   }
 

@@ -220,22 +220,7 @@ class SnapshotPageTest {
    */
   private static JsonNode readUntil(NodeProcess node, List<JsonNode> into,
       Predicate<JsonNode> stop) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        fail("node did not get there within " + WAIT + "; " + node.diagnostics());
-      }
-      JsonNode line = node.next(Duration.ofNanos(left));
-      if (List.of("error", "deadline", "<eof>", "<non-json>").contains(
-          line.path("event").asText())) {
-        fail("node: " + line + "; " + node.diagnostics());
-      }
-      into.add(line);
-      if (stop.test(line)) {
-        return line;
-      }
-    }
+    return node.readUntil(into, stop, WAIT);
   }
 
   private static void await(String what, BooleanSupplier condition) {

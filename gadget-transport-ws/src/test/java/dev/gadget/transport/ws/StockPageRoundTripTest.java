@@ -508,22 +508,8 @@ class StockPageRoundTripTest {
    */
   private static List<JsonNode> readUntil(NodeProcess node, List<JsonNode> into,
       Predicate<JsonNode> stop) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        fail("node did not get there within " + WAIT + "; " + node.diagnostics());
-      }
-      JsonNode line = node.next(Duration.ofNanos(left));
-      String event = line.path("event").asText();
-      if (List.of("error", "deadline", "<eof>", "<non-json>").contains(event)) {
-        fail("node: " + line + "; " + node.diagnostics());
-      }
-      into.add(line);
-      if (stop.test(line)) {
-        return into;
-      }
-    }
+    node.readUntil(into, stop, WAIT);
+    return into;
   }
 
   // ---------------------------------------------------------------- fixtures

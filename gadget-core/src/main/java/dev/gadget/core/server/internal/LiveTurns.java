@@ -264,7 +264,7 @@ public final class LiveTurns {
       // Forwarded under the turn's lock, so a page joining now gets either the snapshot with
       // this event or the event itself, never both and never neither.
       rooms.toWatchers(t.turn.sessionId(), event, payload, received);
-      heldEnd = t.heldEnd == null ? null : t.takeHeldEnd();
+      heldEnd = t.takeHeldEnd();
     }
     if (heldEnd != null) {
       timer.schedule(heldEnd, Duration.ZERO);
