@@ -175,9 +175,11 @@ class ServerRestartTest extends RuntimeTestBase {
       List<RuntimeFixture.Page.Event> events) {
     Map<Integer, String> blocks = new TreeMap<>();
     long lastSeq = -1;
+    int next = 0; // the next block's seq: after every block of the snapshot, tool blocks too
     for (JsonNode t : snapshot.path("turns")) {
       if (t.path("_id").asText().equals(turnId)) {
         for (JsonNode b : t.path("blocks")) {
+          next = Math.max(next, b.path("seq").asInt() + 1);
           if (!b.path("mode").asText().equals("tool")) {
             blocks.put(b.path("seq").asInt(), b.path("mode").asText() + ":"
                 + b.path("content").asText());
@@ -196,7 +198,9 @@ class ServerRestartTest extends RuntimeTestBase {
         }
       }
     }
-    int next = blocks.isEmpty() ? 0 : ((TreeMap<Integer, String>) blocks).lastKey() + 1;
+    if (open >= 0) {
+      next = Math.max(next, open + 1);
+    }
     String openMode = open >= 0 ? blocks.get(open).split(":", 2)[0] : null;
     for (RuntimeFixture.Page.Event e : events) {
       JsonNode p = e.payload();
