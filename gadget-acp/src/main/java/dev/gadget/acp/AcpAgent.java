@@ -34,7 +34,9 @@ import java.util.function.Function;
  * with a stop reason; {@code session/cancel} stops it at once. Calls the
  * {@link Builder#approvalPolicy approval policy} holds back are asked of the editor with
  * {@code session/request_permission}. When the editor offers its file system, files are read and
- * written through it. See {@code docs/ACP.md}.
+ * written through it, and commands run in its terminal when it offers one. Sessions are stored
+ * ({@link Builder#sessionsDirectory}) and {@code session/load} replays them. See
+ * {@code docs/ACP.md}.
  *
  * <p><b>Threading.</b> An {@code AcpAgent} is immutable; {@link #serve} blocks its caller until
  * the input ends and may be called for several connections at once. Nothing is ever written to
@@ -67,6 +69,23 @@ public final class AcpAgent {
         Objects.requireNonNull(out, "out"));
   }
 
+  /**
+   * The user's data directory for sessions: {@code $XDG_DATA_HOME/gadget/acp} when
+   * {@code XDG_DATA_HOME} is set, else {@code ~/.local/share/gadget/acp}
+   * ({@code %LOCALAPPDATA%\gadget\acp} on Windows).
+   */
+  public static Path defaultSessionsDirectory() {
+    String xdg = System.getenv("XDG_DATA_HOME");
+    if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
+      return Path.of(xdg, "gadget", "acp");
+    }
+    String local = System.getenv("LOCALAPPDATA");
+    if (local != null && !local.isBlank() && System.getProperty("os.name", "").startsWith("Win")) {
+      return Path.of(local, "gadget", "acp");
+    }
+    return Path.of(System.getProperty("user.home"), ".local", "share", "gadget", "acp");
+  }
+
   /** Builds an {@link AcpAgent}. */
   public static final class Builder {
     private LlmClient llm;
@@ -81,6 +100,7 @@ public final class AcpAgent {
     private Duration mcpTimeout = Duration.ofSeconds(60);
     private String name = "gadget";
     private String version = "0.1.0-SNAPSHOT";
+    private Path sessionsDirectory = defaultSessionsDirectory();
 
     private Builder() {}
 
@@ -160,12 +180,25 @@ public final class AcpAgent {
       return this;
     }
 
+    /**
+     * Where sessions are stored so that {@code session/load} can bring them back, one journaled
+     * store directory each ({@code <dir>/sessions/<sessionId>/}, readable by their owner only):
+     * the turns (prompts, thinking, replies, tool calls and their output, compactions), never a
+     * key. Default: the user's data directory, {@code $XDG_DATA_HOME/gadget/acp} or
+     * {@code ~/.local/share/gadget/acp}. {@code null} keeps sessions in memory only, and the
+     * agent does not offer {@code loadSession}.
+     */
+    public Builder sessionsDirectory(Path dir) {
+      this.sessionsDirectory = dir;
+      return this;
+    }
+
     /** The agent. */
     public AcpAgent build() {
       Objects.requireNonNull(llm, "llmClient");
       Objects.requireNonNull(model, "model");
       return new AcpAgent(new AgentSettings(llm, model, params, tools, limits, sandbox,
-          approvalPolicy, maxMessageBytes, mcpTimeout, name, version));
+          approvalPolicy, maxMessageBytes, mcpTimeout, name, version, sessionsDirectory));
     }
   }
 }

@@ -38,6 +38,12 @@ final class AcpClientHarness implements AutoCloseable {
     String buffer;
     Function<AcpSchema.RequestPermissionRequest, AcpSchema.RequestPermissionOutcome> permission =
         r -> new AcpSchema.PermissionSelected("allow_once");
+    /** Where the agent stores sessions; {@code null}: in memory. */
+    Path sessions;
+    /** The turn's context budget in tokens; {@code null}: the default. */
+    Integer contextBudget;
+    /** The editor's terminal, when it offers one. */
+    RealTerminals terminal;
   }
 
   AcpClientHarness(Editor editor, String... agentArgs) {
@@ -49,8 +55,15 @@ final class AcpClientHarness implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    AgentParameters params = AgentParameters.builder(javaBin()).args(args)
-        .addEnvVar("ACP_WIRE_LOG", wireLog.toString()).build();
+    AgentParameters.Builder agent = AgentParameters.builder(javaBin()).args(args)
+        .addEnvVar("ACP_WIRE_LOG", wireLog.toString());
+    if (editor.sessions != null) {
+      agent.addEnvVar("ACP_SESSIONS", editor.sessions.toString());
+    }
+    if (editor.contextBudget != null) {
+      agent.addEnvVar("ACP_CONTEXT_BUDGET", editor.contextBudget.toString());
+    }
+    AgentParameters params = agent.build();
     AcpClient.SyncSpec spec = AcpClient.sync(new StdioAcpClientTransport(params))
         .requestTimeout(DEADLINE)
         .sessionUpdateConsumer(n -> updates.add(n.update()))
@@ -66,10 +79,12 @@ final class AcpClientHarness implements AutoCloseable {
             return new AcpSchema.WriteTextFileResponse();
           });
     }
+    if (editor.terminal != null) {
+      editor.terminal.register(spec);
+    }
     client = spec.build();
-    AcpSchema.ClientCapabilities caps = editor.fs
-        ? new AcpSchema.ClientCapabilities(new AcpSchema.FileSystemCapability(true, true), false)
-        : new AcpSchema.ClientCapabilities();
+    AcpSchema.ClientCapabilities caps = new AcpSchema.ClientCapabilities(
+        new AcpSchema.FileSystemCapability(editor.fs, editor.fs), editor.terminal != null);
     initializeResponse = client.initialize(new AcpSchema.InitializeRequest(1, caps));
   }
 
@@ -88,6 +103,30 @@ final class AcpClientHarness implements AutoCloseable {
     return out;
   }
 
+  /** Every message the agent sent, in its order. */
+  List<JsonNode> wireMessages() throws IOException {
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : Files.readAllLines(wireLog)) {
+      out.add(JSON.readTree(line));
+    }
+    return out;
+  }
+
+  /**
+   * Kills the agent's process at once (no chance to store anything more), and waits until it is
+   * gone.
+   */
+  void killAgent() throws Exception {
+    List<ProcessHandle> agents = ProcessHandle.current().children()
+        .filter(p -> p.info().commandLine().orElse("").contains(ScriptedAgentMain.class.getName()))
+        .toList();
+    if (agents.size() != 1) {
+      throw new AssertionError("expected one agent process, found " + agents.size());
+    }
+    agents.get(0).destroyForcibly();
+    agents.get(0).onExit().get(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+  }
+
   /** Waits until the agent has sent an update that matches, or fails after the deadline. */
   void awaitWire(Predicate<JsonNode> which) throws Exception {
     Instant end = Instant.now().plus(DEADLINE);
@@ -104,6 +143,12 @@ final class AcpClientHarness implements AutoCloseable {
   String newSession(Path cwd) {
     return client.newSession(new AcpSchema.NewSessionRequest(cwd.toString(), List.of()))
         .sessionId();
+  }
+
+  /** Loads a stored session; its history arrives as updates before this returns. */
+  AcpSchema.LoadSessionResponse loadSession(String sessionId, Path cwd) {
+    return client.loadSession(new AcpSchema.LoadSessionRequest(sessionId, cwd.toString(),
+        List.of()));
   }
 
   AcpSchema.StopReason prompt(String sessionId, String text) {

@@ -1,6 +1,8 @@
 package dev.gadget.acp;
 
+import dev.gadget.core.agent.AgentLimits;
 import dev.gadget.core.agent.ApprovalPolicy;
+import dev.gadget.core.agent.SummarizingCompactor;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmRequest;
 import dev.gadget.core.llm.ScriptedLlmClient;
@@ -8,6 +10,7 @@ import dev.gadget.core.model.Role;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -17,7 +20,10 @@ import java.util.List;
  * reads {@code hello.txt}, replaces "Hello" with "Hi", completes the plan and answers;
  * {@code run <command>} runs a command and says what it printed; {@code mcp <text>} calls the
  * {@code everything} MCP server's echo tool; {@code slow} streams a long
- * answer; anything else is echoed.
+ * answer; {@code big <word>} answers with 600 words; {@code recall} lists the user messages the
+ * model was given before the prompt; anything else is echoed. A compactor's summary request is
+ * answered {@code SUMMARY of N messages}. The environment: {@code ACP_SESSIONS} the sessions
+ * directory (none: in memory), {@code ACP_CONTEXT_BUDGET} the turn's context budget in tokens.
  */
 public final class ScriptedAgentMain {
   private ScriptedAgentMain() {}
@@ -26,7 +32,12 @@ public final class ScriptedAgentMain {
     ApprovalPolicy policy = ApprovalPolicy.fromWireName(args.length > 0 ? args[0] : "never");
     ScriptedLlmClient llm = ScriptedLlmClient.builder().tokenDelay(Duration.ofMillis(2))
         .script(ScriptedAgentMain::reply).build();
+    String sessions = System.getenv("ACP_SESSIONS");
+    String budget = System.getenv("ACP_CONTEXT_BUDGET");
     AcpAgent.builder().llmClient(llm).model("scripted-test").approvalPolicy(policy)
+        .sessionsDirectory(sessions == null ? null : Path.of(sessions))
+        .limits(budget == null ? AgentLimits.DEFAULTS
+            : AgentLimits.DEFAULTS.withContextTokenBudget(Integer.parseInt(budget)))
         .maxMessageBytes(64 * 1024).build().serve(System.in, wire(System.out));
   }
 
@@ -63,6 +74,10 @@ public final class ScriptedAgentMain {
 
   static ScriptedLlmClient.Reply reply(LlmRequest request) {
     List<LlmMessage> messages = request.messages();
+    if (messages.get(0).content().equals(SummarizingCompactor.INSTRUCTIONS)) {
+      return ScriptedLlmClient.reply().text("SUMMARY of " + (messages.size() - 1) + " messages")
+          .build();
+    }
     int lastUser = 0;
     for (int i = 0; i < messages.size(); i++) {
       if (messages.get(i).role() == Role.USER) {
@@ -109,6 +124,19 @@ public final class ScriptedAgentMain {
           ? ScriptedLlmClient.reply().toolCall("everything__echo", "{\"message\":\""
               + prompt.substring(4) + "\"}").build()
           : ScriptedLlmClient.reply().text("The MCP server said: " + lastResult.strip()).build();
+    }
+    if (prompt.startsWith("big ")) {
+      return ScriptedLlmClient.reply().text((prompt.substring(4) + " ").repeat(600)).build();
+    }
+    if (prompt.equals("recall")) {
+      StringBuilder seen = new StringBuilder("I was given:");
+      for (int i = 1; i < lastUser; i++) {
+        if (messages.get(i).role() == Role.USER) {
+          String m = messages.get(i).content();
+          seen.append(" [").append(m.length() > 60 ? m.substring(0, 60) : m).append("]");
+        }
+      }
+      return ScriptedLlmClient.reply().text(seen.toString()).build();
     }
     if (prompt.equals("slow")) {
       return ScriptedLlmClient.reply().text("word ".repeat(5000)).build();

@@ -32,15 +32,14 @@ final class Updates {
         return "thought";
       case "agent_message_chunk":
         return "message";
+      case "user_message_chunk":
+        return "user " + u.path("content").path("text").asText();
       case "tool_call":
         return "tool_call " + u.path("kind").asText() + " " + u.path("status").asText() + " "
-            + u.path("title").asText();
+            + u.path("title").asText() + contents(u);
       case "tool_call_update":
-        boolean diff = false;
-        for (JsonNode c : u.path("content")) {
-          diff |= c.path("type").asText().equals("diff");
-        }
-        return "update " + u.path("status").asText() + (diff ? " diff" : "");
+        return "update" + (u.has("status") ? " " + u.path("status").asText() : "")
+            + contents(u);
       case "plan":
         List<String> states = new ArrayList<>();
         u.path("entries").forEach(e -> states.add(e.path("status").asText()));
@@ -48,6 +47,20 @@ final class Updates {
       default:
         return null; // usage_update
     }
+  }
+
+  /** " diff" and " terminal" for the content blocks of those types a tool call has. */
+  private static String contents(JsonNode u) {
+    String out = "";
+    for (String type : List.of("terminal", "diff")) {
+      for (JsonNode c : u.path("content")) {
+        if (c.path("type").asText().equals(type)) {
+          out += " " + type;
+          break;
+        }
+      }
+    }
+    return out;
   }
 
   /** The text of the agent's message chunks as sent, joined. */

@@ -3,6 +3,7 @@ package dev.gadget.acp.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.spi.ChatStore;
 import dev.gadget.mcp.McpException;
 import dev.gadget.mcp.McpServerConfig;
 import dev.gadget.mcp.McpToolset;
@@ -29,8 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The ACP methods of one connection: {@code initialize}, {@code authenticate},
- * {@code session/new}, {@code session/prompt}, {@code session/set_model} and the
- * {@code session/cancel} notification.
+ * {@code session/new}, {@code session/load}, {@code session/prompt}, {@code session/set_model}
+ * and the {@code session/cancel} notification.
  */
 public final class AcpServer {
   /** The ACP protocol version Gadget speaks. */
@@ -41,12 +42,14 @@ public final class AcpServer {
   static final int MAX_REQUESTS = 32;
 
   private final AgentSettings settings;
+  private final SessionStore store;
   private final Map<String, Session> sessions = new ConcurrentHashMap<>();
   private volatile ClientCapabilities client = ClientCapabilities.NONE;
 
   /** A server with these settings. */
   public AcpServer(AgentSettings settings) {
     this.settings = Objects.requireNonNull(settings, "settings");
+    this.store = new SessionStore(settings.sessionsDirectory());
   }
 
   /** Serves one editor on {@code in} and {@code out} until {@code in} ends. */
@@ -62,6 +65,7 @@ public final class AcpServer {
     connection.method("initialize", this::initialize)
         .method("authenticate", params -> GadgetJson.mapper().createObjectNode())
         .method("session/new", params -> newSession(connection, params))
+        .method("session/load", params -> loadSession(connection, params))
         .method("session/prompt", this::prompt)
         .method("session/set_model", this::setModel)
         .notification("session/cancel", params -> {
@@ -85,7 +89,8 @@ public final class AcpServer {
         client.writeTextFile());
     ObjectNode result = GadgetJson.mapper().createObjectNode()
         .put("protocolVersion", PROTOCOL_VERSION);
-    ObjectNode caps = result.putObject("agentCapabilities").put("loadSession", false);
+    ObjectNode caps = result.putObject("agentCapabilities").put("loadSession",
+        store.durable());
     caps.putObject("promptCapabilities").put("image", false).put("audio", false)
         .put("embeddedContext", true);
     caps.putObject("mcpCapabilities").put("http", true).put("sse", false);
@@ -98,20 +103,64 @@ public final class AcpServer {
   private Object newSession(RpcConnection connection, JsonNode params) {
     Path cwd = directory(params.get("cwd"));
     List<McpServerConfig> servers = mcpServers(params.get("mcpServers"), cwd);
-    McpToolset mcp = null;
-    if (!servers.isEmpty()) {
-      try {
-        mcp = McpToolset.builder().servers(servers).timeout(settings.mcpTimeout()).start();
-      } catch (McpException | IllegalArgumentException e) {
-        throw new RpcException(RpcException.INTERNAL_ERROR, "Gadget could not start the "
-            + "editor's MCP servers: " + e.getMessage());
-      }
-    }
     String id = "gadget-" + UUID.randomUUID();
-    Session session = new Session(id, cwd, settings, connection, client, mcp);
+    McpToolset mcp = startMcp(servers);
+    Session session = new Session(id, cwd, settings, connection, client, mcp,
+        store.create(id, cwd, settings.model()));
     sessions.put(id, session);
     log.info("session {} on {} ({} MCP tools)", id, cwd, mcp == null ? 0 : mcp.tools().size());
-    ObjectNode result = GadgetJson.mapper().createObjectNode().put("sessionId", id);
+    return sessionResult(session).put("sessionId", id);
+  }
+
+  /**
+   * Opens a stored session on the editor's {@code cwd} with its MCP servers, and replays its
+   * turns as updates before answering. A session already open in this process is replayed as it
+   * stands.
+   */
+  private Object loadSession(RpcConnection connection, JsonNode params) {
+    String id = params.path("sessionId").asText("");
+    if (id.isBlank()) {
+      throw RpcException.invalidParams("session/load needs the \"sessionId\" of a stored "
+          + "session.");
+    }
+    Path cwd = directory(params.get("cwd"));
+    Session session;
+    synchronized (sessions) { // one load of a session at a time: its store opens once
+      session = sessions.get(id);
+      if (session == null) {
+        List<McpServerConfig> servers = mcpServers(params.get("mcpServers"), cwd);
+        ChatStore stored = store.open(id);
+        McpToolset mcp;
+        try {
+          TurnRecorder.endAbandoned(stored, id);
+          mcp = startMcp(servers);
+        } catch (RuntimeException e) {
+          stored.close();
+          throw e;
+        }
+        session = new Session(id, cwd, settings, connection, client, mcp, stored);
+        sessions.put(id, session);
+        log.info("session {} loaded on {}", id, cwd);
+      }
+    }
+    session.replay();
+    return sessionResult(session);
+  }
+
+  private McpToolset startMcp(List<McpServerConfig> servers) {
+    if (servers.isEmpty()) {
+      return null;
+    }
+    try {
+      return McpToolset.builder().servers(servers).timeout(settings.mcpTimeout()).start();
+    } catch (McpException | IllegalArgumentException e) {
+      throw new RpcException(RpcException.INTERNAL_ERROR, "Gadget could not start the "
+          + "editor's MCP servers: " + e.getMessage());
+    }
+  }
+
+  private static ObjectNode sessionResult(Session session) {
+    ObjectNode result = GadgetJson.mapper().createObjectNode();
     ObjectNode models = result.putObject("models").put("currentModelId", session.model());
     models.putArray("availableModels").addObject().put("modelId", session.model())
         .put("name", session.model());

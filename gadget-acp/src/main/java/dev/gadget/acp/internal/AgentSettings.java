@@ -28,10 +28,13 @@ import java.util.function.Function;
  * @param mcpTimeout how long an editor's MCP server may take to start and answer
  * @param name the agent's name in {@code initialize}
  * @param version the agent's version in {@code initialize}
+ * @param sessionsDirectory where sessions are stored, one store directory each, or {@code null}
+ *     to keep them in memory only
  */
 public record AgentSettings(LlmClient llm, String model, ModelParams params, List<Tool> tools,
     AgentLimits limits, Function<Path, CommandSandbox> sandbox, ApprovalPolicy approvalPolicy,
-    int maxMessageBytes, Duration mcpTimeout, String name, String version) {
+    int maxMessageBytes, Duration mcpTimeout, String name, String version,
+    Path sessionsDirectory) {
   public AgentSettings {
     Objects.requireNonNull(llm, "llm");
     Objects.requireNonNull(model, "model");

@@ -7,12 +7,17 @@ import dev.gadget.core.agent.AgentLoop;
 import dev.gadget.core.agent.AgentOutcome;
 import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.AgentRun;
+import dev.gadget.core.agent.SessionContext;
 import dev.gadget.core.agent.Tool;
-import dev.gadget.core.model.ChatMessage;
+import dev.gadget.core.agent.tools.CommandSandbox;
+import dev.gadget.core.agent.tools.RunCommandTool;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.spi.ChatStore;
 import dev.gadget.mcp.McpToolset;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,9 +25,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One ACP session: a project directory, the conversation so far, the tools (the editor's file
- * system when it offers one, the MCP servers it passed), the calls allowed for the session, and
- * the turn running now, if any. One turn at a time.
+ * One ACP session: a project directory, its store (the turns so far, from which each prompt's
+ * context is built as the server builds a drone's: from the latest compaction on), the tools (the
+ * editor's file system and terminal when it offers them, the MCP servers it passed), the calls
+ * allowed for the session, and the turn running now, if any. One turn at a time.
  */
 final class Session {
   private final String id;
@@ -31,28 +37,42 @@ final class Session {
   private final RpcConnection connection;
   private final McpToolset mcp;
   private final AgentLoop loop;
-  private final List<ChatMessage> context = new ArrayList<>();
+  private final ChatStore store;
   private final AtomicReference<AgentRun> running = new AtomicReference<>();
   private final AtomicReference<Diffs.Diff> lastDiff = new AtomicReference<>();
+  /** The call running now (tools run one at a time), and the editor's terminal it started. */
+  private final AtomicReference<String> runningCall = new AtomicReference<>();
+  private final Map<String, String> terminals = new ConcurrentHashMap<>();
   /** Calls already announced with {@code tool_call} (while they waited for permission). */
   private final Set<String> announced = ConcurrentHashMap.newKeySet();
   private volatile String model;
 
   Session(String id, Path cwd, AgentSettings settings, RpcConnection connection,
-      ClientCapabilities client, McpToolset mcp) {
+      ClientCapabilities client, McpToolset mcp, ChatStore store) {
     this.id = Objects.requireNonNull(id, "id");
     this.cwd = Objects.requireNonNull(cwd, "cwd");
     this.settings = settings;
     this.connection = connection;
     this.mcp = mcp;
+    this.store = Objects.requireNonNull(store, "store");
     this.model = settings.model();
     List<Tool> tools = new ArrayList<>(Diffs.fileTools(settings.tools(), this, client));
+    if (client.terminal()) {
+      tools.replaceAll(t -> t.name().equals(RunCommandTool.NAME) ? new EditorTerminal(this) : t);
+    }
     if (mcp != null) {
       tools.addAll(mcp.tools());
     }
     this.loop = AgentLoop.builder().llmClient(settings.llm()).tools(tools)
-        .limits(settings.limits()).sandbox(settings.sandbox().apply(cwd))
+        .limits(settings.limits()).sandbox(sandbox(settings, cwd))
         .approvals(settings.approvalPolicy(), new Permissions(this)).build();
+  }
+
+  /** The sandbox of {@code cwd}'s commands, with the stored sessions hidden from them. */
+  private static CommandSandbox sandbox(AgentSettings settings, Path cwd) {
+    CommandSandbox sandbox = settings.sandbox().apply(cwd);
+    Path stored = settings.sessionsDirectory();
+    return stored == null ? sandbox : sandbox.newBuilder().hide(stored).build();
   }
 
   String id() {
@@ -79,6 +99,32 @@ final class Session {
     return lastDiff;
   }
 
+  /** The call about to run; {@code null} once it ended. */
+  void runningCall(String callId) {
+    runningCall.set(callId);
+  }
+
+  /**
+   * The running call started the editor's terminal {@code terminalId}: the call's
+   * {@code tool_call_update} embeds it, so that the editor shows its output as it comes.
+   */
+  void terminalStarted(String terminalId) {
+    String callId = runningCall.get();
+    if (callId == null) {
+      return;
+    }
+    terminals.put(callId, terminalId);
+    ObjectNode update = GadgetJson.mapper().createObjectNode()
+        .put("sessionUpdate", "tool_call_update").put("toolCallId", callId);
+    update.putArray("content").addObject().put("type", "terminal").put("terminalId", terminalId);
+    update(update);
+  }
+
+  /** The terminal the call {@code callId} ran in, once, or {@code null}. */
+  String takeTerminal(String callId) {
+    return terminals.remove(callId);
+  }
+
   /**
    * Runs one turn on {@code prompt}, streaming its updates, and returns its stop reason.
    *
@@ -86,32 +132,33 @@ final class Session {
    */
   String prompt(String prompt) throws InterruptedException {
     UpdateSender sender = new UpdateSender(this);
-    AgentRequest request;
-    synchronized (context) {
-      request = AgentRequest.builder(cwd, model, prompt).params(settings.params())
-          .context(List.copyOf(context)).build();
-    }
     AgentRun run;
+    TurnRecorder recorder;
     synchronized (running) {
       if (running.get() != null) {
         throw new RpcException(RpcException.INVALID_REQUEST, "A prompt is already running in "
             + "this session; wait for it to end, or cancel it with session/cancel.");
       }
-      run = loop.start(request, sender);
+      List<ChatTurn> history = store.listTurns(id);
+      AgentRequest request = AgentRequest.builder(cwd, model, prompt).params(settings.params())
+          .context(SessionContext.of(history, user -> null)).chatId(id).build();
+      recorder = TurnRecorder.start(store, id,
+          history.isEmpty() ? 0 : history.get(history.size() - 1).seq() + 1, prompt, model);
+      run = loop.start(request, Listeners.both(recorder, sender));
       running.set(run);
     }
     AgentOutcome outcome;
     try {
       outcome = run.outcome().get();
     } catch (ExecutionException e) {
+      recorder.finish(new AgentOutcome(AgentOutcome.Status.ERROR, "", "The turn failed: "
+          + e.getCause(), null, null, null, e.getCause()));
       throw new IllegalStateException("the turn failed", e.getCause());
     } finally {
       running.set(null);
       announced.clear();
     }
-    synchronized (context) {
-      context.addAll(outcome.messages());
-    }
+    recorder.finish(outcome);
     switch (outcome.status()) {
       case FINISHED:
         return "end_turn";
@@ -134,12 +181,26 @@ final class Session {
     }
   }
 
-  /** Cancels the turn and stops the session's MCP servers. */
+  /** Sends the stored turns as {@code session/update}s, in order ({@code session/load}). */
+  void replay() {
+    History.updates(store.listTurns(id), cwd).forEach(this::update);
+  }
+
+  /** Cancels the turn, stops the session's MCP servers and closes its store. */
   void close() {
     cancel();
     if (mcp != null) {
       mcp.close();
     }
+    AgentRun run = running.get();
+    if (run != null) {
+      try {
+        run.outcome().get(5, java.util.concurrent.TimeUnit.SECONDS); // its end is stored
+      } catch (Exception e) {
+        // it ends with the process: the next load says so
+      }
+    }
+    store.close();
   }
 
   /** Sends a {@code session/update} whose {@code update} is {@code update}. */

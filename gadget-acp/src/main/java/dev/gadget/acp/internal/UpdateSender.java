@@ -57,6 +57,7 @@ final class UpdateSender implements AgentListener {
   @Override
   public void onToolStart(ToolCall call) {
     session.lastDiff().set(null);
+    session.runningCall(call.callId());
     if (session.wasAnnounced(call.callId())) {
       ObjectNode update = GadgetJson.mapper().createObjectNode()
           .put("sessionUpdate", "tool_call_update").put("toolCallId", call.callId())
@@ -76,10 +77,11 @@ final class UpdateSender implements AgentListener {
         .put("sessionUpdate", "tool_call_update").put("toolCallId", call.callId())
         .put("status", success ? "completed" : "failed");
     ArrayNode content = update.putArray("content");
-    String output = call.response() == null ? "" : call.response();
-    if (output.length() > MAX_OUTPUT_CHARS) {
-      output = output.substring(0, MAX_OUTPUT_CHARS) + "\n[… " + (output.length()
-          - MAX_OUTPUT_CHARS) + " more characters]";
+    String output = capped(call.response() == null ? "" : call.response());
+    session.runningCall(null);
+    String terminal = session.takeTerminal(call.callId());
+    if (terminal != null) {
+      content.addObject().put("type", "terminal").put("terminalId", terminal);
     }
     content.addObject().put("type", "content").putObject("content").put("type", "text")
         .put("text", output);
@@ -108,6 +110,12 @@ final class UpdateSender implements AgentListener {
         session.update(plan);
       }
     }
+  }
+
+  /** {@code output} cut to {@link #MAX_OUTPUT_CHARS}, saying how much was left out. */
+  static String capped(String output) {
+    return output.length() <= MAX_OUTPUT_CHARS ? output : output.substring(0, MAX_OUTPUT_CHARS)
+        + "\n[… " + (output.length() - MAX_OUTPUT_CHARS) + " more characters]";
   }
 
   @Override

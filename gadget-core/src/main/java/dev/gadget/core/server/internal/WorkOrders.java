@@ -1,6 +1,7 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.Ids;
+import dev.gadget.core.agent.SessionContext;
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;

@@ -4,6 +4,7 @@ import static dev.gadget.core.server.internal.SessionContextTest.tool;
 import static dev.gadget.core.server.internal.SessionContextTest.turn;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gadget.core.agent.SessionContext;
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.Role;

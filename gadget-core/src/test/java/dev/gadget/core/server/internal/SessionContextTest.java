@@ -2,6 +2,7 @@ package dev.gadget.core.server.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gadget.core.agent.SessionContext;
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ContextCompaction;

@@ -1,4 +1,4 @@
-package dev.gadget.core.server.internal;
+package dev.gadget.core.agent;
 
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatTurn;
@@ -18,19 +18,24 @@ import java.util.function.Function;
  * an assistant message (its reasoning, its text, its tool calls) followed by one tool message per
  * call, paired by call id. Texts of one round are joined by a blank line. After a compaction, the
  * context starts from it, as the drone that made it went on (see {@link ContextCompaction}).
+ *
+ * <p>The server builds each work order's context with it; an application that keeps its own
+ * turns (such as gadget-acp's sessions) builds the next {@link AgentRequest#context()} the same
+ * way. Pure and thread-safe.
  */
-final class SessionContext {
+public final class SessionContext {
   /** What the model reads for a call whose turn ended before the tool gave a result. */
-  static final String NO_RESULT = "(no result: the turn ended before this tool finished)";
+  public static final String NO_RESULT = "(no result: the turn ended before this tool finished)";
 
   private SessionContext() {}
 
   /**
    * The context of the turns of {@code history}, oldest first.
    *
-   * @param authors the author of a user id's prompts, or {@code null} when unknown
+   * @param history the session's turns, in {@code seq} order, each with its blocks
+   * @param authors the author of a user id's prompts ({@code null} from it when unknown)
    */
-  static List<ChatMessage> of(List<ChatTurn> history,
+  public static List<ChatMessage> of(List<ChatTurn> history,
       Function<String, ChatMessage.Author> authors) {
     List<ChatMessage> messages = new ArrayList<>();
     if (!compacted(history, authors, messages)) {
@@ -107,13 +112,13 @@ final class SessionContext {
     return true;
   }
 
-  static ChatMessage prompt(ChatTurn t, Function<String, ChatMessage.Author> authors) {
+  private static ChatMessage prompt(ChatTurn t, Function<String, ChatMessage.Author> authors) {
     return new ChatMessage(t.createdAt(), Role.USER, t.prompt(), null, List.of(), null, null,
         t.id(), authors.apply(t.userId()));
   }
 
   /** The model rounds of {@code blocks} (of turn {@code t}), then how the turn ended. */
-  static void rounds(ChatTurn t, List<TurnBlock> blocks, List<ChatMessage> out) {
+  private static void rounds(ChatTurn t, List<TurnBlock> blocks, List<ChatMessage> out) {
     Round round = null;
     for (TurnBlock b : blocks) {
       if (b.isSuperseded()) {
