@@ -133,7 +133,7 @@ public final class ScriptedAgentMain {
       for (int i = 1; i < lastUser; i++) {
         if (messages.get(i).role() == Role.USER) {
           String m = messages.get(i).content();
-          seen.append(" [").append(m.length() > 60 ? m.substring(0, 60) : m).append("]");
+          seen.append(" [").append(m.length() > 100 ? m.substring(0, 100) : m).append("]");
         }
       }
       return ScriptedLlmClient.reply().text(seen.toString()).build();

@@ -4,7 +4,6 @@ import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.agent.tools.CommandSandbox;
-import dev.gadget.core.agent.tools.SandboxPolicy;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.drone.GitChanges;
 import dev.gadget.core.drone.TurnTools;
@@ -13,11 +12,9 @@ import dev.gadget.core.drone.WorkspaceLock;
 import dev.gadget.core.model.WorkOrder;
 import dev.gadget.mcp.McpToolset;
 import dev.gadget.transport.ws.WebSocketTransportClient;
-import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -79,7 +76,7 @@ final class DroneCommand implements Command {
 
   @Override
   public List<OptionSpec> options() {
-    return List.of(
+    List<OptionSpec> all = new ArrayList<>(List.of(
         OptionSpec.value("server", "URL", "the server's page URL, or host:port meaning "
             + "http://host:port/ (default " + ServerAddress.EXAMPLE + ")"),
         OptionSpec.value("token", "TOKEN", "the drone token (default: $GADGET_DRONE_TOKEN)"),
@@ -88,29 +85,20 @@ final class DroneCommand implements Command {
         OptionSpec.value("hostname", "NAME", "the host name shown to the server (default: "
             + "this machine's)"),
         OptionSpec.value("mcp", "FILE", "MCP servers whose tools the agent gets, in .mcp.json "
-            + "form (docs/MCP.md)"),
-        OptionSpec.value("sandbox", "POLICY", "where the agent's commands run: read-only, "
-            + "workspace-write (default) or full-access (no sandbox)"),
-        OptionSpec.flag("sandbox-network", "let sandboxed commands use the network"),
-        OptionSpec.value("sandbox-hide", "DIRS", "hide these directories (:-separated) from "
-            + "commands too, such as a server's --data-dir on this machine; the home directory "
-            + "and the rest of the workspace are hidden already"),
-        OptionSpec.value("sandbox-read", "DIRS", "let commands read these directories "
-            + "(:-separated) inside hidden ones, such as ~/.m2 for builds (read-only)"),
+            + "form (docs/MCP.md)")));
+    all.addAll(SandboxOptions.OPTIONS);
+    all.addAll(List.of(
         OptionSpec.value("keep-checkpoints", "TURNS", "how many turns' checkpoints each "
             + "project keeps (default " + GitChanges.DEFAULT_KEPT_CHECKPOINTS + "): past them, "
             + "the refs/gadget/checkpoints/ of turns no undo or commit can use any more are "
             + "removed, so that git gc can free them; turns still to undo or commit are kept"),
-        OptionSpec.value("sandbox-env", "NAMES", "pass these environment variables "
-            + "(,-separated) on to commands as well; commands get only PATH, HOME, LANG, TERM, "
-            + "TZ, the toolchains' own (JAVA_HOME, GOPATH, ...) and these, never a GADGET_ "
-            + "variable or an LLM key"),
         OptionSpec.value("tool-search", "WHEN", "when tools are deferred and found by "
             + "search_tools: auto (default: their definitions over 10% of the context budget), "
             + "always, never, or a share of the budget such as 25%"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
-            + "projects only)"));
+            + "projects only)")));
+    return all;
   }
 
   @Override
@@ -126,7 +114,7 @@ final class DroneCommand implements Command {
     Path workspace = Path.of(args.get("workspace", DEFAULT_WORKSPACE)).toAbsolutePath()
         .normalize();
     String hostname = args.get("hostname").orElseGet(DroneCommand::localHostname);
-    CommandSandbox sandbox = sandbox(args);
+    CommandSandbox sandbox = SandboxOptions.of(args);
     int keep = keptCheckpoints(args);
     ToolDeferral deferral;
     try {
@@ -155,12 +143,8 @@ final class DroneCommand implements Command {
     Function<Path, TurnTools> projectMcp = args.flag("project-mcp") ? DroneMcp::forProject : null;
     console.out().println("Gadget drone " + Main.VERSION + ": workspace " + workspace
         + ", server " + shown);
-    sandbox.problem().ifPresentOrElse(
-        problem -> console.err().println("Commands are refused: " + problem + "."),
-        () -> console.out().println("Commands run " + (sandbox.policy()
-            == SandboxPolicy.FULL_ACCESS ? "with full access (no sandbox)" : "in a "
-            + sandbox.policy().wireName() + " sandbox" + (sandbox.network() ? " with network"
-            : ""))));
+    (sandbox.problem().isPresent() ? console.err() : console.out())
+        .println(SandboxOptions.describe(sandbox));
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
         hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp,
         b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)),
@@ -209,26 +193,6 @@ final class DroneCommand implements Command {
     return drone;
   }
 
-  /** The sandbox --sandbox and --sandbox-network name. */
-  private static CommandSandbox sandbox(Args args) {
-    SandboxPolicy policy;
-    try {
-      policy = SandboxPolicy.fromWireName(args.get("sandbox", "workspace-write"));
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
-    }
-    CommandSandbox.Builder b = policy == SandboxPolicy.FULL_ACCESS
-        ? CommandSandbox.none().newBuilder()
-        : CommandSandbox.builder(policy).network(args.flag("sandbox-network"));
-    b.hide(paths(args, "sandbox-hide")).readable(paths(args, "sandbox-read"));
-    try {
-      b.env(args.get("sandbox-env").map(v -> v.split(",", -1)).orElse(new String[0]));
-    } catch (IllegalArgumentException e) {
-      throw new UsageException("--sandbox-env: " + e.getMessage());
-    }
-    return b.build();
-  }
-
   private static int keptCheckpoints(Args args) {
     String v = args.get("keep-checkpoints").orElse(null);
     if (v == null) {
@@ -244,26 +208,6 @@ final class DroneCommand implements Command {
     }
     throw new UsageException("--keep-checkpoints takes a number of turns, 1 or more; not '"
         + v + "'");
-  }
-
-  /** The directories a PATH-like option lists ({@code :}-separated); each must exist. */
-  private static Path[] paths(Args args, String option) {
-    String value = args.get(option).orElse(null);
-    if (value == null) {
-      return new Path[0];
-    }
-    List<Path> out = new ArrayList<>();
-    for (String part : value.split(File.pathSeparator, -1)) {
-      if (part.isBlank()) {
-        throw new UsageException("--" + option + ": an empty path in \"" + value + "\"");
-      }
-      Path dir = Path.of(part).toAbsolutePath().normalize();
-      if (!Files.isDirectory(dir)) {
-        throw new UsageException("--" + option + ": " + dir + " is not a directory");
-      }
-      out.add(dir);
-    }
-    return out.toArray(Path[]::new);
   }
 
   private static String localHostname() {
