@@ -101,6 +101,7 @@ public final class AcpAgent {
     private String name = "gadget";
     private String version = "0.1.0-SNAPSHOT";
     private Path sessionsDirectory = defaultSessionsDirectory();
+    private boolean editorTerminal = true;
 
     private Builder() {}
 
@@ -193,12 +194,22 @@ public final class AcpAgent {
       return this;
     }
 
+    /**
+     * Whether {@code run_command} runs in the editor's terminal when the editor offers one
+     * (default {@code true}); {@code false} keeps every command in the {@link #sandbox}.
+     */
+    public Builder editorTerminal(boolean use) {
+      this.editorTerminal = use;
+      return this;
+    }
+
     /** The agent. */
     public AcpAgent build() {
       Objects.requireNonNull(llm, "llmClient");
       Objects.requireNonNull(model, "model");
       return new AcpAgent(new AgentSettings(llm, model, params, tools, limits, sandbox,
-          approvalPolicy, maxMessageBytes, mcpTimeout, name, version, sessionsDirectory));
+          approvalPolicy, maxMessageBytes, mcpTimeout, name, version, sessionsDirectory,
+          editorTerminal));
     }
   }
 }

@@ -44,6 +44,8 @@ final class AcpClientHarness implements AutoCloseable {
     Integer contextBudget;
     /** The editor's terminal, when it offers one. */
     RealTerminals terminal;
+    /** Whether the agent is told not to use the editor's terminal. */
+    boolean noEditorTerminal;
   }
 
   AcpClientHarness(Editor editor, String... agentArgs) {
@@ -59,6 +61,9 @@ final class AcpClientHarness implements AutoCloseable {
         .addEnvVar("ACP_WIRE_LOG", wireLog.toString());
     if (editor.sessions != null) {
       agent.addEnvVar("ACP_SESSIONS", editor.sessions.toString());
+    }
+    if (editor.noEditorTerminal) {
+      agent.addEnvVar("ACP_NO_EDITOR_TERMINAL", "1");
     }
     if (editor.contextBudget != null) {
       agent.addEnvVar("ACP_CONTEXT_BUDGET", editor.contextBudget.toString());

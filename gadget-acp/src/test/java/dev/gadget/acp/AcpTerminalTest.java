@@ -71,6 +71,25 @@ class AcpTerminalTest {
     }
   }
 
+  @Test
+  void toldNotToUseTheEditorsTerminalTheAgentRunsCommandsInItsSandbox() throws Exception {
+    AcpClientHarness.Editor editor = new AcpClientHarness.Editor();
+    editor.terminal = new RealTerminals();
+    editor.noEditorTerminal = true;
+    try (AcpClientHarness acp = new AcpClientHarness(editor)) {
+      String session = acp.newSession(project);
+      // the sandbox hides the home directory: what is there is not what the editor's shell sees
+      assertThat(acp.prompt(session, "run ls -A \"$HOME\" | wc -l"))
+          .isEqualTo(AcpSchema.StopReason.END_TURN);
+      assertThat(Updates.lines(acp.wireUpdates())).containsExactly(
+          "tool_call execute in_progress Run `ls -A \"$HOME\" | wc -l`",
+          "update completed",
+          "message");
+      assertThat(Updates.message(acp.wireUpdates())).isEqualTo("The command said: exit code: 0\n0");
+      assertThat(editor.terminal.calls).isEmpty();
+    }
+  }
+
   private static void awaitCall(RealTerminals terminal, String call) throws Exception {
     Instant end = Instant.now().plus(AcpClientHarness.DEADLINE);
     while (!terminal.calls.contains(call)) {

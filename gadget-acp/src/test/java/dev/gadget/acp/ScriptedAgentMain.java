@@ -23,7 +23,8 @@ import java.util.List;
  * answer; {@code big <word>} answers with 600 words; {@code recall} lists the user messages the
  * model was given before the prompt; anything else is echoed. A compactor's summary request is
  * answered {@code SUMMARY of N messages}. The environment: {@code ACP_SESSIONS} the sessions
- * directory (none: in memory), {@code ACP_CONTEXT_BUDGET} the turn's context budget in tokens.
+ * directory (none: in memory), {@code ACP_CONTEXT_BUDGET} the turn's context budget in tokens,
+ * {@code ACP_NO_EDITOR_TERMINAL} (any value) keeps commands out of the editor's terminal.
  */
 public final class ScriptedAgentMain {
   private ScriptedAgentMain() {}
@@ -36,6 +37,7 @@ public final class ScriptedAgentMain {
     String budget = System.getenv("ACP_CONTEXT_BUDGET");
     AcpAgent.builder().llmClient(llm).model("scripted-test").approvalPolicy(policy)
         .sessionsDirectory(sessions == null ? null : Path.of(sessions))
+        .editorTerminal(System.getenv("ACP_NO_EDITOR_TERMINAL") == null)
         .limits(budget == null ? AgentLimits.DEFAULTS
             : AgentLimits.DEFAULTS.withContextTokenBudget(Integer.parseInt(budget)))
         .maxMessageBytes(64 * 1024).build().serve(System.in, wire(System.out));

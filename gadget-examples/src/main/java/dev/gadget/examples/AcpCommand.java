@@ -53,8 +53,9 @@ final class AcpCommand implements Command {
         (session/load); --no-stored-sessions keeps them in memory. A long session is compacted
         as a drone's is: within --context-window tokens when given, else the model's own window
         or 32,000 tokens. Commands run in the editor's terminal when it offers one (the editor
-        runs them; the approval policy still asks first), else in the sandbox the --sandbox
-        options describe, as for a drone (bubblewrap, workspace-write, no network by default).
+        runs them; the approval policy still asks first) unless --no-editor-terminal, else in
+        the sandbox the --sandbox options describe, as for a drone (bubblewrap,
+        workspace-write, no network by default).
         """;
   }
 
@@ -70,6 +71,8 @@ final class AcpCommand implements Command {
     all.add(OptionSpec.value("context-window", "TOKENS", "the model's context window, which "
         + "sets the budget a session is compacted to (default: the model's own, else a "
         + "32,000-token budget)"));
+    all.add(OptionSpec.flag("no-editor-terminal", "run commands in the sandbox even when the "
+        + "editor offers its terminal"));
     all.addAll(SandboxOptions.OPTIONS);
     return all;
   }
@@ -121,6 +124,7 @@ final class AcpCommand implements Command {
     AcpAgent agent = AcpAgent.builder().llmClient(new LlmClients().apply(llm.config()))
         .model(llm.config().modelId()).params(params).approvalPolicy(policy)
         .sandbox(dir -> sandbox).sessionsDirectory(sessions)
+        .editorTerminal(!args.flag("no-editor-terminal"))
         .agentInfo("gadget", Main.VERSION).build();
     CompletableFuture<Integer> exit = new CompletableFuture<>();
     Thread serving = new Thread(() -> {

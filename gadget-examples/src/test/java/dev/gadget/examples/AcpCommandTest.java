@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -24,14 +25,17 @@ class AcpCommandTest {
   private static final long DEADLINE_S = 60;
 
   @TempDir Path project;
+  @TempDir Path sessions;
 
   @Test
   void anEditorGetsTheDemoScriptOverStdio() throws Exception {
     Files.writeString(project.resolve("README.md"), "# Greeter\n\nSays hello.\n");
     List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), Main.class.getName(), "acp",
-        "--llm", "scripted");
-    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        "--llm", "scripted", "--sessions-dir", sessions.toString(), "--sandbox", "read-only",
+        "--sandbox-network");
+    Path log = sessions.resolve("stderr.log");
+    Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
     BlockingQueue<JsonNode> out = new LinkedBlockingQueue<>();
     Thread reader = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
@@ -55,6 +59,8 @@ class AcpCommandTest {
           + JSON.writeValueAsString(project.toString()) + ",\"mcpServers\":[]}}");
       String session = next(out).path("result").path("sessionId").asText();
       assertThat(session).isNotEmpty();
+      assertThat(sessions.resolve("sessions").resolve(session)).as("stored where told")
+          .isDirectory();
       send(in, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/prompt\",\"params\":"
           + "{\"sessionId\":\"" + session + "\",\"prompt\":[{\"type\":\"text\",\"text\":"
           + "\"What is this project about?\"}]}}");
@@ -80,6 +86,27 @@ class AcpCommandTest {
     }
     assertThat(p.waitFor(DEADLINE_S, TimeUnit.SECONDS)).as("exits when stdin closes").isTrue();
     assertThat(p.exitValue()).isZero();
+    assertThat(Files.readString(log)).contains("sessions: " + sessions.toRealPath(),
+        "Commands run in a read-only sandbox with network");
+  }
+
+  @Test
+  void optionsItCannotUseAreRefusedInWords() {
+    Map<List<String>, String> bad = Map.of(
+        List.of("--sandbox", "somewhere"), "gadget acp: no sandbox policy \"somewhere\"; the "
+            + "policies are read-only, workspace-write and full-access",
+        List.of("--context-window", "12"), "gadget acp: --context-window takes a number of "
+            + "tokens, 1024 or more; not '12'",
+        List.of("--sandbox-hide", project.resolve("nowhere").toString()), "gadget acp: "
+            + "--sandbox-hide: " + project.resolve("nowhere") + " is not a directory");
+    bad.forEach((options, said) -> {
+      CommandsTest.Out o = new CommandsTest.Out();
+      List<String> argv = new ArrayList<>(List.of("acp", "--llm", "scripted"));
+      argv.addAll(options);
+      assertThat(Main.run(argv, o.console(Map.of()), false)).as(options.toString())
+          .isEqualTo(2);
+      assertThat(o.err()).as(options.toString()).contains(said).doesNotContain("Exception");
+    });
   }
 
   private static void send(OutputStream in, String line) throws Exception {

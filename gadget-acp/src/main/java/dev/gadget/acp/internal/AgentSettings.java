@@ -30,11 +30,12 @@ import java.util.function.Function;
  * @param version the agent's version in {@code initialize}
  * @param sessionsDirectory where sessions are stored, one store directory each, or {@code null}
  *     to keep them in memory only
+ * @param editorTerminal whether commands run in the editor's terminal when it offers one
  */
 public record AgentSettings(LlmClient llm, String model, ModelParams params, List<Tool> tools,
     AgentLimits limits, Function<Path, CommandSandbox> sandbox, ApprovalPolicy approvalPolicy,
     int maxMessageBytes, Duration mcpTimeout, String name, String version,
-    Path sessionsDirectory) {
+    Path sessionsDirectory, boolean editorTerminal) {
   public AgentSettings {
     Objects.requireNonNull(llm, "llm");
     Objects.requireNonNull(model, "model");

@@ -57,7 +57,7 @@ final class Session {
     this.store = Objects.requireNonNull(store, "store");
     this.model = settings.model();
     List<Tool> tools = new ArrayList<>(Diffs.fileTools(settings.tools(), this, client));
-    if (client.terminal()) {
+    if (client.terminal() && settings.editorTerminal()) {
       tools.replaceAll(t -> t.name().equals(RunCommandTool.NAME) ? new EditorTerminal(this) : t);
     }
     if (mcp != null) {

@@ -70,6 +70,9 @@ public final class AcpStartBenchmark {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin",
         "java").toString(), "-jar", jar.toString(), "acp"));
     cmd.addAll(options);
+    // sessions are stored as in real use, in a directory of the benchmark's, not the user's
+    cmd.addAll(List.of("--sessions-dir", project.resolveSibling(project.getFileName()
+        + "-sessions").toString()));
     long start = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     try (OutputStream in = p.getOutputStream();
