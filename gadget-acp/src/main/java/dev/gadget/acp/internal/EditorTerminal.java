@@ -106,12 +106,13 @@ final class EditorTerminal implements Tool {
     CompletableFuture<JsonNode> exit = session.connection().call("terminal/wait_for_exit",
         params().put("terminalId", terminal));
     boolean timedOut = false;
+    JsonNode exited = null;
     try (ToolContext.Registration r = context.onCancel(() -> {
       // on the thread that cancels (the editor's reader, for session/cancel): never wait here
       session.connection().call("terminal/kill", params().put("terminalId", terminal));
       exit.cancel(false);
     })) {
-      exit.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      exited = exit.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       timedOut = true;
       exit.cancel(false);
@@ -134,7 +135,9 @@ final class EditorTerminal implements Tool {
       sb.append("timed out after ").append(timeout.toSeconds())
           .append(" s; the editor's terminal was killed");
     } else {
-      JsonNode status = output.path("exitStatus");
+      // the exit as wait_for_exit said it, else as terminal/output says it
+      JsonNode status = exited != null && (exited.path("exitCode").canConvertToInt()
+          || exited.path("signal").isTextual()) ? exited : output.path("exitStatus");
       if (status.path("exitCode").canConvertToInt()) {
         int code = status.get("exitCode").asInt();
         sb.append("exit code: ").append(code);
