@@ -43,6 +43,7 @@ final class Permissions implements ToolApprover {
             || ApprovalPolicy.prefixCovers(program + " ", request.command())))) {
       return CompletableFuture.completedFuture(ToolApproval.approve(ToolApproval.SESSION));
     }
+    session.flushWrites(); // the person may never answer: what was done so far is kept
     ObjectNode toolCall = session.announcePending(request.callId(), request.toolName(),
         request.parameters());
     ObjectNode params = GadgetJson.mapper().createObjectNode().put("sessionId", session.id());

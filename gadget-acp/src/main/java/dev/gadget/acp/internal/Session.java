@@ -22,6 +22,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -38,7 +41,10 @@ final class Session {
   private final McpToolset mcp;
   private final AgentLoop loop;
   private final ChatStore store;
+  /** The store's writes of this session's turns, in order, off the loop's path. */
+  private final ExecutorService writer;
   private final AtomicReference<AgentRun> running = new AtomicReference<>();
+  private final AtomicReference<TurnRecorder> recording = new AtomicReference<>();
   private final AtomicReference<Diffs.Diff> lastDiff = new AtomicReference<>();
   /** The call running now (tools run one at a time), and the editor's terminal it started. */
   private final AtomicReference<String> runningCall = new AtomicReference<>();
@@ -55,6 +61,11 @@ final class Session {
     this.connection = connection;
     this.mcp = mcp;
     this.store = Objects.requireNonNull(store, "store");
+    this.writer = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "gadget-acp-store-" + id);
+      t.setDaemon(true);
+      return t;
+    });
     this.model = settings.model();
     List<Tool> tools = new ArrayList<>(Diffs.fileTools(settings.tools(), this, client));
     if (client.terminal() && settings.editorTerminal()) {
@@ -142,8 +153,9 @@ final class Session {
       List<ChatTurn> history = store.listTurns(id);
       AgentRequest request = AgentRequest.builder(cwd, model, prompt).params(settings.params())
           .context(SessionContext.of(history, user -> null)).chatId(id).build();
-      recorder = TurnRecorder.start(store, id,
+      recorder = TurnRecorder.start(store, writer, id,
           history.isEmpty() ? 0 : history.get(history.size() - 1).seq() + 1, prompt, model);
+      recording.set(recorder);
       run = loop.start(request, Listeners.both(recorder, sender));
       running.set(run);
     }
@@ -156,6 +168,7 @@ final class Session {
       throw new IllegalStateException("the turn failed", e.getCause());
     } finally {
       running.set(null);
+      recording.set(null);
       announced.clear();
     }
     recorder.finish(outcome);
@@ -181,6 +194,14 @@ final class Session {
     }
   }
 
+  /** Waits until what the running turn did so far is stored (before it waits on the editor). */
+  void flushWrites() {
+    TurnRecorder r = recording.get();
+    if (r != null) {
+      r.flush();
+    }
+  }
+
   /** Sends the stored turns as {@code session/update}s, in order ({@code session/load}). */
   void replay() {
     History.updates(store.listTurns(id), cwd).forEach(this::update);
@@ -195,10 +216,16 @@ final class Session {
     AgentRun run = running.get();
     if (run != null) {
       try {
-        run.outcome().get(5, java.util.concurrent.TimeUnit.SECONDS); // its end is stored
+        run.outcome().get(5, TimeUnit.SECONDS); // its end is stored
       } catch (Exception e) {
         // it ends with the process: the next load says so
       }
+    }
+    writer.shutdown();
+    try {
+      writer.awaitTermination(TurnRecorder.WRITES.toSeconds(), TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     store.close();
   }

@@ -8,7 +8,13 @@ import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.stream.BlockAggregator;
 import dev.gadget.core.stream.StreamChunk;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,39 +23,55 @@ import org.slf4j.LoggerFactory;
  * Stores one turn of a session as the server stores a drone's: the turn when it starts, each
  * finished block (thinking, text, tool call with its result, compaction) as it finishes, and its
  * end. A compaction is stored with the turn as its kept point when the loop left it open, as the
- * server does, so that the next turn's context starts from it. A store that fails is said once in
- * the log and the turn goes on: the editor's chat matters more than its record.
+ * server does, so that the next turn's context starts from it. The writes are made in order on
+ * the session's writer thread, off the loop's path (a synced write must not hold up the stream);
+ * {@link #finish} waits for them. A store that fails is said once in the log and the turn goes
+ * on: the editor's chat matters more than its record.
  */
 final class TurnRecorder implements AgentListener {
   private static final Logger log = LoggerFactory.getLogger(TurnRecorder.class);
   /** The error stored for a turn whose process ended while it ran. */
   static final String PROCESS_ENDED = "the Gadget process ended during this turn";
+  /** How long the end of a turn waits for its writes. */
+  static final Duration WRITES = Duration.ofSeconds(30);
 
   private final ChatStore store;
+  private final Executor writer;
   private final String turnId;
   private final BlockAggregator blocks;
   private final AtomicBoolean failed = new AtomicBoolean();
+  private CompletableFuture<Void> written;
 
-  private TurnRecorder(ChatStore store, String turnId) {
+  private TurnRecorder(ChatStore store, Executor writer, ChatTurn turn) {
     this.store = store;
-    this.turnId = turnId;
-    this.blocks = new BlockAggregator(block -> {
-      try {
-        store.appendBlock(turnId, block);
-      } catch (RuntimeException e) {
-        failed(e);
-      }
-    });
+    this.writer = writer;
+    this.turnId = turn.id();
+    this.written = CompletableFuture.runAsync(() -> write(() -> store.createTurn(turn)), writer);
+    this.blocks = new BlockAggregator(block -> later(() -> store.appendBlock(turnId, block)));
   }
 
-  /** Stores a new turn of {@code sessionId} in position {@code seq}, and records it. */
-  static TurnRecorder start(ChatStore store, String sessionId, long seq, String prompt,
-      String model) {
-    String id = dev.gadget.core.Ids.next();
-    ChatTurn turn = ChatTurn.start(id, sessionId, SessionStore.USER_ID, seq, prompt, "build",
-        Instant.now()).withModel(new TurnModel(TurnModel.DEFAULT_PROVIDER, "editor", model));
-    store.createTurn(turn);
-    return new TurnRecorder(store, id);
+  /**
+   * Records a new turn of {@code sessionId} in position {@code seq}, its writes made on
+   * {@code writer} (one thread: they keep their order).
+   */
+  static TurnRecorder start(ChatStore store, Executor writer, String sessionId, long seq,
+      String prompt, String model) {
+    ChatTurn turn = ChatTurn.start(dev.gadget.core.Ids.next(), sessionId, SessionStore.USER_ID,
+        seq, prompt, "build", Instant.now())
+        .withModel(new TurnModel(TurnModel.DEFAULT_PROVIDER, "editor", model));
+    return new TurnRecorder(store, writer, turn);
+  }
+
+  private void later(Runnable write) {
+    written = written.thenRunAsync(() -> write(write), writer);
+  }
+
+  private void write(Runnable write) {
+    try {
+      write.run();
+    } catch (RuntimeException e) {
+      failed(e);
+    }
   }
 
   /**
@@ -76,15 +98,40 @@ final class TurnRecorder implements AgentListener {
     }
   }
 
-  /** Flushes the last block and stores how the turn ended. */
-  synchronized void finish(AgentOutcome outcome) {
-    blocks.complete();
-    try {
-      store.finalizeTurn(turnId, outcome.status().toTurnStatus(), outcome.stats(),
+  /**
+   * Waits until what the turn did so far is stored (its finished blocks, not the one still
+   * streaming): before the turn waits on the editor, so that a process ended meanwhile loses
+   * nothing it had done.
+   */
+  void flush() {
+    CompletableFuture<Void> all;
+    synchronized (this) {
+      all = written;
+    }
+    await(all);
+  }
+
+  /** Flushes the last block, stores how the turn ended and waits for the turn's writes. */
+  void finish(AgentOutcome outcome) {
+    CompletableFuture<Void> all;
+    synchronized (this) {
+      blocks.complete();
+      later(() -> store.finalizeTurn(turnId, outcome.status().toTurnStatus(), outcome.stats(),
           outcome.status() == AgentOutcome.Status.FINISHED ? null : outcome.message(),
-          Instant.now());
-    } catch (RuntimeException e) {
-      failed(e);
+          Instant.now()));
+      all = written;
+    }
+    await(all);
+  }
+
+  private void await(CompletableFuture<Void> all) {
+    try {
+      all.get(WRITES.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      failed(new IllegalStateException("its writes did not end within " + WRITES.toSeconds()
+          + " s", e));
     }
   }
 
