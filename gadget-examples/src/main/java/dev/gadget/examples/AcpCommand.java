@@ -115,12 +115,10 @@ final class AcpCommand implements Command {
     System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.err), true));
     Console quiet = new Console(System.err, console.err(), console.env());
     Providers.Choice llm = Providers.forDemo(args, quiet, Providers.DEFAULT_OLLAMA_URL);
-    log.info("Gadget {} ACP agent; LLM: {}; sessions: {}", Main.VERSION, llm.description(),
-        sessions == null ? "in memory" : sessions);
-    // said once the protocol is served: the sandbox's probe starts bwrap, which takes a while
-    Thread probe = new Thread(() -> log.info("{}", SandboxOptions.describe(sandbox)),
-        "gadget-acp-sandbox-probe");
-    probe.setDaemon(true);
+    // the sandbox is not probed here (that starts bwrap, before initialize could be answered):
+    // the agent says at a session's start when commands would be refused
+    log.info("Gadget {} ACP agent; LLM: {}; sessions: {}; {}", Main.VERSION, llm.description(),
+        sessions == null ? "in memory" : sessions, SandboxOptions.policy(sandbox));
     ModelParams params = llm.config().params();
     if (window != null) {
       params = (params == null ? ModelParams.DEFAULTS : params).withContextWindow(window);
@@ -142,7 +140,6 @@ final class AcpCommand implements Command {
     }, "gadget-acp-stdin");
     serving.setDaemon(true);
     serving.start();
-    probe.start();
     return new Running() {
       @Override
       public CompletableFuture<Integer> exitCode() {

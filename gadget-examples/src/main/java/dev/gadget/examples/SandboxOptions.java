@@ -51,12 +51,17 @@ final class SandboxOptions {
     return b.build();
   }
 
-  /** Where commands run, in a sentence (or why they are refused). */
+  /** Where commands run, in a sentence (or why they are refused: this probes bubblewrap). */
   static String describe(CommandSandbox sandbox) {
     return sandbox.problem().map(problem -> "Commands are refused: " + problem + ".")
-        .orElseGet(() -> "Commands run " + (sandbox.policy() == SandboxPolicy.FULL_ACCESS
-            ? "with full access (no sandbox)" : "in a " + sandbox.policy().wireName()
-            + " sandbox" + (sandbox.network() ? " with network" : "")));
+        .orElseGet(() -> policy(sandbox));
+  }
+
+  /** Where commands run, in a sentence, without probing bubblewrap. */
+  static String policy(CommandSandbox sandbox) {
+    return "Commands run " + (sandbox.policy() == SandboxPolicy.FULL_ACCESS
+        ? "with full access (no sandbox)" : "in a " + sandbox.policy().wireName()
+        + " sandbox" + (sandbox.network() ? " with network" : ""));
   }
 
   /** The directories a PATH-like option lists ({@code :}-separated); each must exist. */

@@ -25,7 +25,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One ACP session: a project directory, its store (the turns so far, from which each prompt's
@@ -34,6 +37,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * allowed for the session, and the turn running now, if any. One turn at a time.
  */
 final class Session {
+  private static final Logger log = LoggerFactory.getLogger(Session.class);
+  /** Whether the sandbox's problem was logged: once a process. */
+  private static final AtomicBoolean SANDBOX_SAID = new AtomicBoolean();
   private final String id;
   private final Path cwd;
   private final AgentSettings settings;
@@ -68,14 +74,17 @@ final class Session {
     });
     this.model = settings.model();
     List<Tool> tools = new ArrayList<>(Diffs.fileTools(settings.tools(), this, client));
+    CommandSandbox sandbox = sandbox(settings, cwd);
     if (client.terminal() && settings.editorTerminal()) {
       tools.replaceAll(t -> t.name().equals(RunCommandTool.NAME) ? new EditorTerminal(this) : t);
+    } else if (sandbox.problem().isPresent() && SANDBOX_SAID.compareAndSet(false, true)) {
+      log.warn("commands will be refused: {}", sandbox.problem().get());
     }
     if (mcp != null) {
       tools.addAll(mcp.tools());
     }
     this.loop = AgentLoop.builder().llmClient(settings.llm()).tools(tools)
-        .limits(settings.limits()).sandbox(sandbox(settings, cwd))
+        .limits(settings.limits()).sandbox(sandbox)
         .approvals(settings.approvalPolicy(), new Permissions(this)).build();
   }
 
