@@ -31,9 +31,12 @@ class AcpLoadTest {
       assertThat(first.prompt(id, "edit")).isEqualTo(AcpSchema.StopReason.END_TURN);
       assertThat(first.prompt(id, "first words")).isEqualTo(AcpSchema.StopReason.END_TURN);
     } // its standard input ends: the process ends
-    Path stored = sessions.resolve("sessions").resolve(id);
-    assertThat(Files.getPosixFilePermissions(stored)).as("the owner's only")
-        .doesNotContain(PosixFilePermission.GROUP_READ, PosixFilePermission.OTHERS_READ);
+    for (Path stored : List.of(sessions.resolve("sessions"), sessions.resolve("sessions")
+        .resolve(id))) {
+      assertThat(Files.getPosixFilePermissions(stored)).as("the owner's only: " + stored)
+          .doesNotContain(PosixFilePermission.GROUP_READ, PosixFilePermission.OTHERS_READ,
+              PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
+    }
 
     try (AcpClientHarness second = new AcpClientHarness(editor)) {
       second.loadSession(id, project);

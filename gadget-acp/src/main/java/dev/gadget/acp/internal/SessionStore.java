@@ -7,8 +7,10 @@ import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.store.InMemoryChatStore;
 import dev.gadget.core.store.JournaledChatStore;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -54,8 +56,9 @@ final class SessionStore {
     ChatStore store = null;
     if (root != null) {
       try {
+        ownerOnly(root.resolve("sessions"));
         store = JournaledChatStore.open(directory(sessionId));
-      } catch (StoreException e) {
+      } catch (StoreException | IOException e) {
         log.warn("session {} is kept in memory only: its store under {} cannot be opened ({})",
             sessionId, root, e.getMessage());
       }
@@ -103,6 +106,20 @@ final class SessionStore {
           + sessionId + "\"; start a new one.");
     }
     return store;
+  }
+
+  /** Creates {@code dir} readable by its owner only (the sessions' ids are not others' either). */
+  private static void ownerOnly(Path dir) throws IOException {
+    if (Files.isDirectory(dir)) {
+      return;
+    }
+    Files.createDirectories(dir.getParent());
+    if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
+          PosixFilePermissions.fromString("rwx------")));
+    } else {
+      Files.createDirectories(dir);
+    }
   }
 
   private Path directory(String sessionId) {
