@@ -52,8 +52,9 @@ final class DroneCommand implements Command {
         per workspace: a second drone on the same --workspace refuses to start and names the
         process that has it. Ctrl-C (or SIGTERM) stops it cleanly: a running turn ends as
         cancelled and the server is told at once. The LLM is the one the server's work orders
-        name (ollama, openai, llamacpp, anthropic or scripted); the API key comes with the work order and
-        stays in memory, or, when the server sends none, from this drone's own
+        name (ollama, openai, openai-responses, llamacpp, anthropic or scripted; OpenAI's own
+        reasoning models, o-series and gpt-5*, go through the Responses API); the API key
+        comes with the work order and stays in memory, or, when the server sends none, from this drone's own
         GADGET_LLM_API_KEY (or OPENAI_API_KEY for openai, ANTHROPIC_API_KEY for anthropic).
         Prefer GADGET_DRONE_TOKEN to --token: command lines are visible to other users of the
         machine. --mcp FILE gives the agent the tools of the MCP servers FILE describes (the

@@ -32,8 +32,9 @@ final class Providers {
       "scripted:demo", null, "gadget-demo-script", null);
 
   static final List<OptionSpec> OPTIONS = List.of(
-      OptionSpec.value("llm", "SDK", "ollama, openai (any OpenAI-compatible endpoint), "
-          + "llamacpp (llama.cpp's server), anthropic or scripted (canned demo replies)"),
+      OptionSpec.value("llm", "SDK", "ollama, openai (any OpenAI-compatible endpoint; "
+          + "api.openai.com's reasoning models use the Responses API), openai-responses "
+          + "(OpenAI's Responses API), llamacpp (llama.cpp's server), anthropic or scripted (canned demo replies)"),
       OptionSpec.value("model", "NAME", "the model id (default: " + DEFAULT_OLLAMA_MODEL
           + " for ollama, " + DEFAULT_OPENAI_MODEL + " for openai, " + DEFAULT_ANTHROPIC_MODEL
           + " for anthropic)"),
@@ -159,6 +160,7 @@ final class Providers {
     }
     switch (sdk) {
       case LlmClients.OPENAI:
+      case LlmClients.OPENAI_RESPONSES:
       case LlmClients.LLAMACPP:
         return env.apply("OPENAI_API_KEY");
       case LlmClients.ANTHROPIC:
@@ -182,12 +184,15 @@ final class Providers {
         return new Choice(new ProviderConfig(sdk, url, apiKey(sdk, console::env), model,
             params(args)), "llama.cpp at " + url + ", model " + model, false);
       }
-      case LlmClients.OPENAI: {
+      case LlmClients.OPENAI:
+      case LlmClients.OPENAI_RESPONSES: {
         String url = args.get("base-url", DEFAULT_OPENAI_URL);
         String model = args.get("model", DEFAULT_OPENAI_MODEL);
         String key = apiKey(sdk, console::env);
-        return new Choice(new ProviderConfig(sdk, url, key, model, params(args)),
-            "OpenAI-compatible endpoint " + url + ", model " + model
+        ProviderConfig config = new ProviderConfig(sdk, url, key, model, params(args));
+        return new Choice(config, (LlmClients.sdkFor(config).equals(LlmClients.OPENAI_RESPONSES)
+                ? "OpenAI Responses API at " : "OpenAI-compatible endpoint ") + url
+            + ", model " + model
                 + (key == null ? " (no API key)" : " (API key from the environment)"), false);
       }
       case LlmClients.ANTHROPIC: {
@@ -202,7 +207,8 @@ final class Providers {
       case LlmClients.SCRIPTED:
         return scripted("--llm scripted");
       default:
-        throw new UsageException("--llm must be ollama, openai, llamacpp, anthropic or scripted, not '"
+        throw new UsageException("--llm must be ollama, openai, openai-responses, llamacpp, "
+            + "anthropic or scripted, not '"
             + sdk + "'");
     }
   }

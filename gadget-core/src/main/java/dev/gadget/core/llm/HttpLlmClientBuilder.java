@@ -16,7 +16,8 @@ import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * What the builders of Gadget's HTTP clients ({@link OllamaClient.Builder},
- * {@link OpenAiClient.Builder}, {@link AnthropicClient.Builder}) share: where the server is, how to authenticate, the timeouts,
+ * {@link OpenAiClient.Builder}, {@link OpenAiResponsesClient.Builder},
+ * {@link AnthropicClient.Builder}) share: where the server is, how to authenticate, the timeouts,
  * retries and limits. Each client's builder documents its own defaults. Not thread-safe.
  *
  * @param <B> the concrete builder, returned by every setter for chaining

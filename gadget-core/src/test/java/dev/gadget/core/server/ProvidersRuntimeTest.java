@@ -363,7 +363,8 @@ class ProvidersRuntimeTest {
     assertThat(notList.get("error").asText()).endsWith("did not answer with a model list");
     JsonNode badKind = page.request(ProviderEvents.SAVE_PROVIDER,
         Map.of("name", "x", "kind", "gemini", "baseUrl", "http://127.0.0.1:1"));
-    assertThat(badKind.get("error").asText()).isEqualTo("kind must be ollama, openai, llamacpp or anthropic");
+    assertThat(badKind.get("error").asText()).isEqualTo(
+        "kind must be ollama, openai, openai-responses, llamacpp or anthropic");
     JsonNode badUrl = page.request(ProviderEvents.SAVE_PROVIDER,
         Map.of("name", "x", "kind", "ollama", "baseUrl", "file:///etc/passwd"));
     assertThat(badUrl.get("error").asText()).startsWith("baseUrl must be an http or https URL");

@@ -36,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  * provider, model and sampling, read the usage totals.
  */
 final class ProviderRequests {
-  static final Set<String> KINDS = Set.of("ollama", "openai", "llamacpp", "anthropic");
+  static final Set<String> KINDS = Set.of("ollama", "openai", "openai-responses", "llamacpp",
+      "anthropic");
 
   private final ServerSettings settings;
   private final Ownership owned;
@@ -96,7 +97,8 @@ final class ProviderRequests {
   private ModelProvider save(String userId, ProviderEvents.SaveProvider req) {
     String kind = req.kind().trim().toLowerCase();
     if (!KINDS.contains(kind)) {
-      throw new RequestException("kind must be ollama, openai, llamacpp or anthropic");
+      throw new RequestException(
+          "kind must be ollama, openai, openai-responses, llamacpp or anthropic");
     }
     String baseUrl = req.baseUrl().trim();
     try {
