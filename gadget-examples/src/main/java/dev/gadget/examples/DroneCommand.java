@@ -109,6 +109,8 @@ final class DroneCommand implements Command {
         OptionSpec.value("tool-search", "WHEN", "when tools are deferred and found by "
             + "search_tools: auto (default: their definitions over 10% of the context budget), "
             + "always, never, or a share of the budget such as 25%"),
+        OptionSpec.value("context-window", "TOKENS", Providers.CONTEXT_WINDOW_HELP
+            + "; a window the server's work order names wins"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)"));
@@ -135,6 +137,9 @@ final class DroneCommand implements Command {
     } catch (IllegalArgumentException e) {
       throw new UsageException("--tool-search: " + e.getMessage());
     }
+    Integer window = Providers.contextWindow(args);
+    LlmClients clients = window == null ? LlmClients.withOwnKeys(console::env)
+        : LlmClients.withOwnKeys(console::env).withContextWindow(window);
     WorkspaceLock held;
     try {
       // At once, before waiting for the server: a second drone on this workspace stops here.
@@ -163,7 +168,7 @@ final class DroneCommand implements Command {
             + sandbox.policy().wireName() + " sandbox" + (sandbox.network() ? " with network"
             : ""))));
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
-        hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp,
+        hostname, clients, listener, tools, projectMcp,
         b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)),
         listener,
         console.err(), exit).start();

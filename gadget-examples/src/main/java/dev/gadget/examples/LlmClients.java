@@ -38,6 +38,8 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
   private final Function<ProviderConfig, LlmClient> scripted;
   /** The drone's own API key for each sdk; {@code ""} stands for every sdk. */
   private final Map<String, String> ownApiKeys;
+  /** The context window every model has ({@code --context-window}), or 0: the provider's. */
+  private final int contextWindow;
 
   LlmClients() {
     this(p -> DemoScript.client());
@@ -49,8 +51,22 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
   }
 
   private LlmClients(Function<ProviderConfig, LlmClient> scripted, Map<String, String> keys) {
+    this(scripted, keys, 0);
+  }
+
+  private LlmClients(Function<ProviderConfig, LlmClient> scripted, Map<String, String> keys,
+      int contextWindow) {
     this.ownApiKeys = Map.copyOf(keys);
     this.scripted = scripted;
+    this.contextWindow = contextWindow;
+  }
+
+  /**
+   * These clients, with every model's context window {@code tokens} (the drone's
+   * {@code --context-window}) instead of what its provider says.
+   */
+  LlmClients withContextWindow(int tokens) {
+    return new LlmClients(scripted, ownApiKeys, tokens);
   }
 
   /**
@@ -78,7 +94,8 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
     String sdk = sdkFor(p);
     String key = sdk + "\n" + p.baseUrl() + "\n"
         + (p.apiKey() == null ? "" : Tokens.hash(p.apiKey()));
-    return clients.computeIfAbsent(key, k -> create(sdk, p));
+    LlmClient client = clients.computeIfAbsent(key, k -> create(sdk, p));
+    return contextWindow > 0 ? new FixedWindowClient(client, contextWindow) : client;
   }
 
   /**

@@ -31,6 +31,11 @@ final class Providers {
   static final ProviderConfig SCRIPTED = new ProviderConfig(LlmClients.SCRIPTED,
       "scripted:demo", null, "gadget-demo-script", null);
 
+  /** What {@code --context-window} means, for the server, the demo and the drone. */
+  static final String CONTEXT_WINDOW_HELP = "the model's context window in tokens, which the "
+      + "context budget and compaction fit (default: what the provider says, else the published "
+      + "window of a well-known model; Ollama is also asked for it as num_ctx)";
+
   static final List<OptionSpec> OPTIONS = List.of(
       OptionSpec.value("llm", "SDK", "ollama, openai (any OpenAI-compatible endpoint; "
           + "api.openai.com's reasoning models use the Responses API), openai-responses "
@@ -46,7 +51,9 @@ final class Providers {
       OptionSpec.value("top-p", "P", "nucleus sampling: the probability mass kept, above 0 "
           + "and at most 1 (default: the model's own)"),
       OptionSpec.value("top-k", "K", "top-k sampling, 1 or more (Ollama and Anthropic; "
-          + "OpenAI-compatible servers ignore it)"));
+          + "OpenAI-compatible servers ignore it)"),
+      OptionSpec.value("context-window", "TOKENS", CONTEXT_WINDOW_HELP));
+
 
   private Providers() {}
 
@@ -102,21 +109,33 @@ final class Providers {
   }
 
   /**
-   * The sampling {@code --temperature}, {@code --top-p} and {@code --top-k} set, or null when none
-   * is (each model's own defaults).
+   * The sampling {@code --temperature}, {@code --top-p} and {@code --top-k} and the
+   * {@code --context-window} set, or null when none is (each model's own defaults).
    */
   static ModelParams params(Args args) {
     Double temperature = number(args, "temperature", 0, 2, true);
     Double topP = number(args, "top-p", 0, 1, false);
     Double topK = number(args, "top-k", 1, Integer.MAX_VALUE, true);
-    if (temperature == null && topP == null && topK == null) {
+    Integer window = contextWindow(args);
+    if (temperature == null && topP == null && topK == null && window == null) {
       return null;
     }
     if (topK != null && topK != Math.rint(topK)) {
       throw new UsageException("--top-k takes a whole number, 1 or more; not '"
           + args.get("top-k").get() + "'");
     }
-    return new ModelParams(temperature, topP, topK == null ? null : topK.intValue(), null);
+    return new ModelParams(temperature, topP, topK == null ? null : topK.intValue(), null,
+        window);
+  }
+
+  /** {@code --context-window}: a whole number of tokens, at least 1,024; null when not given. */
+  static Integer contextWindow(Args args) {
+    Double tokens = number(args, "context-window", 1024, Integer.MAX_VALUE, true);
+    if (tokens != null && tokens != Math.rint(tokens)) {
+      throw new UsageException("--context-window takes a whole number of tokens, 1024 or more; "
+          + "not '" + args.get("context-window").get() + "'");
+    }
+    return tokens == null ? null : tokens.intValue();
   }
 
   private static Double number(Args args, String option, double min, double max,

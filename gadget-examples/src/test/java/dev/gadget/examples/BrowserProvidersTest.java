@@ -43,8 +43,9 @@ class BrowserProvidersTest extends BrowserTestBase {
   @Test
   void addsAProviderPicksAModelAndSendsAPrompt() throws Exception {
     llm = LlmTestServer.start();
-    llm.enqueue("{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\",\"object\":\"model\","
-        + "\"owned_by\":\"me\"},{\"id\":\"other-model\",\"object\":\"model\"}]}");
+    llm.enqueueModelList("{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\","
+        + "\"object\":\"model\",\"owned_by\":\"me\"},{\"id\":\"other-model\","
+        + "\"object\":\"model\"}]}");
     llm.enqueue(Recordings.load("openai/text-with-usage.sse"))
         .header("Content-Type", "text/event-stream");
     fx = new PageFixture(tmp, ScriptedLlmClient.of(), true);
@@ -98,7 +99,8 @@ class BrowserProvidersTest extends BrowserTestBase {
   @Test
   void setsSamplingOnAProviderAndOnAChatAndTheModelsRequestCarriesEachValue() throws Exception {
     llm = LlmTestServer.start();
-    llm.enqueue("{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\",\"object\":\"model\"}]}");
+    llm.enqueueModelList(
+        "{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\",\"object\":\"model\"}]}");
     llm.enqueue(Recordings.load("openai/text-with-usage.sse"))
         .header("Content-Type", "text/event-stream");
     fx = new PageFixture(tmp, ScriptedLlmClient.of(), true);

@@ -184,6 +184,35 @@ class ProvidersTest {
   }
 
   @Test
+  void contextWindowGoesIntoTheProvidersParamsOrFixesTheDronesClients() {
+    assertThat(Providers.forServer(args("--llm", "openai", "--context-window", "32768"),
+        console(Map.of())).config().params().contextWindow()).isEqualTo(32768);
+    assertThat(Providers.forServer(args("--llm", "openai"), console(Map.of())).config()
+        .params().contextWindow()).isNull();
+    for (String bad : List.of("512", "8k", "40000.5")) {
+      assertThatThrownBy(() -> Providers.forServer(args("--context-window", bad),
+          console(Map.of()))).isInstanceOf(UsageException.class)
+          .hasMessageStartingWith("--context-window takes a ").hasMessageEndingWith(
+              "not '" + bad + "'");
+    }
+    try (LlmTestServer server = LlmTestServer.start()) {
+      ProviderConfig local = new ProviderConfig("openai", server.v1().toString(), null,
+          "gpt-4o-mini", null);
+      assertThat(new LlmClients().apply(local).contextWindow("gpt-4o-mini"))
+          .as("the published window").hasValue(128_000);
+      var fixed = new LlmClients().withContextWindow(20_000).apply(local);
+      assertThat(fixed.contextWindow("gpt-4o-mini")).hasValue(20_000);
+      assertThat(fixed.maxTools()).isEqualTo(dev.gadget.core.llm.OpenAiClient.MAX_TOOLS);
+      server.enqueue(Recordings.load("openai/text-with-usage.sse"));
+      RecordingListener l = new RecordingListener();
+      fixed.stream(new LlmRequest("gpt-4o-mini", List.of(LlmMessage.user("hi")), null, null,
+          null), l);
+      assertThat(l.assertContract().completed().text()).isNotEmpty();
+      assertThat(server.takeRequest().path()).isEqualTo("/v1/chat/completions");
+    }
+  }
+
+  @Test
   void anthropicTakesItsKeyFromAnthropicApiKeyOrGadgetLlmApiKey() {
     Providers.Choice own = Providers.forServer(args("--llm", "anthropic"),
         console(Map.of("ANTHROPIC_API_KEY", KEY, "OPENAI_API_KEY", "sk-openai-other")));

@@ -164,6 +164,15 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
           firstByteTimeout);
     }
 
+    /** The headers of every request with the API key as a bearer token, for GETs. */
+    Map<String, String> bearerHeaders() {
+      Map<String, String> all = new LinkedHashMap<>(headers);
+      if (apiKey != null) {
+        all.put("Authorization", "Bearer " + apiKey);
+      }
+      return all;
+    }
+
     /** {@code Name{baseUrl}}, with {@code apiKey=***} when there is a key. */
     String describe(String name) {
       return name + "{" + baseUrl + (apiKey != null ? ", apiKey=***" : "") + "}";

@@ -3,6 +3,7 @@ package dev.gadget.core.llm;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.gadget.core.llm.internal.HttpStreamEngine;
+import dev.gadget.core.llm.internal.ModelLists;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.ResponsesRequests;
 import dev.gadget.core.llm.internal.StreamParser;
@@ -52,6 +53,7 @@ public final class OpenAiResponsesClient implements LlmClient {
   private final HttpLlmClientBuilder.Frozen http;
   private final Boolean reasoning;
   private final boolean promptCacheKey;
+  private final ModelLists.Listed listedWindows = new ModelLists.Listed();
 
   private OpenAiResponsesClient(Builder b) {
     this.http = b.freeze("/responses", "OpenAI Responses API");
@@ -99,6 +101,19 @@ public final class OpenAiResponsesClient implements LlmClient {
     return http.engine().start(http.post(body, "text/event-stream"),
         (events, info) -> StreamParser.responses(events, HttpStreamEngine::newToolCallId,
             http.maxEventChars()), listener);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>What the server's {@code GET /models} gives the model (vLLM, OpenRouter; OpenAI's says
+   * none), else the published window of a well-known model ({@link ContextWindows}).
+   */
+  @Override
+  public java.util.OptionalInt contextWindow(String model) {
+    java.util.OptionalInt listed = listedWindows.window(http.engine().httpClient(),
+        http.baseUrl(), http.bearerHeaders(), model);
+    return listed.isPresent() ? listed : ContextWindows.known(model);
   }
 
   /** Never shows the API key. */
