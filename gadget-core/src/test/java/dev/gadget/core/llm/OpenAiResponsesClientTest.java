@@ -234,6 +234,18 @@ class OpenAiResponsesClientTest {
   }
 
   @Test
+  void aStreamThatStallsEndsInAnIdleTimeoutWithThePartialText() {
+    String body = Recordings.load("openai-responses/failed.sse");
+    server.enqueue(body).stallAfter(body.indexOf("event: response.failed"));
+    RecordingListener l = new RecordingListener();
+    OpenAiResponsesClient.builder().baseUrl(server.v1())
+        .idleTimeout(java.time.Duration.ofMillis(300)).build().stream(HI, l);
+    Outcome o = l.assertContract();
+    assertThat(o.failed().kind()).isEqualTo(LlmException.Kind.TIMEOUT);
+    assertThat(o.partial().text()).isEqualTo("Partial");
+  }
+
+  @Test
   void reasoningModelsAreKnownByName() {
     for (String m : List.of("o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5-mini",
         "gpt-5.1-codex", "openai/gpt-5-nano", "codex-mini-latest", "gpt-oss-120b")) {
