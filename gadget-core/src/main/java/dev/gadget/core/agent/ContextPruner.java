@@ -31,6 +31,11 @@ import java.util.regex.Pattern;
  * messages of earlier turns (before the last user message); long tool-call arguments are elided. Tokens are
  * estimated, not counted: {@link #estimateTokens(LlmMessage) three characters per token}.
  *
+ * <p><b>In batches.</b> {@link #prune(List, int, Cleared, int)} prunes as the agent loop does,
+ * so that a provider's prompt cache holds from round to round: nothing while the context fits,
+ * then a batch (1 and 2, with a margin under the budget), then exactly the same again until the
+ * next batch.
+ *
  * <p><b>Never.</b> No message is ever removed, so every tool call keeps its result and every
  * result its call; system and user messages are never changed; the {@code thinking} of the
  * current turn's assistant messages (sent back to servers that require it) is kept. If the context cannot be
