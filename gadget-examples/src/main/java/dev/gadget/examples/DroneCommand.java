@@ -54,8 +54,9 @@ final class DroneCommand implements Command {
         cancelled and the server is told at once. The LLM is the one the server's work orders
         name (ollama, openai, openai-responses, llamacpp, anthropic or scripted; OpenAI's own
         reasoning models, o-series and gpt-5*, go through the Responses API); the API key
-        comes with the work order and stays in memory, or, when the server sends none, from this drone's own
-        GADGET_LLM_API_KEY (or OPENAI_API_KEY for openai, ANTHROPIC_API_KEY for anthropic).
+        comes with the work order and stays in memory, or, when the server sends none, from
+        this drone's own GADGET_LLM_API_KEY (or OPENAI_API_KEY for openai, ANTHROPIC_API_KEY
+        for anthropic).
         Prefer GADGET_DRONE_TOKEN to --token: command lines are visible to other users of the
         machine. --mcp FILE gives the agent the tools of the MCP servers FILE describes (the
         .mcp.json shape of docs/MCP.md): they start with the drone, before it connects, and

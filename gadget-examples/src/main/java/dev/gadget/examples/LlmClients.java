@@ -18,11 +18,11 @@ import java.util.function.Function;
  * OpenAI-compatible endpoint) except for {@code api.openai.com}'s models that reason (the
  * o-series, {@code gpt-5*}: {@link OpenAiResponsesClient#isReasoningModel}), which get
  * {@code openai-responses}, {@link OpenAiResponsesClient} (OpenAI's Responses API, whose
- * reasoning goes on across tool calls), {@code llamacpp} is {@link OpenAiClient} for llama.cpp's server
- * (each chat keeps its slot and prompt cache), {@code anthropic} is {@link AnthropicClient} (with
- * thinking on,
- * {@value #ANTHROPIC_THINKING_BUDGET} tokens), {@code scripted} is the demo's
- * {@link DemoScript}. Thread-safe.
+ * reasoning goes on across tool calls), {@code llamacpp} is {@link OpenAiClient} for llama.cpp's
+ * server (each chat keeps its slot and prompt cache), {@code anthropic} is
+ * {@link AnthropicClient} (with thinking on, {@value #ANTHROPIC_THINKING_BUDGET} tokens),
+ * {@code scripted} is the demo's {@link DemoScript}. With {@link #withContextWindow}, every
+ * client says that context window. Thread-safe.
  */
 final class LlmClients implements Function<ProviderConfig, LlmClient> {
   static final String OLLAMA = "ollama";

@@ -39,7 +39,8 @@ final class Providers {
   static final List<OptionSpec> OPTIONS = List.of(
       OptionSpec.value("llm", "SDK", "ollama, openai (any OpenAI-compatible endpoint; "
           + "api.openai.com's reasoning models use the Responses API), openai-responses "
-          + "(OpenAI's Responses API), llamacpp (llama.cpp's server), anthropic or scripted (canned demo replies)"),
+          + "(OpenAI's Responses API), llamacpp (llama.cpp's server), anthropic or scripted "
+          + "(canned demo replies)"),
       OptionSpec.value("model", "NAME", "the model id (default: " + DEFAULT_OLLAMA_MODEL
           + " for ollama, " + DEFAULT_OPENAI_MODEL + " for openai, " + DEFAULT_ANTHROPIC_MODEL
           + " for anthropic)"),

@@ -60,7 +60,8 @@ class OpenAiResponsesClientTest {
     assertThat(c.finishReason()).isEqualTo(FinishReason.STOP);
     assertThat(c.providerFinishReason()).isEqualTo("completed");
     assertThat(c.usage()).isEqualTo(LlmUsage.ofTokens(2006, 19, 0, 1920, 0));
-    assertThat(lastListener.events).containsExactly("text:Grüße, ", "text:世界 🌍!", "complete");
+    assertThat(lastListener.events)
+        .containsExactly("text:Grüße, ", "text:世界 🌍!", "complete");
   }
 
   @ParameterizedTest
@@ -158,7 +159,8 @@ class OpenAiResponsesClientTest {
     assertThat(j.get("stream").asBoolean()).isTrue();
     assertThat(j.get("store").asBoolean()).isFalse();
     assertThat(j.get("include").toString()).isEqualTo("[\"reasoning.encrypted_content\"]");
-    assertThat(j.get("reasoning").toString()).isEqualTo("{\"effort\":\"high\",\"summary\":\"auto\"}");
+    assertThat(j.get("reasoning").toString())
+        .isEqualTo("{\"effort\":\"high\",\"summary\":\"auto\"}");
     assertThat(j.get("max_output_tokens").asInt()).isEqualTo(2048);
     assertThat(j.get("prompt_cache_key").asText()).isEqualTo(LlmRequest.cacheKeyOf("chat-1"));
     assertThat(c.toString()).doesNotContain("sk-test-resp-123");
