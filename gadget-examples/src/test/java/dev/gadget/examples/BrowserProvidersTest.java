@@ -97,7 +97,8 @@ class BrowserProvidersTest extends BrowserTestBase {
   }
 
   @Test
-  void setsSamplingOnAProviderAndOnAChatAndTheModelsRequestCarriesEachValue() throws Exception {
+  void setsSamplingAndAContextWindowOnAProviderAndOnAChatAndTheModelsRequestCarriesEachValue()
+      throws Exception {
     llm = LlmTestServer.start();
     llm.enqueueModelList(
         "{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\",\"object\":\"model\"}]}");
@@ -112,6 +113,7 @@ class BrowserProvidersTest extends BrowserTestBase {
     c.put("baseUrl", llm.v1().toString());
     c.put("providerTemperature", "0.3");
     c.put("providerTopK", "40");
+    c.put("contextWindows", "browser-model 20000");
     c.put("model", "browser-model");
     c.put("chatTopP", "0.6");
     c.put("prompt", "Say hello");
@@ -125,6 +127,7 @@ class BrowserProvidersTest extends BrowserTestBase {
     assertThat(r.get("status").asText()).isEqualTo("finished");
     assertThat(r.get("formAfterSave").asText()).isEmpty(); // the form was reset
     assertThat(r.get("edited").toString()).isEqualTo("[\"0.3\",\"\",\"40\"]");
+    assertThat(r.get("editedWindows").asText()).isEqualTo("browser-model 20000");
     // what the chat inherits: the provider's temperature and top-k; the server sets no top-p
     assertThat(r.get("inherited").get("placeholders").toString())
         .isEqualTo("[\"temperature 0.3\",\"top-p\",\"top-k 40\"]");
@@ -137,6 +140,11 @@ class BrowserProvidersTest extends BrowserTestBase {
     String providerId = r.get("providerId").asText();
     assertThat(fx.store.store().providers().findProvider(providerId).orElseThrow().sampling())
         .isEqualTo(new Sampling(0.3, null, 40));
+    assertThat(fx.store.store().providers().findProvider(providerId).orElseThrow()
+        .contextWindows()).isEqualTo(Map.of("browser-model", 20_000));
+    // the model's window set in the page is the turn's: 20,000 less a quarter for the reply
+    assertThat(fx.store.store().listTurns(fx.session.id())).singleElement()
+        .satisfies(t -> assertThat(t.stats().contextBudget()).isEqualTo(15_000));
     assertThat(fx.store.store().findSession(fx.session.id()).orElseThrow().sampling())
         .isEqualTo(new Sampling(null, 0.6, null));
     llm.takeRequest(); // the model list
