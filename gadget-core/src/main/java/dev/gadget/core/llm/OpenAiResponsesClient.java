@@ -53,11 +53,13 @@ public final class OpenAiResponsesClient implements LlmClient {
   private final HttpLlmClientBuilder.Frozen http;
   private final Boolean reasoning;
   private final boolean promptCacheKey;
+  private final boolean reasoningSummary;
   private final ModelLists.Listed listedWindows = new ModelLists.Listed();
 
   private OpenAiResponsesClient(Builder b) {
     this.http = b.freeze("/responses", "OpenAI Responses API");
     this.reasoning = b.reasoning;
+    this.reasoningSummary = b.reasoningSummary;
     this.promptCacheKey = b.promptCacheKey != null ? b.promptCacheKey
         : OpenAiClient.isOpenAi(http.baseUrl());
   }
@@ -97,7 +99,8 @@ public final class OpenAiResponsesClient implements LlmClient {
       extra.put("prompt_cache_key", TextNode.valueOf(request.cacheKey()));
     }
     extra.putAll(http.params());
-    byte[] body = RequestBodies.bytes(ResponsesRequests.body(request, reasons, extra));
+    byte[] body = RequestBodies.bytes(ResponsesRequests.body(request, reasons, reasoningSummary,
+        extra));
     return http.engine().start(http.post(body, "text/event-stream"),
         (events, info) -> StreamParser.responses(events, HttpStreamEngine::newToolCallId,
             http.maxEventChars()), listener);
@@ -132,6 +135,7 @@ public final class OpenAiResponsesClient implements LlmClient {
   public static final class Builder extends HttpLlmClientBuilder<Builder> {
     private Boolean reasoning;
     private Boolean promptCacheKey;
+    private boolean reasoningSummary = true;
 
     private Builder() {
       super(DEFAULT_BASE_URL, Duration.ofMinutes(2));
@@ -150,6 +154,18 @@ public final class OpenAiResponsesClient implements LlmClient {
      */
     public Builder reasoning(boolean reasoning) {
       this.reasoning = reasoning;
+      return this;
+    }
+
+    /**
+     * Whether a reasoning model is asked for a summary of its reasoning
+     * ({@code reasoning.summary: "auto"}), which streams as thinking (default true). OpenAI
+     * refuses it for some models until the organization is verified ("Your organization must be
+     * verified to generate reasoning summaries", HTTP 400): turn it off there; the encrypted
+     * reasoning is carried across tool calls either way.
+     */
+    public Builder reasoningSummary(boolean summary) {
+      this.reasoningSummary = summary;
       return this;
     }
 

@@ -177,6 +177,17 @@ class OpenAiResponsesClientTest {
     assertThat(j.has("reasoning")).isFalse();
     assertThat(j.has("include")).isFalse();
     assertThat(j.has("prompt_cache_key")).as("not api.openai.com").isFalse();
+
+    server.enqueue(Recordings.load("openai-responses/text.sse"));
+    RecordingListener quiet = new RecordingListener();
+    OpenAiResponsesClient.builder().baseUrl(server.v1()).reasoningSummary(false).build()
+        .stream(HI, quiet);
+    quiet.await().completed();
+    JsonNode unsummarised = server.takeRequest().json();
+    assertThat(unsummarised.has("reasoning")).as("gpt-5 without a level or a summary").isTrue();
+    assertThat(unsummarised.get("reasoning").has("summary")).isFalse();
+    assertThat(unsummarised.get("include").toString())
+        .isEqualTo("[\"reasoning.encrypted_content\"]");
   }
 
   @Test

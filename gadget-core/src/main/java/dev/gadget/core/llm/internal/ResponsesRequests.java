@@ -42,9 +42,10 @@ public final class ResponsesRequests {
    *
    * @param r the request
    * @param reasoningModel whether the model reasons (then its reasoning is asked back encrypted)
+   * @param summary whether a reasoning model is asked for a summary of its reasoning
    * @param extra top-level fields that override the rest
    */
-  public static ObjectNode body(LlmRequest r, boolean reasoningModel,
+  public static ObjectNode body(LlmRequest r, boolean reasoningModel, boolean summary,
       Map<String, JsonNode> extra) {
     ObjectNode body = Json.NODES.objectNode();
     body.put("model", r.model());
@@ -77,7 +78,7 @@ public final class ResponsesRequests {
       if (r.thinkLevel() != null) {
         reasoning.put("effort", r.thinkLevel());
       }
-      if (reasoningModel && wanted) {
+      if (reasoningModel && wanted && summary) {
         reasoning.put("summary", "auto");
       }
     }
