@@ -119,6 +119,19 @@ class OpenAiResponsesClientTest {
   }
 
   @Test
+  void anErrorEventThatNestsItsErrorIsReadToo() {
+    server.enqueue("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":"
+        + "\"server_error\",\"code\":\"server_error\",\"message\":\"Try again.\"}}\n\n")
+        .header("Content-Type", "text/event-stream");
+    RecordingListener l = new RecordingListener();
+    client.stream(HI, l);
+    LlmException e = l.assertContract().failed();
+    assertThat(e.kind()).isEqualTo(LlmException.Kind.STREAM);
+    assertThat(e.providerMessage()).isEqualTo("Try again.");
+    assertThat(e.isRetryable()).isTrue();
+  }
+
+  @Test
   void aBodyCutInsideAnEventEndsEarlyWithThePartialText() {
     String body = Recordings.load("openai-responses/text.sse");
     int second = body.indexOf("Grüße, ") + 30;

@@ -115,9 +115,9 @@ public final class ResponsesStreamAssembler {
       }
       case "response.output_item.done" -> itemDone(event.path("item"));
       case "response.completed", "response.incomplete" -> end(event.path("response"));
-      case "response.failed" -> throw failed(event.path("response"));
-      case "error" -> throw error(new ProviderError(Json.text(event, "message"), null,
-          Json.text(event, "code")));
+      case "response.failed" -> throw error(failed(event.path("response")));
+      case "error" -> throw error(event.path("error").isObject() ? failed(event)
+          : new ProviderError(Json.text(event, "message"), null, Json.text(event, "code")));
       default -> { } // created, in_progress, content parts, *.done and events added later
     }
   }
@@ -208,10 +208,11 @@ public final class ResponsesStreamAssembler {
     }
   }
 
-  private static LlmException failed(JsonNode response) {
-    ProviderError pe = ProviderError.fromJson(response);
-    return error(pe != null ? pe : new ProviderError("the response failed without saying why",
-        null, null));
+  /** The error of a failed response, or of an event that nests it as {@code error}. */
+  private static ProviderError failed(JsonNode holder) {
+    ProviderError pe = ProviderError.fromJson(holder);
+    return pe != null ? pe : new ProviderError("the response failed without saying why", null,
+        null);
   }
 
   private static LlmException error(ProviderError pe) {
