@@ -12,7 +12,8 @@ const chatSampling = () => ({
 
 module.exports = ({ ready, submit, step }) => ({
   /**
-   * Adds a provider with a temperature and a top-k, reads them back through Edit, picks one of
+   * Adds a provider with a temperature, a top-k and (cfg.contextWindows) its models' context
+   * windows, reads them back through Edit, picks one of
    * its models for the chat, sets the chat's top-p, tries a temperature of 5 (refused), clears
    * it, and sends a prompt. At cfg.width x cfg.height, a screenshot of the chat to cfg.shot.
    */
@@ -25,6 +26,9 @@ module.exports = ({ ready, submit, step }) => ({
     await page.fill('#provider-form [name=baseUrl]', cfg.baseUrl);
     await page.fill('#provider-form [name=temperature]', cfg.providerTemperature);
     await page.fill('#provider-form [name=topK]', cfg.providerTopK);
+    if (cfg.contextWindows) {
+      await page.fill('#provider-form [name=contextWindows]', cfg.contextWindows);
+    }
     await page.click('#provider-form button[type=submit]');
     await page.waitForFunction(() => document.querySelectorAll('#provider-list .provider').length === 2,
       null, { timeout });
@@ -32,8 +36,9 @@ module.exports = ({ ready, submit, step }) => ({
     const formAfterSave = await page.$eval('#provider-form [name=temperature]', (e) => e.value);
     await page.click('#provider-list .provider:nth-child(2) button:has-text("Edit")');
     const edited = await page.$$eval('#provider-form .sampling-fields input', (els) => els.map((e) => e.value));
+    const editedWindows = await page.$eval('#provider-form [name=contextWindows]', (e) => e.value);
     await page.click('#provider-cancel');
-    step('provider added', { providerId, edited });
+    step('provider added', { providerId, edited, editedWindows });
 
     await page.selectOption('#provider-select', providerId);
     await page.waitForFunction(() => document.querySelectorAll('#model-options option').length > 0,
@@ -67,6 +72,7 @@ module.exports = ({ ready, submit, step }) => ({
         return Math.max(...r.map((x) => x.top)) < Math.min(...r.map((x) => x.bottom));
       });
     const status = await submit(page, cfg.prompt, timeout);
-    return { status, providerId, formAfterSave, edited, inherited, refused, chat, oneRow };
+    return { status, providerId, formAfterSave, edited, editedWindows, inherited, refused, chat,
+      oneRow };
   },
 });

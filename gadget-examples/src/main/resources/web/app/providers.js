@@ -78,6 +78,25 @@ export function parsePrices(text) {
   return prices;
 }
 
+/**
+ * "model tokens" per line or after ";": each model's context window, which its turns' budget and
+ * compaction fit instead of what the provider says.
+ */
+export function parseContextWindows(text) {
+  const windows = [];
+  for (const part of text.split(/[;\n]/)) {
+    const words = part.trim().split(/\s+/).filter(Boolean);
+    if (!words.length) continue;
+    const tokens = Number(String(words[1] || '').replace(/[_,]/g, ''));
+    if (words.length !== 2 || !Number.isInteger(tokens) || tokens < 1024) {
+      throw new Error('write each context window as "model tokens", 1024 tokens or more, such '
+        + 'as "qwen3:8b 32768"; "' + part.trim() + '" is not one');
+    }
+    windows.push({ modelId: words[0], tokens });
+  }
+  return windows;
+}
+
 /** The provider form's three sampling fields, by key. */
 function formSampling(f) {
   return { temperature: f.elements.temperature, topP: f.elements.topP, topK: f.elements.topK };
@@ -98,6 +117,8 @@ function edit(p) {
     x.outputPerMillion, x.cacheReadPerMillion, x.cacheWritePerMillion]
     .filter((v, i) => v != null && !(i === 4 && x.cacheReadPerMillion == null)).join(' '))
     .join('; ');
+  f.elements.contextWindows.value = Object.entries(p.contextWindows || {})
+    .map(([model, tokens]) => model + ' ' + tokens).join('; ');
   fillSampling(formSampling(f), p.sampling);
   f.querySelector('button[type=submit]').textContent = 'Save changes';
   $('provider-cancel').hidden = false;
@@ -253,6 +274,8 @@ export function wireProviders() {
       // editing sends the prices as they stand (empty: none); a new provider only if typed
       const prices = parsePrices(f.elements.prices.value);
       if (payload.id || prices.length) payload.prices = prices;
+      const windows = parseContextWindows(f.elements.contextWindows.value);
+      if (payload.id || windows.length) payload.contextWindows = windows;
       const sampling = readSampling(formSampling(f)); // likewise: editing sends it as it stands
       if (payload.id || Object.keys(sampling).length) payload.sampling = sampling;
       await request('saveProvider', payload);

@@ -20,7 +20,7 @@ export function cacheHitPercent(s) {
 export function cacheRatios(kind, modelId) {
   const m = String(modelId || '').toLowerCase().split('/').pop();
   if (kind === 'anthropic') return { read: 0.1, write: 1.25 };
-  if (kind === 'openai' || kind === 'llamacpp') {
+  if (kind === 'openai' || kind === 'openai-responses' || kind === 'llamacpp') {
     if (m.startsWith('gpt-5') || m.startsWith('deepseek')) return { read: 0.1, write: 1 };
     if (m.startsWith('gpt-4.1') || m.startsWith('o3') || m.startsWith('o4')) {
       return { read: 0.25, write: 1 };

@@ -49,9 +49,11 @@ final class DroneCommand implements Command {
         per workspace: a second drone on the same --workspace refuses to start and names the
         process that has it. Ctrl-C (or SIGTERM) stops it cleanly: a running turn ends as
         cancelled and the server is told at once. The LLM is the one the server's work orders
-        name (ollama, openai, llamacpp, anthropic or scripted); the API key comes with the work order and
-        stays in memory, or, when the server sends none, from this drone's own
-        GADGET_LLM_API_KEY (or OPENAI_API_KEY for openai, ANTHROPIC_API_KEY for anthropic).
+        name (ollama, openai, openai-responses, llamacpp, anthropic or scripted; OpenAI's own
+        reasoning models, o-series and gpt-5*, go through the Responses API); the API key
+        comes with the work order and stays in memory, or, when the server sends none, from
+        this drone's own GADGET_LLM_API_KEY (or OPENAI_API_KEY for openai, ANTHROPIC_API_KEY
+        for anthropic).
         Prefer GADGET_DRONE_TOKEN to --token: command lines are visible to other users of the
         machine. --mcp FILE gives the agent the tools of the MCP servers FILE describes (the
         .mcp.json shape of docs/MCP.md): they start with the drone, before it connects, and
@@ -95,6 +97,8 @@ final class DroneCommand implements Command {
         OptionSpec.value("tool-search", "WHEN", "when tools are deferred and found by "
             + "search_tools: auto (default: their definitions over 10% of the context budget), "
             + "always, never, or a share of the budget such as 25%"),
+        OptionSpec.value("context-window", "TOKENS", Providers.CONTEXT_WINDOW_HELP
+            + "; a window the server's work order names wins"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)")));
@@ -122,6 +126,9 @@ final class DroneCommand implements Command {
     } catch (IllegalArgumentException e) {
       throw new UsageException("--tool-search: " + e.getMessage());
     }
+    Integer window = Providers.contextWindow(args);
+    LlmClients clients = window == null ? LlmClients.withOwnKeys(console::env)
+        : LlmClients.withOwnKeys(console::env).withContextWindow(window);
     WorkspaceLock held;
     try {
       // At once, before waiting for the server: a second drone on this workspace stops here.
@@ -146,7 +153,7 @@ final class DroneCommand implements Command {
     (sandbox.problem().isPresent() ? console.err() : console.out())
         .println(SandboxOptions.describe(sandbox));
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
-        hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp,
+        hostname, clients, listener, tools, projectMcp,
         b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)),
         listener,
         console.err(), exit).start();

@@ -4,6 +4,7 @@ import dev.gadget.core.llm.AnthropicClient;
 import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.llm.OllamaClient;
 import dev.gadget.core.llm.OpenAiClient;
+import dev.gadget.core.llm.OpenAiResponsesClient;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.store.Tokens;
 import java.util.HashMap;
@@ -14,15 +15,19 @@ import java.util.function.Function;
 /**
  * The drone's LLM clients, one per (sdk, base URL, API key), made from a work order's provider:
  * {@code ollama} is {@link OllamaClient}, {@code openai} is {@link OpenAiClient} (any
- * OpenAI-compatible endpoint), {@code llamacpp} is {@link OpenAiClient} for llama.cpp's server
- * (each chat keeps its slot and prompt cache), {@code anthropic} is {@link AnthropicClient} (with
- * thinking on,
- * {@value #ANTHROPIC_THINKING_BUDGET} tokens), {@code scripted} is the demo's
- * {@link DemoScript}. Thread-safe.
+ * OpenAI-compatible endpoint) except for {@code api.openai.com}'s models that reason (the
+ * o-series, {@code gpt-5*}: {@link OpenAiResponsesClient#isReasoningModel}), which get
+ * {@code openai-responses}, {@link OpenAiResponsesClient} (OpenAI's Responses API, whose
+ * reasoning goes on across tool calls), {@code llamacpp} is {@link OpenAiClient} for llama.cpp's
+ * server (each chat keeps its slot and prompt cache), {@code anthropic} is
+ * {@link AnthropicClient} (with thinking on, {@value #ANTHROPIC_THINKING_BUDGET} tokens),
+ * {@code scripted} is the demo's {@link DemoScript}. With {@link #withContextWindow}, every
+ * client says that context window. Thread-safe.
  */
 final class LlmClients implements Function<ProviderConfig, LlmClient> {
   static final String OLLAMA = "ollama";
   static final String OPENAI = "openai";
+  static final String OPENAI_RESPONSES = "openai-responses";
   static final String LLAMACPP = "llamacpp";
   static final String ANTHROPIC = "anthropic";
   static final String SCRIPTED = "scripted";
@@ -33,6 +38,8 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
   private final Function<ProviderConfig, LlmClient> scripted;
   /** The drone's own API key for each sdk; {@code ""} stands for every sdk. */
   private final Map<String, String> ownApiKeys;
+  /** The context window every model has ({@code --context-window}), or 0: the provider's. */
+  private final int contextWindow;
 
   LlmClients() {
     this(p -> DemoScript.client());
@@ -44,8 +51,22 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
   }
 
   private LlmClients(Function<ProviderConfig, LlmClient> scripted, Map<String, String> keys) {
+    this(scripted, keys, 0);
+  }
+
+  private LlmClients(Function<ProviderConfig, LlmClient> scripted, Map<String, String> keys,
+      int contextWindow) {
     this.ownApiKeys = Map.copyOf(keys);
     this.scripted = scripted;
+    this.contextWindow = contextWindow;
+  }
+
+  /**
+   * These clients, with every model's context window {@code tokens} (the drone's
+   * {@code --context-window}) instead of what its provider says.
+   */
+  LlmClients withContextWindow(int tokens) {
+    return new LlmClients(scripted, ownApiKeys, tokens);
   }
 
   /**
@@ -54,7 +75,7 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
    */
   static LlmClients withOwnKeys(Function<String, String> env) {
     Map<String, String> keys = new HashMap<>();
-    for (String sdk : new String[] {OLLAMA, OPENAI, LLAMACPP, ANTHROPIC}) {
+    for (String sdk : new String[] {OLLAMA, OPENAI, OPENAI_RESPONSES, LLAMACPP, ANTHROPIC}) {
       String key = Providers.apiKey(sdk, env);
       if (key != null) {
         keys.put(sdk, key);
@@ -70,13 +91,32 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
         ? new ProviderConfig(given.sdk(), given.baseUrl(), own, given.modelId(), given.params())
         : given;
     // The key is part of the cache key only as a hash; it is never logged.
-    String key = p.sdk() + "\n" + p.baseUrl() + "\n"
+    String sdk = sdkFor(p);
+    String key = sdk + "\n" + p.baseUrl() + "\n"
         + (p.apiKey() == null ? "" : Tokens.hash(p.apiKey()));
-    return clients.computeIfAbsent(key, k -> create(p));
+    LlmClient client = clients.computeIfAbsent(key, k -> create(sdk, p));
+    return contextWindow > 0 ? new FixedWindowClient(client, contextWindow) : client;
   }
 
-  private LlmClient create(ProviderConfig p) {
-    switch (p.sdk()) {
+  /**
+   * The client family that serves {@code p}: its sdk, except that OpenAI's own models that
+   * reason go to the Responses API, the one that keeps their reasoning across tool calls.
+   */
+  static String sdkFor(ProviderConfig p) {
+    if (OPENAI.equals(p.sdk()) && OpenAiResponsesClient.isReasoningModel(p.modelId())) {
+      try {
+        if ("api.openai.com".equalsIgnoreCase(java.net.URI.create(p.baseUrl()).getHost())) {
+          return OPENAI_RESPONSES;
+        }
+      } catch (IllegalArgumentException notAUrl) {
+        return p.sdk(); // the client's builder says what is wrong with it
+      }
+    }
+    return p.sdk();
+  }
+
+  private LlmClient create(String sdk, ProviderConfig p) {
+    switch (sdk) {
       case OLLAMA: {
         OllamaClient.Builder b = OllamaClient.builder().baseUrl(p.baseUrl());
         if (p.apiKey() != null) {
@@ -88,6 +128,13 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
       case LLAMACPP: {
         OpenAiClient.Builder b = OpenAiClient.builder().baseUrl(p.baseUrl())
             .llamaCpp(LLAMACPP.equals(p.sdk()));
+        if (p.apiKey() != null) {
+          b.apiKey(p.apiKey());
+        }
+        return b.build();
+      }
+      case OPENAI_RESPONSES: {
+        OpenAiResponsesClient.Builder b = OpenAiResponsesClient.builder().baseUrl(p.baseUrl());
         if (p.apiKey() != null) {
           b.apiKey(p.apiKey());
         }
@@ -105,7 +152,8 @@ final class LlmClients implements Function<ProviderConfig, LlmClient> {
         return scripted.apply(p);
       default:
         throw new IllegalArgumentException("this drone has no client for the LLM sdk '"
-            + p.sdk() + "' (it knows ollama, openai, llamacpp, anthropic and scripted)");
+            + p.sdk() + "' (it knows ollama, openai, openai-responses, llamacpp, anthropic and "
+            + "scripted)");
     }
   }
 }

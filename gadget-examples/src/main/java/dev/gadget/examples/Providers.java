@@ -31,9 +31,16 @@ final class Providers {
   static final ProviderConfig SCRIPTED = new ProviderConfig(LlmClients.SCRIPTED,
       "scripted:demo", null, "gadget-demo-script", null);
 
+  /** What {@code --context-window} means, for the server, the demo and the drone. */
+  static final String CONTEXT_WINDOW_HELP = "the model's context window in tokens, which the "
+      + "context budget and compaction fit (default: what the provider says, else the published "
+      + "window of a well-known model; Ollama is also asked for it as num_ctx)";
+
   static final List<OptionSpec> OPTIONS = List.of(
-      OptionSpec.value("llm", "SDK", "ollama, openai (any OpenAI-compatible endpoint), "
-          + "llamacpp (llama.cpp's server), anthropic or scripted (canned demo replies)"),
+      OptionSpec.value("llm", "SDK", "ollama, openai (any OpenAI-compatible endpoint; "
+          + "api.openai.com's reasoning models use the Responses API), openai-responses "
+          + "(OpenAI's Responses API), llamacpp (llama.cpp's server), anthropic or scripted "
+          + "(canned demo replies)"),
       OptionSpec.value("model", "NAME", "the model id (default: " + DEFAULT_OLLAMA_MODEL
           + " for ollama, " + DEFAULT_OPENAI_MODEL + " for openai, " + DEFAULT_ANTHROPIC_MODEL
           + " for anthropic)"),
@@ -45,7 +52,9 @@ final class Providers {
       OptionSpec.value("top-p", "P", "nucleus sampling: the probability mass kept, above 0 "
           + "and at most 1 (default: the model's own)"),
       OptionSpec.value("top-k", "K", "top-k sampling, 1 or more (Ollama and Anthropic; "
-          + "OpenAI-compatible servers ignore it)"));
+          + "OpenAI-compatible servers ignore it)"),
+      OptionSpec.value("context-window", "TOKENS", CONTEXT_WINDOW_HELP));
+
 
   private Providers() {}
 
@@ -101,21 +110,33 @@ final class Providers {
   }
 
   /**
-   * The sampling {@code --temperature}, {@code --top-p} and {@code --top-k} set, or null when none
-   * is (each model's own defaults).
+   * The sampling {@code --temperature}, {@code --top-p} and {@code --top-k} and the
+   * {@code --context-window} set, or null when none is (each model's own defaults).
    */
   static ModelParams params(Args args) {
     Double temperature = number(args, "temperature", 0, 2, true);
     Double topP = number(args, "top-p", 0, 1, false);
     Double topK = number(args, "top-k", 1, Integer.MAX_VALUE, true);
-    if (temperature == null && topP == null && topK == null) {
+    Integer window = contextWindow(args);
+    if (temperature == null && topP == null && topK == null && window == null) {
       return null;
     }
     if (topK != null && topK != Math.rint(topK)) {
       throw new UsageException("--top-k takes a whole number, 1 or more; not '"
           + args.get("top-k").get() + "'");
     }
-    return new ModelParams(temperature, topP, topK == null ? null : topK.intValue(), null);
+    return new ModelParams(temperature, topP, topK == null ? null : topK.intValue(), null,
+        window);
+  }
+
+  /** {@code --context-window}: a whole number of tokens, at least 1,024; null when not given. */
+  static Integer contextWindow(Args args) {
+    Double tokens = number(args, "context-window", 1024, Integer.MAX_VALUE, true);
+    if (tokens != null && tokens != Math.rint(tokens)) {
+      throw new UsageException("--context-window takes a whole number of tokens, 1024 or more; "
+          + "not '" + args.get("context-window").get() + "'");
+    }
+    return tokens == null ? null : tokens.intValue();
   }
 
   private static Double number(Args args, String option, double min, double max,
@@ -159,6 +180,7 @@ final class Providers {
     }
     switch (sdk) {
       case LlmClients.OPENAI:
+      case LlmClients.OPENAI_RESPONSES:
       case LlmClients.LLAMACPP:
         return env.apply("OPENAI_API_KEY");
       case LlmClients.ANTHROPIC:
@@ -182,12 +204,15 @@ final class Providers {
         return new Choice(new ProviderConfig(sdk, url, apiKey(sdk, console::env), model,
             params(args)), "llama.cpp at " + url + ", model " + model, false);
       }
-      case LlmClients.OPENAI: {
+      case LlmClients.OPENAI:
+      case LlmClients.OPENAI_RESPONSES: {
         String url = args.get("base-url", DEFAULT_OPENAI_URL);
         String model = args.get("model", DEFAULT_OPENAI_MODEL);
         String key = apiKey(sdk, console::env);
-        return new Choice(new ProviderConfig(sdk, url, key, model, params(args)),
-            "OpenAI-compatible endpoint " + url + ", model " + model
+        ProviderConfig config = new ProviderConfig(sdk, url, key, model, params(args));
+        return new Choice(config, (LlmClients.sdkFor(config).equals(LlmClients.OPENAI_RESPONSES)
+                ? "OpenAI Responses API at " : "OpenAI-compatible endpoint ") + url
+            + ", model " + model
                 + (key == null ? " (no API key)" : " (API key from the environment)"), false);
       }
       case LlmClients.ANTHROPIC: {
@@ -202,7 +227,8 @@ final class Providers {
       case LlmClients.SCRIPTED:
         return scripted("--llm scripted");
       default:
-        throw new UsageException("--llm must be ollama, openai, llamacpp, anthropic or scripted, not '"
+        throw new UsageException("--llm must be ollama, openai, openai-responses, llamacpp, "
+            + "anthropic or scripted, not '"
             + sdk + "'");
     }
   }

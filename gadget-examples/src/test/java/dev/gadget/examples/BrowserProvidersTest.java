@@ -43,8 +43,9 @@ class BrowserProvidersTest extends BrowserTestBase {
   @Test
   void addsAProviderPicksAModelAndSendsAPrompt() throws Exception {
     llm = LlmTestServer.start();
-    llm.enqueue("{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\",\"object\":\"model\","
-        + "\"owned_by\":\"me\"},{\"id\":\"other-model\",\"object\":\"model\"}]}");
+    llm.enqueueModelList("{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\","
+        + "\"object\":\"model\",\"owned_by\":\"me\"},{\"id\":\"other-model\","
+        + "\"object\":\"model\"}]}");
     llm.enqueue(Recordings.load("openai/text-with-usage.sse"))
         .header("Content-Type", "text/event-stream");
     fx = new PageFixture(tmp, ScriptedLlmClient.of(), true);
@@ -96,9 +97,11 @@ class BrowserProvidersTest extends BrowserTestBase {
   }
 
   @Test
-  void setsSamplingOnAProviderAndOnAChatAndTheModelsRequestCarriesEachValue() throws Exception {
+  void setsSamplingAndAContextWindowOnAProviderAndOnAChatAndTheModelsRequestCarriesEachValue()
+      throws Exception {
     llm = LlmTestServer.start();
-    llm.enqueue("{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\",\"object\":\"model\"}]}");
+    llm.enqueueModelList(
+        "{\"object\":\"list\",\"data\":[{\"id\":\"browser-model\",\"object\":\"model\"}]}");
     llm.enqueue(Recordings.load("openai/text-with-usage.sse"))
         .header("Content-Type", "text/event-stream");
     fx = new PageFixture(tmp, ScriptedLlmClient.of(), true);
@@ -110,6 +113,7 @@ class BrowserProvidersTest extends BrowserTestBase {
     c.put("baseUrl", llm.v1().toString());
     c.put("providerTemperature", "0.3");
     c.put("providerTopK", "40");
+    c.put("contextWindows", "browser-model 20000");
     c.put("model", "browser-model");
     c.put("chatTopP", "0.6");
     c.put("prompt", "Say hello");
@@ -123,6 +127,7 @@ class BrowserProvidersTest extends BrowserTestBase {
     assertThat(r.get("status").asText()).isEqualTo("finished");
     assertThat(r.get("formAfterSave").asText()).isEmpty(); // the form was reset
     assertThat(r.get("edited").toString()).isEqualTo("[\"0.3\",\"\",\"40\"]");
+    assertThat(r.get("editedWindows").asText()).isEqualTo("browser-model 20000");
     // what the chat inherits: the provider's temperature and top-k; the server sets no top-p
     assertThat(r.get("inherited").get("placeholders").toString())
         .isEqualTo("[\"temperature 0.3\",\"top-p\",\"top-k 40\"]");
@@ -135,6 +140,11 @@ class BrowserProvidersTest extends BrowserTestBase {
     String providerId = r.get("providerId").asText();
     assertThat(fx.store.store().providers().findProvider(providerId).orElseThrow().sampling())
         .isEqualTo(new Sampling(0.3, null, 40));
+    assertThat(fx.store.store().providers().findProvider(providerId).orElseThrow()
+        .contextWindows()).isEqualTo(Map.of("browser-model", 20_000));
+    // the model's window set in the page is the turn's: 20,000 less a quarter for the reply
+    assertThat(fx.store.store().listTurns(fx.session.id())).singleElement()
+        .satisfies(t -> assertThat(t.stats().contextBudget()).isEqualTo(15_000));
     assertThat(fx.store.store().findSession(fx.session.id()).orElseThrow().sampling())
         .isEqualTo(new Sampling(null, 0.6, null));
     llm.takeRequest(); // the model list

@@ -622,6 +622,11 @@ class CrashSuiteTest {
     }
 
     private void handle(HttpExchange ex) throws IOException {
+      if (ex.getRequestMethod().equals("GET")) { // no model list (the context window's)
+        ex.sendResponseHeaders(404, -1);
+        ex.close();
+        return;
+      }
       JsonNode body = GadgetJson.mapper().readTree(ex.getRequestBody());
       JsonNode messages = body.path("messages");
       int turn = -1;

@@ -120,7 +120,8 @@ class ProvidersTest {
     assertThat(o.config().apiKey()).isEqualTo(KEY);
     assertThatThrownBy(() -> Providers.forServer(args("--llm", "gpt"), console(Map.of())))
         .isInstanceOf(UsageException.class)
-        .hasMessage("--llm must be ollama, openai, llamacpp, anthropic or scripted, not 'gpt'");
+        .hasMessage("--llm must be ollama, openai, openai-responses, llamacpp, anthropic or "
+            + "scripted, not 'gpt'");
   }
 
   @Test
@@ -158,6 +159,57 @@ class ProvidersTest {
         "https://x", null, "m", null)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no client for the LLM sdk 'gemini'");
+  }
+
+  @Test
+  void openAisReasoningModelsGoThroughTheResponsesApiAndOnlyOnOpenAisOwnHost() {
+    LlmClients clients = new LlmClients();
+    String openAi = Providers.DEFAULT_OPENAI_URL;
+    Providers.Choice gpt5 = Providers.forServer(args("--llm", "openai", "--model", "gpt-5"),
+        console(Map.of()));
+    assertThat(gpt5.description()).startsWith("OpenAI Responses API at " + openAi);
+    assertThat(clients.apply(gpt5.config()))
+        .isInstanceOf(dev.gadget.core.llm.OpenAiResponsesClient.class);
+    assertThat(clients.apply(new ProviderConfig("openai", openAi, null, "o4-mini", null)))
+        .isInstanceOf(dev.gadget.core.llm.OpenAiResponsesClient.class);
+    assertThat(clients.apply(new ProviderConfig("openai", openAi, null, "gpt-4.1", null)))
+        .isInstanceOf(dev.gadget.core.llm.OpenAiClient.class);
+    assertThat(clients.apply(new ProviderConfig("openai", "https://openrouter.ai/api/v1", null,
+        "openai/gpt-5", null))).as("another host may not have /responses")
+        .isInstanceOf(dev.gadget.core.llm.OpenAiClient.class);
+    assertThat(clients.apply(new ProviderConfig("openai-responses", "http://127.0.0.1:1/v1",
+        null, "llama3", null))).isInstanceOf(dev.gadget.core.llm.OpenAiResponsesClient.class);
+    assertThat(Providers.apiKey("openai-responses", Map.of("OPENAI_API_KEY", "sk-o")::get))
+        .isEqualTo("sk-o");
+  }
+
+  @Test
+  void contextWindowGoesIntoTheProvidersParamsOrFixesTheDronesClients() {
+    assertThat(Providers.forServer(args("--llm", "openai", "--context-window", "32768"),
+        console(Map.of())).config().params().contextWindow()).isEqualTo(32768);
+    assertThat(Providers.forServer(args("--llm", "openai"), console(Map.of())).config()
+        .params().contextWindow()).isNull();
+    for (String bad : List.of("512", "8k", "40000.5")) {
+      assertThatThrownBy(() -> Providers.forServer(args("--context-window", bad),
+          console(Map.of()))).isInstanceOf(UsageException.class)
+          .hasMessageStartingWith("--context-window takes a ").hasMessageEndingWith(
+              "not '" + bad + "'");
+    }
+    try (LlmTestServer server = LlmTestServer.start()) {
+      ProviderConfig local = new ProviderConfig("openai", server.v1().toString(), null,
+          "gpt-4o-mini", null);
+      assertThat(new LlmClients().apply(local).contextWindow("gpt-4o-mini"))
+          .as("the published window").hasValue(128_000);
+      var fixed = new LlmClients().withContextWindow(20_000).apply(local);
+      assertThat(fixed.contextWindow("gpt-4o-mini")).hasValue(20_000);
+      assertThat(fixed.maxTools()).isEqualTo(dev.gadget.core.llm.OpenAiClient.MAX_TOOLS);
+      server.enqueue(Recordings.load("openai/text-with-usage.sse"));
+      RecordingListener l = new RecordingListener();
+      fixed.stream(new LlmRequest("gpt-4o-mini", List.of(LlmMessage.user("hi")), null, null,
+          null), l);
+      assertThat(l.assertContract().completed().text()).isNotEmpty();
+      assertThat(server.takeRequest().path()).isEqualTo("/v1/chat/completions");
+    }
   }
 
   @Test

@@ -119,6 +119,17 @@ public final class AnthropicClient implements LlmClient {
         (events, info) -> StreamParser.anthropic(events, http.maxEventChars()), listener);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The published window of a well-known model ({@link ContextWindows}); {@code claude-*}
+   * models have 200,000 tokens unless a beta header asks for more.
+   */
+  @Override
+  public java.util.OptionalInt contextWindow(String model) {
+    return ContextWindows.known(model);
+  }
+
   /** Never shows the API key. */
   @Override
   public String toString() {

@@ -16,7 +16,8 @@ import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * What the builders of Gadget's HTTP clients ({@link OllamaClient.Builder},
- * {@link OpenAiClient.Builder}, {@link AnthropicClient.Builder}) share: where the server is, how to authenticate, the timeouts,
+ * {@link OpenAiClient.Builder}, {@link OpenAiResponsesClient.Builder},
+ * {@link AnthropicClient.Builder}) share: where the server is, how to authenticate, the timeouts,
  * retries and limits. Each client's builder documents its own defaults. Not thread-safe.
  *
  * @param <B> the concrete builder, returned by every setter for chaining
@@ -161,6 +162,15 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
     HttpRequest post(byte[] body, String accept, String authHeader) {
       return HttpSupport.post(endpoint, body, accept, authHeader, apiKey, headers,
           firstByteTimeout);
+    }
+
+    /** The headers of every request with the API key as a bearer token, for GETs. */
+    Map<String, String> bearerHeaders() {
+      Map<String, String> all = new LinkedHashMap<>(headers);
+      if (apiKey != null) {
+        all.put("Authorization", "Bearer " + apiKey);
+      }
+      return all;
     }
 
     /** {@code Name{baseUrl}}, with {@code apiKey=***} when there is a key. */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.gadget.core.llm.internal.HttpStreamEngine;
 import dev.gadget.core.llm.internal.LlamaCppSlots;
+import dev.gadget.core.llm.internal.ModelLists;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.llm.internal.StreamParser;
 import java.net.URI;
@@ -69,6 +70,7 @@ public final class OpenAiClient implements LlmClient {
   private final boolean promptCacheKey;
   private final LlamaCppSlots slots;
   private volatile LlamaCppSlots.Props props;
+  private final ModelLists.Listed listedWindows = new ModelLists.Listed();
 
   private OpenAiClient(Builder b) {
     this.http = b.freeze("/chat/completions", "OpenAI-compatible server");
@@ -144,21 +146,26 @@ public final class OpenAiClient implements LlmClient {
    *
    * <p>For a llama.cpp server ({@link Builder#llamaCpp}), a slot's context from
    * {@code GET /props} ({@code default_generation_settings.n_ctx}), asked until it answers
-   * (10 s at most each time), which also tells the slot count; otherwise unknown.
+   * (10 s at most each time), which also tells the slot count. Otherwise what the server's
+   * {@code GET /models} gives the model (vLLM's {@code max_model_len}, OpenRouter's
+   * {@code context_length}; asked once per model once it answers), else the published window
+   * of a well-known model ({@link ContextWindows}).
    */
   @Override
   public OptionalInt contextWindow(String model) {
-    if (slots == null) {
-      return OptionalInt.empty();
+    if (slots != null) {
+      return llamaCppWindow();
     }
+    OptionalInt listed = listedWindows.window(http.engine().httpClient(), http.baseUrl(),
+        http.bearerHeaders(), model);
+    return listed.isPresent() ? listed : ContextWindows.known(model);
+  }
+
+  private OptionalInt llamaCppWindow() {
     LlamaCppSlots.Props known = props;
     if (known == null) {
-      Map<String, String> headers = new LinkedHashMap<>(http.headers());
-      if (http.apiKey() != null) {
-        headers.put("Authorization", "Bearer " + http.apiKey());
-      }
-      known = LlamaCppSlots.fetch(http.engine().httpClient(), http.baseUrl(), headers,
-          Duration.ofSeconds(10));
+      known = LlamaCppSlots.fetch(http.engine().httpClient(), http.baseUrl(),
+          http.bearerHeaders(), Duration.ofSeconds(10));
       if (known == null) {
         return OptionalInt.empty();
       }

@@ -10,7 +10,8 @@ import java.util.Objects;
  * {@link LlmMessage#thinkingBlocks()} for the next request of the same turn. Opaque to callers:
  * pass it on, do not edit it.
  *
- * @param text the reasoning ({@code ""} for a redacted block)
+ * @param text the reasoning ({@code ""} for an Anthropic redacted block, the summary for an
+ *     OpenAI reasoning item)
  * @param signature the server's signature of {@code text}, or {@code null} for a redacted block
  * @param redactedData the encrypted reasoning of a redacted block, or {@code null}
  */

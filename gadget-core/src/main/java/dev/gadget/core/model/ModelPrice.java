@@ -125,6 +125,7 @@ public record ModelPrice(String modelId, double inputPerMillion, double outputPe
         case "anthropic":
           return ANTHROPIC_5M;
         case "openai":
+        case "openai-responses":
         case "llamacpp":
           if (m.startsWith("gpt-5") || m.startsWith("deepseek")) {
             return new CacheRatios(0.1, 1);

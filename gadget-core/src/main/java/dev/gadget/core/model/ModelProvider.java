@@ -2,8 +2,11 @@ package dev.gadget.core.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * An LLM provider a user added (seeds 000 and 001, {@code IAiProvider}): where it is, which API it
@@ -24,6 +27,9 @@ import java.util.Objects;
  * @param prices what its models cost, for the usage totals' cost (empty: no cost is kept)
  * @param sampling how its models sample unless a chat says otherwise, or {@code null} (also for
  *     a {@link Sampling} that sets nothing): the server operator's, else each model's own
+ * @param contextWindows the context window of each model that sets one, in tokens (at least
+ *     {@value #MIN_CONTEXT_WINDOW}): the budget and compaction of its turns fit it, instead of
+ *     what the provider says (empty: the provider's)
  */
 public record ModelProvider(
     @JsonProperty("_id") String id,
@@ -34,9 +40,12 @@ public record ModelProvider(
     String sealedApiKey,
     Instant createdAt,
     List<ModelPrice> prices,
-    Sampling sampling) {
-  /** The most prices one provider keeps. */
+    Sampling sampling,
+    Map<String, Integer> contextWindows) {
+  /** The most prices one provider keeps; also the most context windows. */
   public static final int MAX_PRICES = 200;
+  /** The smallest context window a model may be given. */
+  public static final int MIN_CONTEXT_WINDOW = 1024;
 
   public ModelProvider {
     Objects.requireNonNull(id, "id");
@@ -47,6 +56,24 @@ public record ModelProvider(
     Objects.requireNonNull(createdAt, "createdAt");
     prices = prices == null ? List.of() : List.copyOf(prices);
     sampling = Sampling.orNull(sampling);
+    contextWindows = contextWindows == null ? Map.of()
+        : Collections.unmodifiableMap(new TreeMap<>(contextWindows));
+    if (contextWindows.size() > MAX_PRICES) {
+      throw new IllegalArgumentException("a provider keeps at most " + MAX_PRICES
+          + " context windows; got " + contextWindows.size());
+    }
+    contextWindows.forEach((model, tokens) -> {
+      if (tokens == null || tokens < MIN_CONTEXT_WINDOW) {
+        throw new IllegalArgumentException("the context window of " + model + " must be at "
+            + "least " + MIN_CONTEXT_WINDOW + " tokens; got " + tokens);
+      }
+    });
+  }
+
+  /** A provider whose models set no context window: the provider says each one's. */
+  public ModelProvider(String id, String userId, String name, String kind, String baseUrl,
+      String sealedApiKey, Instant createdAt, List<ModelPrice> prices, Sampling sampling) {
+    this(id, userId, name, kind, baseUrl, sealedApiKey, createdAt, prices, sampling, null);
   }
 
   /** A provider that sets no sampling: the server operator's, else each model's own. */
@@ -81,6 +108,6 @@ public record ModelProvider(
     return "ModelProvider[id=" + id + ", userId=" + userId + ", name=" + name + ", kind=" + kind
         + ", baseUrl=" + baseUrl + ", apiKey=" + (hasApiKey() ? "<set>" : "<not set>")
         + ", createdAt=" + createdAt + ", prices=" + prices.size() + ", sampling=" + sampling
-        + "]";
+        + ", contextWindows=" + contextWindows + "]";
   }
 }

@@ -5,9 +5,10 @@ import java.util.Objects;
 /**
  * Which LLM to call and how (seed 002, the work order's {@code provider}).
  *
- * <p>{@code sdk} names the client family, such as {@code "ollama"}, {@code "openai"} or
- * {@code "llamacpp"} (an OpenAI-compatible llama.cpp server, whose prompt cache is kept per chat); it is a
- * string, not an enum, so that core does not enumerate adapters. The API key is a secret:
+ * <p>{@code sdk} names the client family, such as {@code "ollama"}, {@code "openai"},
+ * {@code "openai-responses"} (OpenAI's Responses API) or {@code "llamacpp"} (an
+ * OpenAI-compatible llama.cpp server, whose prompt cache is kept per chat); it is a string, not
+ * an enum, so that core does not enumerate adapters. The API key is a secret:
  * {@link #toString()} redacts it, and it is never written under {@code .gadget/}.
  *
  * @param sdk the client family

@@ -49,14 +49,23 @@ public final class ProviderEvents {
       @Rule(maxLength = API_KEY) String apiKey,
       Boolean clearApiKey,
       List<Price> prices,
-      SamplingFields sampling) {
+      SamplingFields sampling,
+      List<ContextWindow> contextWindows) {
     @Override
     public String toString() {
       return "SaveProvider[id=" + id + ", name=" + name + ", kind=" + kind + ", baseUrl="
           + baseUrl + ", apiKey=" + (apiKey == null ? "null" : "<redacted>") + ", sampling="
-          + sampling + "]";
+          + sampling + ", contextWindows=" + contextWindows + "]";
     }
   }
+
+  /**
+   * A model's context window in {@code saveProvider}, in tokens. {@code contextWindows} absent
+   * keeps a provider's; a list (even empty) replaces them.
+   */
+  public record ContextWindow(
+      @Rule(required = true, maxLength = Limits.NAME) String modelId,
+      @Rule(required = true) Integer tokens) {}
 
   /**
    * A model's price in {@code saveProvider}: dollars per million tokens ({@link ModelPrice}).
@@ -120,14 +129,16 @@ public final class ProviderEvents {
    * @param sampling how its models sample unless a chat says otherwise, or {@code null}; for the
    *     server's default, the operator's parameters (which also fill in what a user's provider
    *     leaves unset)
+   * @param contextWindows the context window its models were given, by model id (empty for the
+   *     server's default)
    */
   public record ProviderView(String id, String name, String kind, String baseUrl,
       boolean apiKeySet, boolean isDefault, String defaultModel, Instant createdAt,
-      List<ModelPrice> prices, Sampling sampling) {
+      List<ModelPrice> prices, Sampling sampling, java.util.Map<String, Integer> contextWindows) {
     /** The view of a user's provider. */
     public static ProviderView of(ModelProvider p) {
       return new ProviderView(p.id(), p.name(), p.kind(), p.baseUrl(), p.hasApiKey(), false,
-          null, p.createdAt(), p.prices(), p.sampling());
+          null, p.createdAt(), p.prices(), p.sampling(), p.contextWindows());
     }
   }
 

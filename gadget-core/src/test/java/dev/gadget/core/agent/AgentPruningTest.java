@@ -24,7 +24,8 @@ class AgentPruningTest {
   }
 
   @Test
-  void olderReadsOfAFileReachTheModelAsSummariesOnceItIsEditedAndReadAgain() throws Exception {
+  void withinTheBudgetOlderReadsOfAFileEditedAndReadAgainStayWholeSoThePrefixHolds()
+      throws Exception {
     String original = IntStream.rangeClosed(1, 40).mapToObj(i -> "line " + i + " alpha\n")
         .collect(Collectors.joining());
     TestRepo repo = TestRepo.create(tmp, "a.txt", original);
@@ -43,17 +44,13 @@ class AgentPruningTest {
     assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
     String edited = original.replace("line 7 alpha", "line 7 beta");
     assertThat(repo.read("a.txt")).isEqualTo(edited);
-    // Second request: the first read is whole, it is the newest call about a.txt.
     assertThat(toolResults(llm.requests().get(1).messages())).containsExactly(original);
-    // Third request: the edit superseded the read.
-    List<String> third = toolResults(llm.requests().get(2).messages());
-    assertThat(third.get(0)).isEqualTo("[read_file output for a.txt elided: a later change of "
-        + "this file is further down (" + original.length() + " chars)]");
-    assertThat(third.get(1)).isEqualTo("Edited a.txt: replaced 1 line at line 7 with 1 line.");
-    // Fourth request: the newest read is whole, everything before it about a.txt is summarised.
-    List<LlmMessage> fourth = llm.requests().get(3).messages();
-    assertThat(toolResults(fourth)).containsExactly(third.get(0), third.get(1), edited);
-    ContextPrunerTest.assertPairedCallsAndResults(fourth);
+    // superseded, but the context is far from its budget: nothing earlier is rewritten, so each
+    // request begins with the one before (the prompt cache's prefix); a batch of pruning over
+    // the budget summarises it (ContextPrunerTest)
+    assertThat(toolResults(llm.requests().get(3).messages())).containsExactly(original,
+        "Edited a.txt: replaced 1 line at line 7 with 1 line.", edited);
+    ContextPrunerTest.assertPairedCallsAndResults(llm.requests().get(3).messages());
   }
 
   @Test

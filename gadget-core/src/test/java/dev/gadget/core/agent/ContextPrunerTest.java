@@ -163,6 +163,70 @@ class ContextPrunerTest {
     assertPairedCallsAndResults(out);
   }
 
+  /** A conversation of {@code n} reads of 3,000 characters (~1,000 tokens each). */
+  private static List<LlmMessage> reads(int n) {
+    List<LlmMessage> in = new ArrayList<>(List.of(LlmMessage.system("sys"),
+        LlmMessage.user("prompt")));
+    for (int i = 0; i < n; i++) {
+      LlmToolCall c = call("c" + i, "read_file", "{\"path\":\"f" + i + ".txt\"}");
+      in.add(assistant(c));
+      in.add(LlmMessage.tool(c, ("read " + i + " ").repeat(375)));
+    }
+    return in;
+  }
+
+  @Test
+  void inBatchesNothingIsClearedWithinTheBudgetNotEvenASupersededRead() {
+    LlmToolCall r1 = call("c1", "read_file", "{\"path\":\"a.txt\"}");
+    LlmToolCall r2 = call("c2", "read_file", "{\"path\":\"a.txt\"}");
+    List<LlmMessage> in = List.of(LlmMessage.system("sys"), LlmMessage.user("prompt"),
+        assistant(r1), LlmMessage.tool(r1, A_V1), assistant(r2), LlmMessage.tool(r2, A_V2));
+    ContextPruner.Pruned p = BIG_BUDGET.prune(in, 1_000_000, ContextPruner.Cleared.NONE, 1000);
+    assertThat(p.messages()).isEqualTo(in);
+    assertThat(p.batch()).isFalse();
+    assertThat(p.cleared()).isEqualTo(ContextPruner.Cleared.NONE);
+  }
+
+  @Test
+  void overTheBudgetABatchClearsDownToItsMarginKeepsTheNewestResultsAndIsRepeatedExactly() {
+    List<LlmMessage> in = reads(8); // ~8,100 tokens
+    ContextPruner pruner = new ContextPruner(1_000_000);
+    ContextPruner.Pruned batch = pruner.prune(in, 7000, ContextPruner.Cleared.NONE, 2000);
+    assertThat(batch.batch()).isTrue();
+    int after = ContextPruner.estimateTokens(batch.messages());
+    assertThat(after).isLessThanOrEqualTo(5000);
+    // the stateless rule stops at the budget: the batch cleared a margin more
+    assertThat(ContextPruner.estimateTokens(pruner.prune(in, 7000))).isGreaterThan(5000);
+    assertThat(batch.messages().get(3).content()).startsWith("[read_file output elided");
+    assertThat(batch.messages().get(17).content()).isEqualTo(in.get(17).content());
+
+    // the next rounds, within the budget: the same clearing, the new messages as they are
+    List<LlmMessage> next = new ArrayList<>(in);
+    LlmToolCall reread = call("c9", "read_file", "{\"path\":\"f7.txt\"}");
+    next.add(assistant(reread));
+    next.add(LlmMessage.tool(reread, "short now"));
+    ContextPruner.Pruned again = pruner.prune(next, 7000, batch.cleared(), 2000);
+    assertThat(again.batch()).isFalse();
+    assertThat(again.messages().subList(0, in.size())).isEqualTo(batch.messages());
+    assertThat(again.messages().subList(in.size(), next.size()))
+        .isEqualTo(next.subList(in.size(), next.size()));
+    assertThat(again.cleared()).isEqualTo(batch.cleared());
+
+    // over the budget again: the next batch also summarises the superseded read of f7.txt
+    for (int i = 10; i < 14; i++) {
+      LlmToolCall c = call("c" + i, "read_file", "{\"path\":\"g" + i + ".txt\"}");
+      next.add(assistant(c));
+      next.add(LlmMessage.tool(c, ("more " + i + " ").repeat(500)));
+    }
+    ContextPruner.Pruned second = pruner.prune(next, 7000, again.cleared(), 2000);
+    assertThat(second.batch()).isTrue();
+    assertThat(second.messages().get(17).content())
+        .startsWith("[read_file output for f7.txt elided: a later read");
+    assertThat(second.cleared().superseded()).contains("c7");
+    assertThat(ContextPruner.estimateTokens(second.messages())).isLessThanOrEqualTo(7000);
+    assertPairedCallsAndResults(second.messages());
+  }
+
   @Test
   void underBudgetWithNothingSupersededTheListIsUnchanged() {
     LlmToolCall c = call("c1", "read_file", "{\"path\":\"a.txt\"}");

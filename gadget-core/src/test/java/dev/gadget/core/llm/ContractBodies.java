@@ -144,4 +144,57 @@ final class ContractBodies {
     end.putObject("usage").put("output_tokens", 3);
     return sb.append(event(end)).append(event(object().put("type", "message_stop"))).toString();
   }
+
+  /** An object schema with one required string property {@code name}. */
+  static ObjectNode schema(String name) {
+    ObjectNode schema = object().put("type", "object");
+    schema.putObject("properties").putObject(name).put("type", "string");
+    schema.putArray("required").add(name);
+    return schema;
+  }
+
+  private static String responsesEvent(String type, ObjectNode data) {
+    ObjectNode e = object().put("type", type);
+    e.setAll(data);
+    return "event: " + type + "\ndata: " + e + "\n\n";
+  }
+
+  /** An OpenAI Responses API SSE stream answering with {@code script}. */
+  static String responsesBody(LlmClientContract.Script script) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(responsesEvent("response.created", object().set("response",
+        object().put("id", "resp_contract").put("status", "in_progress"))));
+    if (!script.thinking().isEmpty()) {
+      sb.append(responsesEvent("response.output_item.added", object().set("item",
+          object().put("id", "rs_1").put("type", "reasoning"))));
+      for (String w : words(script.thinking())) {
+        sb.append(responsesEvent("response.reasoning_summary_text.delta",
+            object().put("item_id", "rs_1").put("summary_index", 0).put("delta", w)));
+      }
+    }
+    for (String w : words(script.text())) {
+      sb.append(responsesEvent("response.output_text.delta",
+          object().put("item_id", "msg_1").put("delta", w)));
+    }
+    int i = 0;
+    for (LlmClientContract.ToolCallSpec t : script.toolCalls()) {
+      String id = "fc_" + i;
+      ObjectNode item = object().put("id", id).put("type", "function_call")
+          .put("call_id", "call_" + i).put("name", t.name()).put("arguments", "");
+      sb.append(responsesEvent("response.output_item.added", object().set("item", item)));
+      String args = t.argumentsJson();
+      int half = args.length() / 2;
+      for (String piece : List.of(args.substring(0, half), args.substring(half))) {
+        sb.append(responsesEvent("response.function_call_arguments.delta",
+            object().put("item_id", id).put("delta", piece)));
+      }
+      sb.append(responsesEvent("response.output_item.done", object().set("item",
+          item.deepCopy().put("arguments", args))));
+      i++;
+    }
+    ObjectNode done = object().put("id", "resp_contract").put("status", "completed");
+    done.putObject("usage").put("input_tokens", 1).put("output_tokens", 2);
+    return sb.append(responsesEvent("response.completed", object().set("response", done)))
+        .toString();
+  }
 }

@@ -151,6 +151,7 @@ public final class LlmTestServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService pool;
   private final BlockingQueue<Reply> replies = new LinkedBlockingQueue<>();
+  private final BlockingQueue<Reply> modelLists = new LinkedBlockingQueue<>();
   private final BlockingQueue<Recorded> requests = new LinkedBlockingQueue<>();
   private final CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger requestCount = new AtomicInteger();
@@ -204,6 +205,23 @@ public final class LlmTestServer implements AutoCloseable {
     return reply;
   }
 
+  /**
+   * Queues a reply for the next {@code GET} of a path ending in {@code /models} (a model list):
+   * those requests are served from this queue only. With none queued, such a request is
+   * answered 404 and neither recorded nor counted, as a server without a model list would; so a
+   * client that asks for one (the context window) does not disturb a test of other requests.
+   */
+  public Reply enqueueModelList(int status, String body) {
+    Reply reply = new Reply(status, body.getBytes(StandardCharsets.UTF_8));
+    modelLists.add(reply);
+    return reply;
+  }
+
+  /** {@link #enqueueModelList(int, String)} with status 200. */
+  public Reply enqueueModelList(String body) {
+    return enqueueModelList(200, body);
+  }
+
   /** The next request received, waiting up to 10 s. */
   public Recorded takeRequest() {
     try {
@@ -231,11 +249,21 @@ public final class LlmTestServer implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     long arrived = System.nanoTime();
     String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+    boolean modelList = ex.getRequestMethod().equals("GET")
+        && ex.getRequestURI().getPath().endsWith("/models");
+    Reply listReply = modelList ? modelLists.poll() : null;
+    if (modelList && listReply == null) {
+      byte[] msg = "{\"error\":\"no model list here\"}".getBytes(StandardCharsets.UTF_8);
+      ex.sendResponseHeaders(404, msg.length);
+      ex.getResponseBody().write(msg);
+      ex.close();
+      return;
+    }
     // counted before it is published: a test that took this request must see it counted
     requestCount.incrementAndGet();
     requests.add(new Recorded(ex.getRequestMethod(), ex.getRequestURI().getPath(),
         ex.getProtocol(), Map.copyOf(ex.getRequestHeaders()), body, arrived));
-    Reply reply = replies.poll();
+    Reply reply = modelList ? listReply : replies.poll();
     if (reply == null) {
       byte[] msg = "{\"error\":\"no reply queued in LlmTestServer\"}".getBytes(StandardCharsets.UTF_8);
       ex.sendResponseHeaders(599, msg.length);

@@ -319,10 +319,10 @@ class ProvidersRuntimeTest {
     llm.enqueue("{\"models\":[{\"name\":\"qwen3:0.6b\",\"model\":\"qwen3:0.6b\","
         + "\"size\":522653767,\"details\":{\"family\":\"qwen3\"}},"
         + "{\"name\":\"llama3.2:1b\",\"model\":\"llama3.2:1b\"}]}");
-    llm.enqueue("{\"object\":\"list\",\"data\":[{\"id\":\"gpt-4o-mini\",\"object\":"
+    llm.enqueueModelList("{\"object\":\"list\",\"data\":[{\"id\":\"gpt-4o-mini\",\"object\":"
         + "\"model\",\"created\":1721172741,\"owned_by\":\"system\"},{\"id\":\"o3\","
         + "\"object\":\"model\",\"owned_by\":\"system\"}]}");
-    llm.enqueue("{\"data\":[{\"type\":\"model\",\"id\":\"claude-sonnet-4-5\","
+    llm.enqueueModelList("{\"data\":[{\"type\":\"model\",\"id\":\"claude-sonnet-4-5\","
         + "\"display_name\":\"Claude Sonnet 4.5\",\"created_at\":\"2025-09-29T00:00:00Z\"}],"
         + "\"has_more\":false,\"first_id\":\"claude-sonnet-4-5\",\"last_id\":\"x\"}");
 
@@ -354,16 +354,18 @@ class ProvidersRuntimeTest {
     JsonNode err = page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", gone));
     assertThat(err.get("error").asText()).isEqualTo("cannot reach Gone at http://127.0.0.1:"
         + closedPort + "/v1/models: the connection was refused or timed out");
-    llm.enqueue(401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-alice\"}}");
+    llm.enqueueModelList(401,
+        "{\"error\":{\"message\":\"Incorrect API key provided: sk-alice\"}}");
     JsonNode denied = page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", openai));
     assertThat(denied.get("error").asText()).contains("refused the API key (HTTP 401)")
         .doesNotContain(ALICE_KEY);
-    llm.enqueue("<html>not json</html>");
+    llm.enqueueModelList("<html>not json</html>");
     JsonNode notList = page.request(ProviderEvents.LIST_MODELS, Map.of("providerId", openai));
     assertThat(notList.get("error").asText()).endsWith("did not answer with a model list");
     JsonNode badKind = page.request(ProviderEvents.SAVE_PROVIDER,
         Map.of("name", "x", "kind", "gemini", "baseUrl", "http://127.0.0.1:1"));
-    assertThat(badKind.get("error").asText()).isEqualTo("kind must be ollama, openai, llamacpp or anthropic");
+    assertThat(badKind.get("error").asText()).isEqualTo(
+        "kind must be ollama, openai, openai-responses, llamacpp or anthropic");
     JsonNode badUrl = page.request(ProviderEvents.SAVE_PROVIDER,
         Map.of("name", "x", "kind", "ollama", "baseUrl", "file:///etc/passwd"));
     assertThat(badUrl.get("error").asText()).startsWith("baseUrl must be an http or https URL");

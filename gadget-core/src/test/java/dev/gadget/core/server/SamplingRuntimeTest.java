@@ -161,6 +161,35 @@ class SamplingRuntimeTest {
   }
 
   @Test
+  void aModelsContextWindowSetInThePageReachesItsWorkOrderAndTheTurnsBudget() throws Exception {
+    start();
+    Map<String, Object> req = new HashMap<>(Map.of("name", "Sized", "kind", "openai",
+        "baseUrl", llm.v1().toString(), "contextWindows",
+        List.of(Map.of("modelId", "sized-model", "tokens", 20_000))));
+    JsonNode saved = page.request(ProviderEvents.SAVE_PROVIDER, req).get("provider");
+    assertThat(saved.get("contextWindows").toString()).isEqualTo("{\"sized-model\":20000}");
+    String id = saved.get("id").asText();
+    String chat = fx.watchedSession(page);
+    page.request(ProviderEvents.SET_SESSION_MODEL,
+        Map.of("sessionId", chat, "providerId", id, "modelId", "sized-model"));
+    assertThat(turn(chat).params().contextWindow()).isEqualTo(20_000);
+    // a window of 20,000 less the reply's reserve (a quarter, at most 8,192)
+    assertThat(fx.store.listTurns(chat).get(0).stats().contextBudget()).isEqualTo(15_000);
+
+    // edited without: kept; another model of the provider: the provider's own (none here)
+    JsonNode edited = saveProvider(null, id).get("provider");
+    assertThat(edited.get("contextWindows").get("sized-model").asInt()).isEqualTo(20_000);
+    page.request(ProviderEvents.SET_SESSION_MODEL,
+        Map.of("sessionId", chat, "providerId", id, "modelId", "other-model"));
+    assertThat(turn(chat).params().contextWindow()).isNull();
+
+    req.put("id", id);
+    req.put("contextWindows", List.of(Map.of("modelId", "sized-model", "tokens", 100)));
+    assertThat(page.request(ProviderEvents.SAVE_PROVIDER, req).get("error").asText())
+        .isEqualTo("the context window of sized-model must be at least 1024 tokens; got 100");
+  }
+
+  @Test
   void aProviderShowsItsSamplingKeepsItWhenEditedWithoutAndOneOutOfRangeIsRefusedInWords()
       throws Exception {
     start();

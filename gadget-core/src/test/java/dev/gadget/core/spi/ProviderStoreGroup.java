@@ -16,6 +16,7 @@ import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.model.User;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -118,6 +119,22 @@ public abstract class ProviderStoreGroup {
     ps.saveProvider(new ModelProvider(p.id(), ada.id(), "Tuned", "ollama",
         "http://127.0.0.1:11434", null, ChatStoreContract.T0, List.of(), Sampling.NONE));
     assertThat(ps.findProvider(p.id()).orElseThrow().sampling()).isNull();
+  }
+
+  @Test
+  void aProviderKeepsItsModelsContextWindowsAndOneSavedWithoutHasNone() {
+    User ada = kit.user("ada");
+    ProviderStore ps = store().providers();
+    Map<String, Integer> windows = Map.of("gpt-4.1", 1_047_576, "qwen3:8b", 32_768);
+    ModelProvider p = new ModelProvider(Ids.next(), ada.id(), "Sized", "openai",
+        "http://127.0.0.1:8000/v1", null, ChatStoreContract.T0, List.of(), null, windows);
+    ps.saveProvider(p);
+    assertThat(ps.findProvider(p.id()).orElseThrow().contextWindows())
+        .isEqualTo(windows).containsKeys("gpt-4.1");
+    assertThat(ps.listProviders(ada.id())).containsExactly(p);
+    ps.saveProvider(new ModelProvider(p.id(), ada.id(), "Sized", "openai",
+        "http://127.0.0.1:8000/v1", null, ChatStoreContract.T0, List.of(), null));
+    assertThat(ps.findProvider(p.id()).orElseThrow().contextWindows()).isEmpty();
   }
 
   @Test

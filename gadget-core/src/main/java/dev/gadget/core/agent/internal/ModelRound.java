@@ -1,6 +1,7 @@
 package dev.gadget.core.agent.internal;
 
 import dev.gadget.core.agent.AgentRequest;
+import dev.gadget.core.agent.ContextPruner;
 import dev.gadget.core.llm.LlmCall;
 import dev.gadget.core.llm.LlmCompletion;
 import dev.gadget.core.llm.LlmException;
@@ -26,6 +27,11 @@ public final class ModelRound {
   private static final Logger log = LoggerFactory.getLogger(ModelRound.class);
   /** A conversation this many times its budget before pruning is compacted too. */
   static final int RAW_BUDGET_FACTOR = 4;
+  /**
+   * How far under the budget a batch of pruning goes, as a share of the messages' budget: the
+   * rounds after it add this much before the next batch changes earlier messages again.
+   */
+  static final double PRUNING_BATCH_SHARE = 0.2;
 
   private final LoopSettings settings;
   private final AgentRequest request;
@@ -37,6 +43,9 @@ public final class ModelRound {
   private CompactionStep compaction;
   private long nextCompaction;
   private long nextRawCompaction;
+  /** What pruning cleared so far (since the last compaction), cleared the same again. */
+  private ContextPruner.Cleared cleared = ContextPruner.Cleared.NONE;
+  private int pruningBatches;
 
   /** The round trips of {@code request}'s run. */
   public ModelRound(LoopSettings settings, AgentRequest request, RunState state, RunEvents events,
@@ -102,6 +111,7 @@ public final class ModelRound {
       if (!compaction.compact(messages, meter.messageBudget(), meter)) {
         throw e;
       }
+      cleared = ContextPruner.Cleared.NONE; // the messages were rebuilt
       return send(prune(messages));
     }
   }
@@ -112,6 +122,7 @@ public final class ModelRound {
     if (meter.measure(pruned) > Math.max(meter.budget(), nextCompaction)
         || meter.measure(messages) > rawLimit) {
       if (compaction.compact(messages, meter.messageBudget(), meter)) {
+        cleared = ContextPruner.Cleared.NONE; // the messages were rebuilt
         pruned = prune(messages);
         // a compaction that could not bring the context down is not tried again at once:
         // only once the context has grown by a quarter of the budget (a whole one, unpruned)
@@ -128,8 +139,22 @@ public final class ModelRound {
     return pruned;
   }
 
+  /**
+   * {@code messages} pruned in batches: what earlier rounds cleared is cleared the same way, so
+   * the request begins with the last one's; only over the budget does a batch clear more, down
+   * to {@link #PRUNING_BATCH_SHARE} under it.
+   */
   private List<LlmMessage> prune(List<LlmMessage> messages) {
-    return settings.pruner().prune(messages, meter.messageBudget());
+    int budget = meter.messageBudget();
+    ContextPruner.Pruned p = settings.pruner().prune(messages, budget, cleared,
+        (int) (budget * PRUNING_BATCH_SHARE));
+    if (p.batch()) {
+      pruningBatches++;
+      log.debug("pruning batch {}: the context was over its budget of {} tokens; cleared down "
+          + "to {}", pruningBatches, budget, ContextPruner.estimateTokens(p.messages()));
+    }
+    cleared = p.cleared();
+    return p.messages();
   }
 
   private LlmCompletion send(List<LlmMessage> pruned) {

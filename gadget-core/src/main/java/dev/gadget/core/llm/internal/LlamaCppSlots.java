@@ -1,17 +1,12 @@
 package dev.gadget.core.llm.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalInt;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Which of a llama.cpp server's slots each conversation uses, so that a chat's requests go to the
@@ -21,9 +16,6 @@ import org.slf4j.LoggerFactory;
  * context of a slot ({@code default_generation_settings.n_ctx}). Thread-safe.
  */
 public final class LlamaCppSlots {
-  private static final Logger log = LoggerFactory.getLogger(LlamaCppSlots.class);
-  private static final int MAX_BODY = 4 * 1024 * 1024;
-
   /** What {@code /props} said: the slot count and a slot's context (0: not said). */
   public record Props(int totalSlots, int contextWindow) {}
 
@@ -92,23 +84,8 @@ public final class LlamaCppSlots {
     if (base.endsWith("/v1")) {
       base = base.substring(0, base.length() - 3);
     }
-    HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + "/props"))
-        .timeout(timeout).GET();
-    headers.forEach(req::header);
-    try {
-      HttpResponse<byte[]> res = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
-      if (res.statusCode() != 200 || res.body().length > MAX_BODY) {
-        log.debug("llama.cpp's /props answered {}", res.statusCode());
-        return null;
-      }
-      return props(Json.MAPPER.readTree(res.body()));
-    } catch (IOException | RuntimeException e) {
-      log.debug("llama.cpp's /props failed: {}", e.toString());
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
-    }
+    JsonNode props = ModelLists.getJson(http, URI.create(base + "/props"), headers, timeout);
+    return props == null ? null : props(props);
   }
 
   /** A positive window as an {@link OptionalInt}. */

@@ -210,7 +210,8 @@ public final class RequestBodies {
     return m.role().name().toLowerCase(Locale.ROOT);
   }
 
-  private static String argumentsText(JsonNode arguments) {
+  /** Tool-call arguments as the JSON text OpenAI's APIs carry them in. */
+  static String argumentsText(JsonNode arguments) {
     return arguments.isTextual() ? arguments.textValue() : arguments.toString();
   }
 }

@@ -63,6 +63,19 @@ public interface StreamParser {
   }
 
   /**
+   * The parser for an OpenAI Responses API SSE stream; like Anthropic's, an unterminated last
+   * event is a cut connection, never applied.
+   */
+  static StreamParser responses(StreamEvents events, java.util.function.Supplier<String> ids,
+      int maxEventChars) {
+    ResponsesStreamAssembler assembler = new ResponsesStreamAssembler(events, ids);
+    SseEventReader reader = new SseEventReader(maxEventChars, (id, type, data) ->
+        assembler.acceptEvent(type, data));
+    return new Framed(reader::feed, reader::finishDroppingUnterminated,
+        assembler::isDone, assembler::finish, assembler::partial);
+  }
+
+  /**
    * The parser for an OpenAI-compatible server that answered a streaming request with one JSON
    * document ({@code application/json}): a non-streamed completion or an error.
    */

@@ -36,7 +36,8 @@ final class ModelLister {
     String base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     String path = switch (kind) {
       case "ollama" -> "/api/tags";
-      case "openai", "llamacpp", "anthropic" -> base.endsWith("/v1") ? "/models" : "/v1/models";
+      case "openai", "openai-responses", "llamacpp", "anthropic" ->
+          base.endsWith("/v1") ? "/models" : "/v1/models";
       default -> throw new RequestException(
           "cannot list the models of a provider of kind '" + kind + "'");
     };

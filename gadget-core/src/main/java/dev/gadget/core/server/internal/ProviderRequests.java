@@ -36,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  * provider, model and sampling, read the usage totals.
  */
 final class ProviderRequests {
-  static final Set<String> KINDS = Set.of("ollama", "openai", "llamacpp", "anthropic");
+  static final Set<String> KINDS = Set.of("ollama", "openai", "openai-responses", "llamacpp",
+      "anthropic");
 
   private final ServerSettings settings;
   private final Ownership owned;
@@ -96,7 +97,8 @@ final class ProviderRequests {
   private ModelProvider save(String userId, ProviderEvents.SaveProvider req) {
     String kind = req.kind().trim().toLowerCase();
     if (!KINDS.contains(kind)) {
-      throw new RequestException("kind must be ollama, openai, llamacpp or anthropic");
+      throw new RequestException(
+          "kind must be ollama, openai, openai-responses, llamacpp or anthropic");
     }
     String baseUrl = req.baseUrl().trim();
     try {
@@ -127,8 +129,10 @@ final class ProviderRequests {
         ? (old == null ? List.of() : old.prices()) : prices(req.prices());
     Sampling sampling = req.sampling() == null
         ? (old == null ? null : old.sampling()) : sampling(req.sampling());
+    java.util.Map<String, Integer> windows = req.contextWindows() == null
+        ? (old == null ? null : old.contextWindows()) : windows(req.contextWindows());
     ModelProvider p = new ModelProvider(id, userId, req.name().trim(), kind, baseUrl, sealed,
-        old == null ? settings.clock().instant() : old.createdAt(), prices, sampling);
+        old == null ? settings.clock().instant() : old.createdAt(), prices, sampling, windows);
     providers().saveProvider(p);
     return p;
   }
@@ -150,6 +154,28 @@ final class ProviderRequests {
     } catch (IllegalArgumentException e) {
       throw new RequestException(e.getMessage());
     }
+  }
+
+  /** The context windows a page sent, by model, or what is wrong with them in words. */
+  private static java.util.Map<String, Integer> windows(
+      List<ProviderEvents.ContextWindow> given) {
+    if (given.size() > ModelProvider.MAX_PRICES) {
+      throw new RequestException("a provider keeps at most " + ModelProvider.MAX_PRICES
+          + " context windows; got " + given.size());
+    }
+    java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+    for (ProviderEvents.ContextWindow w : given) {
+      String model = w.modelId().trim();
+      if (w.tokens() < ModelProvider.MIN_CONTEXT_WINDOW) {
+        throw new RequestException("the context window of " + model + " must be at least "
+            + ModelProvider.MIN_CONTEXT_WINDOW + " tokens; got " + w.tokens());
+      }
+      if (out.put(model, w.tokens()) != null) {
+        throw new RequestException("the model " + model + " has two context windows; give it "
+            + "one");
+      }
+    }
+    return out;
   }
 
   private static List<ModelPrice> prices(List<ProviderEvents.Price> given) {
@@ -223,7 +249,8 @@ final class ProviderRequests {
   private ProviderView defaultView(String userId) {
     ProviderConfig d = defaultConfig(userId);
     return new ProviderView(TurnModel.DEFAULT_PROVIDER, ProviderResolver.DEFAULT_NAME, d.sdk(),
-        d.baseUrl(), d.apiKey() != null, true, d.modelId(), null, List.of(), samplingOf(d));
+        d.baseUrl(), d.apiKey() != null, true, d.modelId(), null, List.of(), samplingOf(d),
+        java.util.Map.of());
   }
 
   /** The operator's sampling, or none when an embedder's is out of range (the LLM's to refuse). */

@@ -49,6 +49,10 @@ final class ProviderResolver {
     ModelParams operator = base.params();
     ModelParams params = chat.applyTo(Sampling.orNone(p.sampling()).applyTo(
         new ModelParams(operator.temperature(), operator.topP(), operator.topK())));
+    Integer window = p.contextWindows().get(session.modelId());
+    if (window != null) {
+      params = params.withContextWindow(window); // the page's setting for this model
+    }
     ProviderConfig config = new ProviderConfig(p.kind(), p.baseUrl(), apiKey(p),
         session.modelId(), params);
     return new Resolved(config, new TurnModel(p.id(), p.name(), session.modelId()));

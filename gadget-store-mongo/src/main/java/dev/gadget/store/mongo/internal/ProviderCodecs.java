@@ -50,6 +50,13 @@ public final class ProviderCodecs {
       d.append("prices", prices);
     }
     putIfPresent(d, "sampling", sampling(p.sampling()));
+    if (!p.contextWindows().isEmpty()) {
+      // a list, not a document keyed by model: model ids hold dots ("gpt-4.1")
+      List<Document> windows = new ArrayList<>();
+      p.contextWindows().forEach((model, tokens) ->
+          windows.add(new Document("modelId", model).append("tokens", tokens)));
+      d.append("contextWindows", windows);
+    }
     return putInstant(d, "createdAt", p.createdAt());
   }
 
@@ -57,7 +64,7 @@ public final class ProviderCodecs {
     return Codecs.read(Schema.PROVIDERS, d, x -> new ModelProvider(string(x, "_id"),
         string(x, "userId"), string(x, "name"), string(x, "kind"), string(x, "baseUrl"),
         optString(x, "sealedApiKey"), instant(x, "createdAt"), prices(x),
-        sampling(x.get("sampling"))));
+        sampling(x.get("sampling")), windows(x)));
   }
 
   /**
@@ -93,6 +100,18 @@ public final class ProviderCodecs {
 
   private static Double optDouble(Document d, String key) {
     return d.get(key) == null ? null : decimal(d, key);
+  }
+
+  private static java.util.Map<String, Integer> windows(Document d) {
+    java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+    for (Document w : documents(d, "contextWindows")) {
+      long tokens = number(w, "tokens");
+      if (tokens > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException("field 'tokens' is not a whole number of 32 bits");
+      }
+      out.put(string(w, "modelId"), (int) tokens);
+    }
+    return out;
   }
 
   private static List<ModelPrice> prices(Document d) {
