@@ -34,6 +34,10 @@ public final class ToolCatalog {
   public static final float SYNONYM_WEIGHT = 0.5f;
   private static final java.util.regex.Pattern WORDS =
       java.util.regex.Pattern.compile("[\\s,;`\"'()]+");
+  /** A file's name with a common extension, such as {@code report.txt} or {@code app.py}. */
+  private static final java.util.regex.Pattern FILE_NAME = java.util.regex.Pattern.compile(
+      "\\b[\\w-]+\\.(txt|md|json|ya?ml|csv|log|pdf|png|jpe?g|gif|svg|html?|css|js|ts|py|java|"
+          + "xml|toml|ini|sh|sql|zip|gz|tar)\\b", java.util.regex.Pattern.CASE_INSENSITIVE);
   /** The longest one-line summary of a description. */
   public static final int SUMMARY_LENGTH = 160;
 
@@ -138,8 +142,10 @@ public final class ToolCatalog {
       throw new IllegalArgumentException("a search returns 1 tool or more; got " + limit);
     }
     Map<Integer, ToolMatch> found = new LinkedHashMap<>();
-    for (String word : WORDS.split(query.trim())) {
-      Integer i = named(word);
+    String[] words = WORDS.split(query.trim());
+    for (String word : words) {
+      // an ordinary word ("find", "count") names a tool only when it is the whole query
+      Integer i = words.length == 1 || identifier(word) ? named(word) : null;
       if (i != null && found.size() < limit && include.test(tools.get(i).name())) {
         found.put(i, match(i, Double.POSITIVE_INFINITY, 1.0));
       }
@@ -150,14 +156,19 @@ public final class ToolCatalog {
         excluded += include.test(t.name()) ? 0 : 1;
       }
       List<List<String>> groups = new ArrayList<>();
-      for (String term : Tokenizer.terms(query)) {
+      List<String> terms = Tokenizer.terms(query);
+      terms.addAll(Tokenizer.terms(String.join(" ", Synonyms.phrases(query))));
+      if (FILE_NAME.matcher(query).find()) {
+        terms.add(Tokenizer.stem("file")); // a request that names a file is about a file
+      }
+      for (String term : terms) {
         List<String> group = new ArrayList<>();
         group.add(term);
         group.addAll(Synonyms.of(term));
         groups.add(group);
       }
       for (Bm25Index.Hit hit : index.search(groups, limit + excluded + found.size(),
-          SYNONYM_WEIGHT)) {
+              SYNONYM_WEIGHT)) {
         if (found.size() >= limit) {
           break;
         }
@@ -167,6 +178,18 @@ public final class ToolCatalog {
       }
     }
     return Collections.unmodifiableList(new ArrayList<>(found.values()));
+  }
+
+  /** Whether {@code word} is written as a name in code: {@code get_issue}, {@code getIssue}. */
+  private static boolean identifier(String word) {
+    for (int i = 0; i < word.length(); i++) {
+      char c = word.charAt(i);
+      if (c == '_' || c == '-' || Character.isDigit(c)
+          || (i > 0 && Character.isUpperCase(c) && Character.isLowerCase(word.charAt(i - 1)))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Integer named(String word) {
