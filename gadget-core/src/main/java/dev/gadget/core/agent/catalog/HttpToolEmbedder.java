@@ -23,7 +23,8 @@ import java.util.Objects;
  * [...]}} answered {@code {"embeddings": [[...]...]}}) or an OpenAI-compatible
  * {@code POST /v1/embeddings} ({@code {"model", "input": [...]}} answered
  * {@code {"data": [{"index", "embedding"}...]}}, which llama.cpp's server, vLLM and LM Studio
- * also speak). Each call waits at most its timeout (default 30 s) and reads at most
+ * also speak). Each call waits at most its timeout (default 30 s; a connection that breaks
+ * before the answer is tried once more) and reads at most
  * {@value #MAX_BODY_BYTES} bytes of answer. Thread-safe; the API key never appears in
  * {@link #toString()} or an error.
  */
@@ -91,15 +92,20 @@ public final class HttpToolEmbedder implements ToolEmbedder {
     texts.forEach(input::add);
     HttpRequest req = HttpSupport.post(endpoint, body.toString().getBytes(StandardCharsets.UTF_8),
         "application/json", apiKey, Map.of(), timeout);
-    HttpResponse<InputStream> res;
-    try {
-      res = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
-    } catch (IOException e) {
-      throw new EmbeddingException("the embedding model at " + endpoint + " could not be "
-          + "reached: " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new EmbeddingException("interrupted while waiting for the embedding model", e);
+    HttpResponse<InputStream> res = null;
+    for (int attempt = 1; res == null; attempt++) {
+      try {
+        res = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+      } catch (IOException e) {
+        // once more: a server may close a kept-alive connection just as it is reused
+        if (attempt == 2 || e instanceof java.net.http.HttpTimeoutException) {
+          throw new EmbeddingException("the embedding model at " + endpoint + " could not be "
+              + "reached: " + e.getMessage(), e);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new EmbeddingException("interrupted while waiting for the embedding model", e);
+      }
     }
     byte[] bytes;
     try (InputStream in = res.body()) {

@@ -39,6 +39,9 @@ import java.util.concurrent.TimeUnit;
  *       {@code search_tools}, as a real {@link AgentLoop} sends them) against all of them, and
  *       what one search's five loaded definitions add, estimated as the loop measures (three
  *       characters a token).
+ *   <li><b>Embeddings</b>: with {@code -Dembed.model=NAME} (and {@code -Dembed.url},
+ *       {@code -Dembed.api=openai}), the same accuracy with {@link SemanticToolIndex} over that
+ *       model, and the time of one search that embeds its query.
  *   <li><b>Time</b>: a catalog of 1,000 tools (the 304, copied under other server names), every
  *       request searched after a warm-up; mean and 99th percentile per search, and the time to
  *       build the index.
@@ -159,6 +162,28 @@ public final class ToolSearchBenchmark {
     row("search time per query, 1,000 tools (target < 1 ms)", String.format(Locale.ROOT,
         "median %.1f µs, p99 %.1f µs, mean %.1f µs", times[times.length / 2] / 1000.0,
         times[(int) (times.length * 0.99)] / 1000.0, mean));
+    String embedModel = System.getProperty("embed.model");
+    if (embedModel == null) {
+      row("with embeddings", "not measured: no -Dembed.model (no local embedding model here)");
+    } else {
+      java.net.URI url = java.net.URI.create(System.getProperty("embed.url",
+          HttpToolEmbedder.OLLAMA_DEFAULT.toString()));
+      ToolEmbedder embedder = "openai".equals(System.getProperty("embed.api"))
+          ? HttpToolEmbedder.openAi(url, embedModel, System.getenv("OPENAI_API_KEY"))
+          : HttpToolEmbedder.ollama(url, embedModel);
+      ToolCatalog hybrid = ToolCatalog.of(mcp, new SemanticToolIndex(embedder));
+      int[] t = accuracy(hybrid, requests, null);
+      int[] h = accuracy(hybrid, heldOut, null);
+      int[] h2 = accuracy(hybrid, heldOut2, null);
+      long e0 = System.nanoTime();
+      hybrid.search("open an issue on github", 5);
+      row("top-1 with embeddings (" + embedModel + "), same sets", pct(t[0], requests.size())
+          + " / " + pct(h[0], heldOut.size()) + " / " + pct(h2[0], heldOut2.size()));
+      row("top-5 with embeddings, same sets", pct(t[1], requests.size()) + " / "
+          + pct(h[1], heldOut.size()) + " / " + pct(h2[1], heldOut2.size()));
+      row("search time with embeddings (one query, cached tools)", String.format(Locale.ROOT,
+          "%.1f ms", (System.nanoTime() - e0) / 1e6));
+    }
     System.out.println();
     System.out.println("top-5 misses of the requests tuned on (" + misses.size() + "):");
     misses.forEach(System.out::println);
