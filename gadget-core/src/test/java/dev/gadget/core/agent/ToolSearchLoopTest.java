@@ -93,6 +93,11 @@ class ToolSearchLoopTest {
     assertThat(calls).containsExactly(
         "github__create_issue {\"owner\":\"acme\",\"repo\":\"web\",\"title\":\"Login page broken\"}");
     assertThat(outcome.toolCalls().get(1).response()).isEqualTo("ran github__create_issue");
+    // the turn's stats: the last request's tools (search_tools not counted) and those left
+    assertThat(outcome.stats().toolsLoaded()).isEqualTo(CODING.size() + 5);
+    assertThat(outcome.stats().toolsDeferred()).isEqualTo(304 - 5);
+    assertThat(outcome.stats().toolsSummary())
+        .isEqualTo((CODING.size() + 5) + " tools loaded, 299 deferred");
   }
 
   @Test
@@ -181,8 +186,11 @@ class ToolSearchLoopTest {
   @Test
   void neverOffersEveryToolAndAFewSmallToolsAreNotDeferred() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(reply().text("Hi.").build());
-    run(llm, ToolDeferral.NEVER);
+    AgentOutcome never = run(llm, ToolDeferral.NEVER);
     assertThat(llm.requests().get(0).tools()).hasSize(CODING.size() + 304);
+    assertThat(never.stats().toolsLoaded()).isEqualTo(CODING.size() + 304);
+    assertThat(never.stats().toolsDeferred()).isZero();
+    assertThat(never.stats().toolsSummary()).isEmpty();
 
     tools = new ArrayList<>(CodingTools.all());
     tools.addAll(McpCatalogFixture.tools(calls).subList(0, 2)); // two of github's
