@@ -77,10 +77,12 @@ final class DroneCommand implements Command {
         never; or a share such as 25%). An OpenAI-compatible provider never gets more than 128
         tools in a request, whatever it says. With --embed-model, search_tools also ranks by
         meaning with that embedding model (each tool's definition is embedded once and cached
-        while the drone runs); without one, or when it fails, by words only. To tune: a small
-        context or a weak tool picker, --tool-search always; a model that searches badly,
-        --tool-search never with few MCP servers; each turn's footer on the page says how many
-        tools were loaded and how many deferred (docs/AGENT.md, "Many tools").
+        while the drone runs); without one, or when it fails, by words only. To tune: a model
+        with a small context, or one that picks badly among many tools, --tool-search always; a
+        model that does not search, --tool-search never with few MCP servers; searches that find
+        the wrong tools, --embed-model. Each turn's footer on the page, and this drone's line
+        when the turn ends, say how many tools were loaded and how many deferred (docs/AGENT.md,
+        "Many tools").
         """;
   }
 
