@@ -47,6 +47,12 @@ class SemanticToolSearchTest {
         HttpToolEmbedder.ollama(server.url(), "nomic-embed-text"));
     ToolCatalog catalog = ToolCatalog.of(TOOLS, index);
     assertThat(catalog.semantic()).isTrue();
+    assertThat(ToolCatalog.of(TOOLS).semantic()).isFalse();
+    // the loop's catalog has the embeddings its builder was given
+    dev.gadget.core.agent.AgentLoop.Builder loop = dev.gadget.core.agent.AgentLoop.builder()
+        .llmClient(dev.gadget.core.llm.ScriptedLlmClient.of());
+    assertThat(loop.build().toolCatalog().semantic()).isFalse();
+    assertThat(loop.toolEmbeddings(index).build().toolCatalog().semantic()).isTrue();
     // lexically, "tall" and "Mont Blanc" are in no tool
     assertThat(ToolCatalog.of(TOOLS).search("how tall is Mont Blanc", 3)).isEmpty();
     server.enqueue(ollama(PLACES, FILES, GITHUB));
