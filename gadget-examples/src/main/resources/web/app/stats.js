@@ -1,4 +1,5 @@
-// What a turn's footer says about its cost: tokens, tools, time, Ollama's durations, the drone
+// What a turn's footer says about its cost: tokens, tools (and how many were loaded and
+// deferred), time, Ollama's durations, the drone
 // crashes it was retried after, the share of its input the provider served from its prompt cache
 // and what it cost (TurnStats in docs/MODEL.md, prices in docs/PROVIDERS.md). Pure formatting.
 
@@ -55,6 +56,8 @@ export function statsParts(s, costNanos) {
   if (!s) return [];
   const parts = [];
   if (s.toolCallCount) parts.push(s.toolCallCount + ' tool call' + (s.toolCallCount === 1 ? '' : 's'));
+  // deferred tools (AGENT.md, "Many tools"): how many the last model call had, how many more
+  if (s.toolsDeferred) parts.push(s.toolsLoaded + ' tools loaded, ' + s.toolsDeferred + ' deferred');
   if (s.completionTokens) parts.push(s.completionTokens + ' tokens');
   const hit = cacheHitPercent(s);
   if (hit != null) parts.push('cache ' + hit + '%');

@@ -2,6 +2,7 @@ package dev.gadget.examples;
 
 import dev.gadget.core.drone.DroneListener;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.TurnStats;
 import java.io.PrintStream;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
@@ -66,6 +67,13 @@ final class ConsoleDroneListener implements DroneListener {
 
   @Override
   public void onTurnEnded(String turnId, String status, String message) {
-    say("turn " + turnId + " ended: " + status + (message == null ? "" : " (" + message + ")"));
+    onTurnEnded(turnId, status, message, null);
+  }
+
+  @Override
+  public void onTurnEnded(String turnId, String status, String message, TurnStats stats) {
+    say("turn " + turnId + " ended: " + status + (message == null ? "" : " (" + message + ")")
+        + (stats == null || stats.toolsSummary().isEmpty() ? "" : "; "
+        + stats.toolsSummary()));
   }
 }

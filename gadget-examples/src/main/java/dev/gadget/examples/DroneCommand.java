@@ -1,6 +1,8 @@
 package dev.gadget.examples;
 
 import dev.gadget.core.agent.Tool;
+import dev.gadget.core.agent.catalog.HttpToolEmbedder;
+import dev.gadget.core.agent.catalog.SemanticToolIndex;
 import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.agent.tools.CommandSandbox;
@@ -72,7 +74,14 @@ final class DroneCommand implements Command {
         tools it finds for the rest of the turn: --tool-search says when (auto, the default:
         when the definitions would take more than 10% of the turn's context budget; always;
         never; or a share such as 25%). An OpenAI-compatible provider never gets more than 128
-        tools in a request, whatever it says (docs/AGENT.md, "Many tools").
+        tools in a request, whatever it says. With --embed-model, search_tools also ranks by
+        meaning with that embedding model (each tool's definition is embedded once and cached
+        while the drone runs); without one, or when it fails, by words only. To tune: a model
+        with a small context, or one that picks badly among many tools, --tool-search always; a
+        model that does not search, --tool-search never with few MCP servers; searches that find
+        the wrong tools, --embed-model. Each turn's footer on the page, and this drone's line
+        when the turn ends, say how many tools were loaded and how many deferred (docs/AGENT.md,
+        "Many tools").
         """;
   }
 
@@ -99,6 +108,15 @@ final class DroneCommand implements Command {
             + "always, never, or a share of the budget such as 25%"),
         OptionSpec.value("context-window", "TOKENS", Providers.CONTEXT_WINDOW_HELP
             + "; a window the server's work order names wins"),
+        OptionSpec.value("embed-model", "NAME", "also rank search_tools' results by meaning, "
+            + "with this embedding model (such as nomic-embed-text); without it, search is by "
+            + "words only"),
+        OptionSpec.value("embed-url", "URL", "where the embedding model is served (default "
+            + "Ollama's, " + HttpToolEmbedder.OLLAMA_DEFAULT + "; for --embed-api openai: "
+            + "https://api.openai.com)"),
+        OptionSpec.value("embed-api", "API", "how to ask it: ollama (/api/embed, the default) "
+            + "or openai (/v1/embeddings, also llama.cpp's server and vLLM; its key from "
+            + "GADGET_EMBED_API_KEY, else OPENAI_API_KEY)"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)")));
@@ -129,6 +147,7 @@ final class DroneCommand implements Command {
     Integer window = Providers.contextWindow(args);
     LlmClients clients = window == null ? LlmClients.withOwnKeys(console::env)
         : LlmClients.withOwnKeys(console::env).withContextWindow(window);
+    SemanticToolIndex embeddings = embeddings(args, console);
     WorkspaceLock held;
     try {
       // At once, before waiting for the server: a second drone on this workspace stops here.
@@ -154,10 +173,37 @@ final class DroneCommand implements Command {
         .println(SandboxOptions.describe(sandbox));
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
         hostname, clients, listener, tools, projectMcp,
-        b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)),
+        b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)
+            .toolEmbeddings(embeddings)),
         listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);
+  }
+
+  /** The embeddings --embed-model asks for, or {@code null} for search by words only. */
+  static SemanticToolIndex embeddings(Args args, Console console) {
+    String api = args.get("embed-api", "ollama").toLowerCase(java.util.Locale.ROOT);
+    if (!api.equals("ollama") && !api.equals("openai")) {
+      throw new UsageException("--embed-api: ollama or openai, not '" + api + "'");
+    }
+    String model = args.get("embed-model").orElse(null);
+    if (model == null) {
+      if (args.get("embed-url").isPresent()) {
+        throw new UsageException("--embed-url needs --embed-model: which model to ask");
+      }
+      return null;
+    }
+    URI url;
+    try {
+      url = URI.create(args.get("embed-url").orElse(api.equals("ollama")
+          ? HttpToolEmbedder.OLLAMA_DEFAULT.toString() : "https://api.openai.com"));
+      String key = console.env("GADGET_EMBED_API_KEY");
+      HttpToolEmbedder embedder = api.equals("ollama") ? HttpToolEmbedder.ollama(url, model)
+          : HttpToolEmbedder.openAi(url, model, key != null ? key : console.env("OPENAI_API_KEY"));
+      return new SemanticToolIndex(embedder);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--embed-url: " + e.getMessage());
+    }
   }
 
   /** Starts a drone on the WebSocket transport with the coding tools. */

@@ -87,6 +87,11 @@ class BrowserToolsTest extends BrowserTestBase {
           .startsWith("found github__merge_pull_request, ");
       assertThat(blocks.get(1).get("status").asText()).as(phase).startsWith("no tool found");
     }
+    // the footer: the last request's tools (the coding tools and the 2 found), the rest deferred
+    String counts = (dev.gadget.core.agent.tools.CodingTools.all().size() + 2)
+        + " tools loaded, 302 deferred";
+    assertThat(r.get("liveFooter").asText()).contains(counts);
+    assertThat(r.get("storedFooter").asText()).contains(counts);
   }
 
   /** {@code update_plan}'s arguments: step, status, step, status, …, and an explanation. */

@@ -73,7 +73,7 @@ public final class AgentLoop {
     this.settings = new LoopSettings(llm, tools, b.limits, pruner, b.compactor, b.clock,
         b.systemPrompt, new WarnOnce(log), new WarnOnce(log), b.sandbox,
         new Approvals(b.approvalPolicy, b.approver, b.approvalTimeout),
-        ToolCatalog.of(tools.definitions()), b.deferral);
+        ToolCatalog.of(tools.definitions(), b.embeddings), b.deferral);
     this.defaultListener = b.listener;
     this.executor = b.executor != null ? b.executor : r -> {
       Thread t = new Thread(r, "gadget-agent-" + THREADS.incrementAndGet());
@@ -137,6 +137,7 @@ public final class AgentLoop {
     private ToolApprover approver = Approvals.NONE.approver();
     private Duration approvalTimeout = Approvals.NONE.timeout();
     private ToolDeferral deferral = ToolDeferral.DEFAULT;
+    private dev.gadget.core.agent.catalog.SemanticToolIndex embeddings;
 
     private Builder() {}
 
@@ -243,6 +244,18 @@ public final class AgentLoop {
      */
     public Builder toolDeferral(ToolDeferral deferral) {
       this.deferral = Objects.requireNonNull(deferral, "deferral");
+      return this;
+    }
+
+    /**
+     * Lets {@code search_tools} also rank by meaning, with the embeddings of {@code index}'s
+     * model fused with its lexical ranking ({@link ToolCatalog#of(List,
+     * dev.gadget.core.agent.catalog.SemanticToolIndex)}); {@code null} (the default): lexical
+     * only. Give every loop of an application the same index, so that a definition is embedded
+     * once.
+     */
+    public Builder toolEmbeddings(dev.gadget.core.agent.catalog.SemanticToolIndex index) {
+      this.embeddings = index;
       return this;
     }
 

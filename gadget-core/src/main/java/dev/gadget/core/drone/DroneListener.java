@@ -1,6 +1,7 @@
 package dev.gadget.core.drone;
 
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.TurnStats;
 
 /**
  * What a {@link GadgetDrone} is doing, for a console or a UI. Every method has a no-op default;
@@ -21,4 +22,13 @@ public interface DroneListener {
 
   /** A turn the drone ran ended with {@code status} (as stored: finished, error, cancelled). */
   default void onTurnEnded(String turnId, String status, String message) {}
+
+  /**
+   * A turn the drone ran ended, with its {@code stats} (how many tools its last model call had
+   * loaded and deferred among them, {@link TurnStats#toolsLoaded()}); by default
+   * {@link #onTurnEnded(String, String, String)}. The drone calls this one.
+   */
+  default void onTurnEnded(String turnId, String status, String message, TurnStats stats) {
+    onTurnEnded(turnId, status, message);
+  }
 }

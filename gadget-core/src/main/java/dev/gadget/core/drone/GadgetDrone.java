@@ -66,6 +66,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final int keptCheckpoints;
   private final AgentLimits limits;
   private final ToolDeferral deferral;
+  private final dev.gadget.core.agent.catalog.SemanticToolIndex embeddings;
   private final Duration heartbeatInterval;
   private final Duration ackTimeout;
   private final Duration stopTimeout;
@@ -93,6 +94,7 @@ public final class GadgetDrone implements AutoCloseable {
     this.keptCheckpoints = b.keptCheckpoints;
     this.limits = b.limits;
     this.deferral = b.deferral;
+    this.embeddings = b.embeddings;
     this.heartbeatInterval = b.heartbeatInterval;
     this.ackTimeout = b.ackTimeout;
     this.stopTimeout = b.stopTimeout;
@@ -171,6 +173,7 @@ public final class GadgetDrone implements AutoCloseable {
     all.addAll(turnTools);
     return AgentLoop.builder().llmClient(llm).tools(all).limits(limits).clock(clock)
         .toolDeferral(deferral)
+        .toolEmbeddings(embeddings)
         .sandbox(sandbox.newBuilder().hide(workspace.dir())
             .withhold(token, provider.apiKey()).build());
   }
@@ -265,6 +268,7 @@ public final class GadgetDrone implements AutoCloseable {
     private Function<Path, TurnTools> turnTools;
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private ToolDeferral deferral = ToolDeferral.DEFAULT;
+    private dev.gadget.core.agent.catalog.SemanticToolIndex embeddings;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
     private Duration ackTimeout = Duration.ofSeconds(15);
     private Duration stopTimeout = Duration.ofSeconds(5);
@@ -335,6 +339,16 @@ public final class GadgetDrone implements AutoCloseable {
      */
     public Builder toolDeferral(ToolDeferral deferral) {
       this.deferral = Objects.requireNonNull(deferral, "deferral");
+      return this;
+    }
+
+    /**
+     * The embeddings {@code search_tools} also ranks by, for every turn (their cache outlives
+     * turns); {@code null} (the default): lexical only. See
+     * {@link dev.gadget.core.agent.AgentLoop.Builder#toolEmbeddings}.
+     */
+    public Builder toolEmbeddings(dev.gadget.core.agent.catalog.SemanticToolIndex index) {
+      this.embeddings = index;
       return this;
     }
 

@@ -30,6 +30,10 @@ import java.util.List;
  *     (0, not written, when it said none)
  * @param cacheWriteTokens the part of {@code promptTokens} the provider wrote to its prompt cache
  *     (Anthropic's cache writes; 0, not written, elsewhere)
+ * @param toolsLoaded how many tools the model could call in the last model call (the tools it
+ *     was offered, {@code search_tools} not counted; 0, not written, when not told)
+ * @param toolsDeferred how many more it could have loaded with {@code search_tools} then (0, not
+ *     written, when none were deferred)
  */
 @JsonInclude(JsonInclude.Include.NON_DEFAULT)
 public record TurnStats(
@@ -47,13 +51,25 @@ public record TurnStats(
     Long evalDurationMs,
     List<ToolDuration> toolDurations,
     long cacheReadTokens,
-    long cacheWriteTokens) {
+    long cacheWriteTokens,
+    int toolsLoaded,
+    int toolsDeferred) {
   /** All zero. */
   public static final TurnStats EMPTY = new TurnStats(0, 0, 0, 0, 0, 0);
 
   @JsonCreator // the canonical constructor, of the several
   public TurnStats {
     toolDurations = toolDurations == null ? List.of() : List.copyOf(toolDurations);
+  }
+
+  /** All but the tools' counts. */
+  public TurnStats(long promptTokens, long completionTokens, long thinkingTokenCount,
+      int toolCallCount, int llmCalls, long durationMs, long contextTokens, long contextBudget,
+      int crashRetries, Long loadDurationMs, Long promptEvalDurationMs, Long evalDurationMs,
+      List<ToolDuration> toolDurations, long cacheReadTokens, long cacheWriteTokens) {
+    this(promptTokens, completionTokens, thinkingTokenCount, toolCallCount, llmCalls, durationMs,
+        contextTokens, contextBudget, crashRetries, loadDurationMs, promptEvalDurationMs,
+        evalDurationMs, toolDurations, cacheReadTokens, cacheWriteTokens, 0, 0);
   }
 
   /** Counts, context, crash retries and durations, without the prompt cache's share. */
@@ -92,14 +108,15 @@ public record TurnStats(
   public TurnStats withCrashRetries(int n) {
     return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
         llmCalls, durationMs, contextTokens, contextBudget, n, loadDurationMs,
-        promptEvalDurationMs, evalDurationMs, toolDurations, cacheReadTokens, cacheWriteTokens);
+        promptEvalDurationMs, evalDurationMs, toolDurations, cacheReadTokens, cacheWriteTokens,
+        toolsLoaded, toolsDeferred);
   }
 
   /** These stats with Ollama's durations (milliseconds, each {@code null} when unknown). */
   public TurnStats withProviderDurations(Long loadMs, Long promptEvalMs, Long evalMs) {
     return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
         llmCalls, durationMs, contextTokens, contextBudget, crashRetries, loadMs, promptEvalMs,
-        evalMs, toolDurations, cacheReadTokens, cacheWriteTokens);
+        evalMs, toolDurations, cacheReadTokens, cacheWriteTokens, toolsLoaded, toolsDeferred);
   }
 
   /** These stats with {@code durations} as the tools' durations. */
@@ -107,21 +124,40 @@ public record TurnStats(
     return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
         llmCalls, durationMs, contextTokens, contextBudget, crashRetries, loadDurationMs,
         promptEvalDurationMs, evalDurationMs, new ArrayList<>(durations), cacheReadTokens,
-        cacheWriteTokens);
+        cacheWriteTokens, toolsLoaded, toolsDeferred);
   }
 
   /** These stats with the context's measure and budget. */
   public TurnStats withContext(long tokens, long budget) {
     return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
         llmCalls, durationMs, tokens, budget, crashRetries, loadDurationMs, promptEvalDurationMs,
-        evalDurationMs, toolDurations, cacheReadTokens, cacheWriteTokens);
+        evalDurationMs, toolDurations, cacheReadTokens, cacheWriteTokens,
+        toolsLoaded, toolsDeferred);
   }
 
   /** These stats with the prompt cache's reads and writes (tokens). */
   public TurnStats withCache(long readTokens, long writeTokens) {
     return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
         llmCalls, durationMs, contextTokens, contextBudget, crashRetries, loadDurationMs,
-        promptEvalDurationMs, evalDurationMs, toolDurations, readTokens, writeTokens);
+        promptEvalDurationMs, evalDurationMs, toolDurations, readTokens, writeTokens,
+        toolsLoaded, toolsDeferred);
+  }
+
+  /** These stats with the tools' counts of the last model call. */
+  public TurnStats withTools(int loaded, int deferred) {
+    return new TurnStats(promptTokens, completionTokens, thinkingTokenCount, toolCallCount,
+        llmCalls, durationMs, contextTokens, contextBudget, crashRetries, loadDurationMs,
+        promptEvalDurationMs, evalDurationMs, toolDurations, cacheReadTokens, cacheWriteTokens,
+        loaded, deferred);
+  }
+
+  /**
+   * {@code "10 tools loaded, 302 deferred"} when tools were deferred in the turn's last model
+   * call, else "".
+   */
+  public String toolsSummary() {
+    return toolsDeferred == 0 ? "" : toolsLoaded + " tools loaded, " + toolsDeferred
+        + " deferred";
   }
 
   /**

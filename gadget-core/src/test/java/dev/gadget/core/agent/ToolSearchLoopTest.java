@@ -15,6 +15,8 @@ import dev.gadget.core.llm.OpenAiClient;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.llm.ToolDefinition;
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.llm.internal.AnthropicCache;
+import dev.gadget.core.llm.internal.AnthropicRequests;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.model.ToolCall;
 import java.nio.charset.StandardCharsets;
@@ -93,6 +95,11 @@ class ToolSearchLoopTest {
     assertThat(calls).containsExactly(
         "github__create_issue {\"owner\":\"acme\",\"repo\":\"web\",\"title\":\"Login page broken\"}");
     assertThat(outcome.toolCalls().get(1).response()).isEqualTo("ran github__create_issue");
+    // the turn's stats: the last request's tools (search_tools not counted) and those left
+    assertThat(outcome.stats().toolsLoaded()).isEqualTo(CODING.size() + 5);
+    assertThat(outcome.stats().toolsDeferred()).isEqualTo(304 - 5);
+    assertThat(outcome.stats().toolsSummary())
+        .isEqualTo((CODING.size() + 5) + " tools loaded, 299 deferred");
   }
 
   @Test
@@ -112,20 +119,28 @@ class ToolSearchLoopTest {
     List<LlmRequest> requests = llm.requests();
     assertThat(requests).hasSize(4);
     int loadedAt = 2; // the request after the search
-    for (int i = 1; i < requests.size(); i++) {
-      // what OpenAiClient sends: RequestBodies.openAi
-      String toolsBefore = json(requests.get(i - 1), "tools");
-      String toolsNow = json(requests.get(i), "tools");
-      String messagesBefore = json(requests.get(i - 1), "messages");
-      String messagesNow = json(requests.get(i), "messages");
-      // every earlier message goes again, byte for byte; new ones only after them
-      assertThat(messagesNow).startsWith(open(messagesBefore));
-      if (i == loadedAt) {
-        assertThat(toolsNow).startsWith(open(toolsBefore)).hasSizeGreaterThan(toolsBefore.length());
-        assertThat(toolsNow.substring(toolsBefore.length() - 1)).startsWith(",{\"type\":\"function\","
-            + "\"function\":{\"name\":\"slack__slack_post_message\"");
-      } else {
-        assertThat(toolsNow).isEqualTo(toolsBefore);
+    // what each provider's client sends: OpenAiClient (and llama.cpp's), OllamaClient and
+    // AnthropicClient (its cache breakpoints left out, and a string content as the text block it
+    // stands for: neither changes the prompt Anthropic caches)
+    for (String provider : List.of("openai", "ollama", "anthropic")) {
+      for (int i = 1; i < requests.size(); i++) {
+        String toolsBefore = json(provider, requests.get(i - 1), "tools");
+        String toolsNow = json(provider, requests.get(i), "tools");
+        String messagesBefore = json(provider, requests.get(i - 1), "messages");
+        String messagesNow = json(provider, requests.get(i), "messages");
+        // every earlier message goes again, byte for byte; new ones only after them
+        assertThat(messagesNow).as(provider + " " + i).startsWith(open(messagesBefore));
+        if (i == loadedAt) {
+          assertThat(toolsNow).as(provider).startsWith(open(toolsBefore))
+              .hasSizeGreaterThan(toolsBefore.length());
+          assertThat(toolsNow.substring(toolsBefore.length() - 1)).as(provider)
+              .startsWith(",{").contains("\"slack__slack_post_message\"");
+        } else {
+          assertThat(toolsNow).as(provider + " " + i).isEqualTo(toolsBefore);
+        }
+        // Anthropic's system prompt sits between the tools and the messages: never changed
+        assertThat(json(provider, requests.get(i), "system"))
+            .isEqualTo(json(provider, requests.get(i - 1), "system"));
       }
     }
   }
@@ -181,8 +196,11 @@ class ToolSearchLoopTest {
   @Test
   void neverOffersEveryToolAndAFewSmallToolsAreNotDeferred() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(reply().text("Hi.").build());
-    run(llm, ToolDeferral.NEVER);
+    AgentOutcome never = run(llm, ToolDeferral.NEVER);
     assertThat(llm.requests().get(0).tools()).hasSize(CODING.size() + 304);
+    assertThat(never.stats().toolsLoaded()).isEqualTo(CODING.size() + 304);
+    assertThat(never.stats().toolsDeferred()).isZero();
+    assertThat(never.stats().toolsSummary()).isEmpty();
 
     tools = new ArrayList<>(CodingTools.all());
     tools.addAll(McpCatalogFixture.tools(calls).subList(0, 2)); // two of github's
@@ -221,9 +239,28 @@ class ToolSearchLoopTest {
     assertThat(RequestBodies.openAi(all, false, Map.of()).get("tools")).hasSize(128);
   }
 
-  private static String json(LlmRequest r, String field) throws Exception {
-    return new String(GadgetJson.mapper().writeValueAsBytes(RequestBodies.openAi(r, false, Map.of())
-        .get(field)), StandardCharsets.UTF_8);
+  /** {@code field} of the body {@code provider}'s client sends for {@code r}, as JSON text. */
+  private static String json(String provider, LlmRequest r, String field) throws Exception {
+    com.fasterxml.jackson.databind.node.ObjectNode body = switch (provider) {
+      case "openai" -> RequestBodies.openAi(r, false, Map.of());
+      case "ollama" -> RequestBodies.ollama(r, Map.of(), Map.of());
+      default -> {
+        var b = AnthropicRequests.body(r, 4096, 0, Map.of());
+        AnthropicCache.mark(b, null);
+        // a plain string is the one text block it stands for (AnthropicCache marks it so)
+        for (var m : b.withArray("messages")) {
+          if (m.path("content").isTextual()) {
+            String t = m.path("content").asText();
+            ((com.fasterxml.jackson.databind.node.ObjectNode) m).putArray("content").addObject()
+                .put("type", "text").put("text", t);
+          }
+        }
+        yield b;
+      }
+    };
+    String text = new String(GadgetJson.mapper().writeValueAsBytes(body.get(field)),
+        StandardCharsets.UTF_8);
+    return text.replaceAll(",?\"cache_control\":\\{\"type\":\"ephemeral\"\\}", "");
   }
 
   /** A JSON array's text without its closing bracket. */

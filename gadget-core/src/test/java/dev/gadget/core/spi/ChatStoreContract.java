@@ -326,7 +326,7 @@ public abstract class ChatStoreContract {
           "again", "2 messages: from 1 earlier turn", 2, 8000, 2000, "t0", null, false));
       store.appendBlock(t.id(), c);
       store.appendBlock(t.id(), whole);
-      TurnStats stats = new TurnStats(1, 2, 3, 4, 5, 6, 7000, 9000);
+      TurnStats stats = new TurnStats(1, 2, 3, 4, 5, 6, 7000, 9000).withTools(10, 302);
       store.finalizeTurn(t.id(), TurnStatus.FINISHED, stats, null, T0);
 
       ChatTurn back = store.findTurn(t.id()).orElseThrow();

@@ -25,7 +25,6 @@ final class Bm25Index {
   private final int[][] postingDocs;
   private final float[][] postingTfs;
   private final float[] idf;
-  private final float[] lengthNorm;
   private final float unknownIdf;
 
   /**
@@ -34,14 +33,27 @@ final class Bm25Index {
    */
   Bm25Index(List<List<List<String>>> docs, float[] weights) {
     this.size = docs.size();
+    int fieldCount = weights.length;
+    float[] avgField = new float[fieldCount];
+    for (List<List<String>> fields : docs) {
+      for (int f = 0; f < fieldCount; f++) {
+        avgField[f] += fields.get(f).size();
+      }
+    }
+    for (int f = 0; f < fieldCount; f++) {
+      avgField[f] = size == 0 ? 1 : Math.max(1e-6f, avgField[f] / size);
+    }
     List<Map<Integer, Float>> tfs = new ArrayList<>();
     List<List<Integer>> postings = new ArrayList<>();
-    float[] lengths = new float[size];
     for (int d = 0; d < size; d++) {
       Map<Integer, Float> tf = new HashMap<>();
       List<List<String>> fields = docs.get(d);
-      for (int f = 0; f < fields.size(); f++) {
-        for (String term : fields.get(f)) {
+      for (int f = 0; f < fieldCount; f++) {
+        // BM25F: a field's occurrences count by its weight, over its length against the average
+        // of that field, so a long description does not drown the name
+        List<String> field = fields.get(f);
+        float each = weights[f] / (1 - B + B * field.size() / avgField[f]);
+        for (String term : field) {
           Integer id = termIds.get(term);
           if (id == null) {
             id = termIds.size();
@@ -51,17 +63,11 @@ final class Bm25Index {
           if (!tf.containsKey(id)) {
             postings.get(id).add(d);
           }
-          tf.merge(id, weights[f], Float::sum);
-          lengths[d] += weights[f];
+          tf.merge(id, each, Float::sum);
         }
       }
       tfs.add(tf);
     }
-    float avg = 0;
-    for (float l : lengths) {
-      avg += l;
-    }
-    avg = size == 0 ? 1 : Math.max(1e-6f, avg / size);
     int terms = termIds.size();
     postingDocs = new int[terms][];
     postingTfs = new float[terms][];
@@ -77,10 +83,6 @@ final class Bm25Index {
       idf[t] = idf(ds.size());
     }
     unknownIdf = idf(0);
-    lengthNorm = new float[size];
-    for (int d = 0; d < size; d++) {
-      lengthNorm[d] = K1 * (1 - B + B * lengths[d] / avg);
-    }
   }
 
   private float idf(int df) {
@@ -102,8 +104,10 @@ final class Bm25Index {
   List<Hit> search(List<List<String>> groups, int limit, float synonymWeight) {
     float[] scores = new float[size];
     float[] covered = new float[size];
+    float[] groupBest = new float[size];
     int[] seenGroup = new int[size];
     int[] touched = new int[size];
+    int[] inGroup = new int[size];
     int touchedCount = 0;
     float totalIdf = 0;
     Set<String> done = new HashSet<>();
@@ -116,6 +120,7 @@ final class Bm25Index {
       Integer own = termIds.get(group.get(0));
       float wordIdf = own == null ? unknownIdf : idf[own];
       totalIdf += wordIdf;
+      int inGroupCount = 0;
       for (int a = 0; a < group.size(); a++) {
         Integer id = termIds.get(group.get(a));
         if (id == null) {
@@ -130,12 +135,19 @@ final class Bm25Index {
           if (seenGroup[d] == 0) { // groups count from 1
             touched[touchedCount++] = d;
           }
-          scores[d] += w * tf[i] * (K1 + 1) / (tf[i] + lengthNorm[d]);
           if (seenGroup[d] != g) {
             seenGroup[d] = g;
+            inGroup[inGroupCount++] = d;
             covered[d] += wordIdf * weight; // own term first: a synonym never adds more
           }
+          // a word counts once: by the best of its own term and the terms it stands for
+          groupBest[d] = Math.max(groupBest[d], w * tf[i] * (K1 + 1) / (tf[i] + K1));
         }
+      }
+      for (int i = 0; i < inGroupCount; i++) {
+        int d = inGroup[i];
+        scores[d] += groupBest[d];
+        groupBest[d] = 0;
       }
     }
     int k = Math.min(limit, touchedCount);

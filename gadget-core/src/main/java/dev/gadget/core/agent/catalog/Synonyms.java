@@ -15,32 +15,87 @@ import java.util.Set;
 final class Synonyms {
   /** Each group: words that stand for one another in a request for a tool. */
   private static final String[] GROUPS = {
+    // what a tool does
     "create new add make open start generate insert",
-    "get show fetch retrieve read view display see describe",
+    "get show fetch retrieve read view display see describe inspect print",
     "list enumerate all browse",
-    "delete remove drop erase destroy clear forget purge",
-    "update edit change modify patch set rename alter",
-    "search find look query lookup locate discover",
+    "delete remove drop erase destroy clear forget purge discard uninstall",
+    "update edit change modify patch set rename alter replace",
+    "search find look query lookup locate discover grep",
     "send post message notify tell",
-    "run execute exec launch invoke evaluate",
+    "run execute exec launch invoke evaluate trigger call",
     "navigate go visit browse load url",
-    "close stop end quit terminate kill",
+    "close stop end quit terminate kill cancel abort",
+    "move rename relocate",
+    "copy duplicate clone fork",
+    "save store write persist remember",
+    "download export save",
+    "upload attach",
+    "compress zip gzip archive",
+    "count number total many",
+    "monitor watch track observe",
+    "reply respond answer",
+    "approve accept confirm",
+    "connect connection login attach",
+    // HTTP's verbs, as tools generated from an API's description are named
+    "create post",
+    "update put patch",
+    // what it works on
     "issue ticket bug problem",
     "pull pr",
     "merge mr",
     "repository repo project",
     "directory folder dir",
+    "file document",
     "document record row entry item",
-    "image picture photo png",
+    "schema field column property attribute structure",
+    "size big large bytes space",
+    "image picture photo png jpg screenshot",
     "screenshot capture snapshot",
-    "javascript js script",
+    "screencast video recording record",
+    "javascript js script code",
     "database db",
     "kubernetes k8s kubectl cluster",
+    "pod container",
     "environment env variable",
+    "configuration config setting settings preference option",
+    "process program job task",
+    "terminal shell console command cli",
+    "log logs output",
     "organization org company",
+    "user member people person account",
     "comment reply note",
-    "documentation docs doc manual",
+    "documentation docs doc manual reference",
+    "library package dependency module framework",
     "chart plot graph diagram visualize draw",
+    "dialog alert popup modal prompt confirm",
+    "input field box textbox form",
+    "type enter fill input",
+    "click tap press",
+    "hover mouse pointer",
+    "page tab window",
+    "network http request traffic",
+    "website site web internet online",
+    "link url href",
+    "elevation altitude height",
+    "coordinate latitude longitude location position",
+    "place business shop restaurant venue nearby",
+    "distance far",
+    "performance speed slow profile trace",
+    "statistic stats metric usage",
+    "relation relationship link",
+    "observation fact",
+    "entity node",
+    "paper article publication research",
+  };
+  /** Phrases that stand for one word: {@code "how many"} asks for a count. */
+  private static final String[][] PHRASES = {
+    {"how many", "count"},
+    {"how much", "count"},
+    {"how big", "size"},
+    {"how large", "size"},
+    {"how far", "distance"},
+    {"how high", "elevation"},
   };
   private static final Map<String, List<String>> BY_STEM = new HashMap<>();
 
@@ -62,6 +117,21 @@ final class Synonyms {
   }
 
   private Synonyms() {}
+
+  /**
+   * The words a query's phrases stand for ({@code "how many orders"}: {@code count}), to search
+   * for besides its own words.
+   */
+  static List<String> phrases(String query) {
+    String q = " " + query.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", " ") + " ";
+    List<String> out = new ArrayList<>();
+    for (String[] p : PHRASES) {
+      if (q.contains(" " + p[0] + " ")) {
+        out.add(p[1]);
+      }
+    }
+    return out;
+  }
 
   /** The other stems {@code stem} also stands for (empty when none). */
   static List<String> of(String stem) {

@@ -85,6 +85,11 @@ final class Tokenizer {
     } else if (s.endsWith("ed") && s.length() - 2 >= 3) {
       s = undouble(s.substring(0, s.length() - 2));
     }
+    if ((s.endsWith("tion") || s.endsWith("sion")) && s.length() - 3 >= 4) {
+      s = s.substring(0, s.length() - 3); // compression: compress, connection: connect
+    } else if (s.endsWith("ment") && s.length() - 4 >= 4) {
+      s = s.substring(0, s.length() - 4); // deployment: deploy, management: manag
+    }
     if (s.endsWith("e") && s.length() > 3) {
       s = s.substring(0, s.length() - 1);
     }

@@ -34,6 +34,10 @@ public final class ToolCatalog {
   public static final float SYNONYM_WEIGHT = 0.5f;
   private static final java.util.regex.Pattern WORDS =
       java.util.regex.Pattern.compile("[\\s,;`\"'()]+");
+  /** A file's name with a common extension, such as {@code report.txt} or {@code app.py}. */
+  private static final java.util.regex.Pattern FILE_NAME = java.util.regex.Pattern.compile(
+      "\\b[\\w-]+\\.(txt|md|json|ya?ml|csv|log|pdf|png|jpe?g|gif|svg|html?|css|js|ts|py|java|"
+          + "xml|toml|ini|sh|sql|zip|gz|tar)\\b", java.util.regex.Pattern.CASE_INSENSITIVE);
   /** The longest one-line summary of a description. */
   public static final int SUMMARY_LENGTH = 160;
 
@@ -44,9 +48,13 @@ public final class ToolCatalog {
   private final int[] tokens;
   private final String[] summaries;
   private final Bm25Index index;
+  private final SemanticToolIndex semantic;
+  private volatile float[][] vectors;
+  private volatile boolean semanticFailed;
 
-  private ToolCatalog(List<ToolDefinition> tools) {
+  private ToolCatalog(List<ToolDefinition> tools, SemanticToolIndex semantic) {
     this.tools = List.copyOf(tools);
+    this.semantic = semantic;
     List<List<List<String>>> docs = new ArrayList<>(this.tools.size());
     this.tokens = new int[this.tools.size()];
     this.summaries = new String[this.tools.size()];
@@ -80,7 +88,24 @@ public final class ToolCatalog {
    * @throws IllegalArgumentException if two tools have the same name
    */
   public static ToolCatalog of(List<ToolDefinition> tools) {
-    return new ToolCatalog(tools);
+    return new ToolCatalog(tools, null);
+  }
+
+  /**
+   * A catalog of {@code tools}, in order, whose search also ranks by meaning: each tool's
+   * embedding (from {@code semantic}'s cache, or asked of its model at the first search) against
+   * the query's, fused with the BM25 ranking by reciprocal rank ({@link HybridRanking}). When
+   * {@code semantic} is {@code null}, or its model fails, search is lexical only.
+   *
+   * @throws IllegalArgumentException if two tools have the same name
+   */
+  public static ToolCatalog of(List<ToolDefinition> tools, SemanticToolIndex semantic) {
+    return new ToolCatalog(tools, semantic);
+  }
+
+  /** Whether its search also ranks by embeddings (it was given a {@link SemanticToolIndex}). */
+  public boolean semantic() {
+    return semantic != null;
   }
 
   /** How many tools it holds. */
@@ -130,34 +155,34 @@ public final class ToolCatalog {
   /**
    * The {@code limit} tools among those {@code include} accepts that best match {@code query},
    * best first: a tool the query names (its whole name, or an MCP tool's name without the
-   * server prefix, as a word of the query), then by BM25 score. Empty when no tool shares a word
-   * with the query.
+   * server prefix, as a word of the query written as a name, or the whole query), then by BM25
+   * score, fused with the embeddings' ranking when the catalog has them. Empty when no tool
+   * shares a word with the query (and, with embeddings, never).
    */
   public List<ToolMatch> search(String query, int limit, Predicate<String> include) {
     if (limit < 1) {
       throw new IllegalArgumentException("a search returns 1 tool or more; got " + limit);
     }
     Map<Integer, ToolMatch> found = new LinkedHashMap<>();
-    for (String word : WORDS.split(query.trim())) {
-      Integer i = named(word);
+    String[] words = WORDS.split(query.trim());
+    for (String word : words) {
+      // an ordinary word ("find", "count") names a tool only when it is the whole query
+      Integer i = words.length == 1 || identifier(word) ? named(word) : null;
       if (i != null && found.size() < limit && include.test(tools.get(i).name())) {
         found.put(i, match(i, Double.POSITIVE_INFINITY, 1.0));
       }
     }
     if (found.size() < limit) {
+      float[] cosines = cosines(query);
       int excluded = 0;
       for (ToolDefinition t : tools) {
         excluded += include.test(t.name()) ? 0 : 1;
       }
-      List<List<String>> groups = new ArrayList<>();
-      for (String term : Tokenizer.terms(query)) {
-        List<String> group = new ArrayList<>();
-        group.add(term);
-        group.addAll(Synonyms.of(term));
-        groups.add(group);
-      }
-      for (Bm25Index.Hit hit : index.search(groups, limit + excluded + found.size(),
-          SYNONYM_WEIGHT)) {
+      List<Bm25Index.Hit> hits = lexical(query,
+          cosines != null ? tools.size() : limit + excluded + found.size());
+      List<Bm25Index.Hit> ranked = cosines == null ? hits
+          : HybridRanking.fuse(hits, cosines, d -> include.test(tools.get(d).name()));
+      for (Bm25Index.Hit hit : ranked) {
         if (found.size() >= limit) {
           break;
         }
@@ -167,6 +192,62 @@ public final class ToolCatalog {
       }
     }
     return Collections.unmodifiableList(new ArrayList<>(found.values()));
+  }
+
+  /** The BM25 hits of {@code query}, at most {@code max}, best first. */
+  private List<Bm25Index.Hit> lexical(String query, int max) {
+    List<List<String>> groups = new ArrayList<>();
+    List<String> terms = Tokenizer.terms(query);
+    terms.addAll(Tokenizer.terms(String.join(" ", Synonyms.phrases(query))));
+    if (FILE_NAME.matcher(query).find()) {
+      terms.add(Tokenizer.stem("file")); // a request that names a file is about a file
+    }
+    for (String term : terms) {
+      List<String> group = new ArrayList<>();
+      group.add(term);
+      group.addAll(Synonyms.of(term));
+      groups.add(group);
+    }
+    return index.search(groups, max, SYNONYM_WEIGHT);
+  }
+
+  /**
+   * Each tool's cosine with {@code query}, when this catalog has embeddings; {@code null} without
+   * (or when the model failed: then not asked again by this catalog).
+   */
+  private float[] cosines(String query) {
+    if (semantic == null || semanticFailed) {
+      return null;
+    }
+    float[][] v = vectors;
+    if (v == null) {
+      synchronized (this) {
+        v = vectors == null ? semantic.vectors(tools) : vectors;
+        vectors = v;
+      }
+    }
+    float[] q = v == null ? null : semantic.query(query);
+    if (q == null) {
+      semanticFailed = true;
+      return null;
+    }
+    float[] out = new float[v.length];
+    for (int i = 0; i < v.length; i++) {
+      out[i] = SemanticToolIndex.cosine(q, v[i]);
+    }
+    return out;
+  }
+
+  /** Whether {@code word} is written as a name in code: {@code get_issue}, {@code getIssue}. */
+  private static boolean identifier(String word) {
+    for (int i = 0; i < word.length(); i++) {
+      char c = word.charAt(i);
+      if (c == '_' || c == '-' || Character.isDigit(c)
+          || (i > 0 && Character.isUpperCase(c) && Character.isLowerCase(word.charAt(i - 1)))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Integer named(String word) {

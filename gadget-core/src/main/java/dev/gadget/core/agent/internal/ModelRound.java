@@ -98,6 +98,7 @@ public final class ModelRound {
       open(new java.util.IdentityHashMap<>(), lastUserMessage(messages));
     }
     meter.toolTokens(offer.tokens()); // tools loaded since the last round count from now on
+    journal.tools(offer.loadedCount(), offer.deferredCount());
     List<LlmMessage> pruned = prepare(messages);
     try {
       return send(pruned);

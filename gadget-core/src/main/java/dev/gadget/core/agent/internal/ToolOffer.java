@@ -98,6 +98,24 @@ final class ToolOffer {
     return tokens;
   }
 
+  /** How many tools the model can call now ({@code search_tools} not counted). */
+  int loadedCount() {
+    int count = 0;
+    for (ToolDefinition t : definitions()) {
+      count += ToolSearch.NAME.equals(t.name()) ? 0 : 1; // no other tool may take its name
+    }
+    return count;
+  }
+
+  /** How many deferred tools the model has not loaded (yet). */
+  int deferredCount() {
+    int waiting = 0;
+    for (String name : deferred) {
+      waiting += loaded.contains(name) ? 0 : 1;
+    }
+    return waiting;
+  }
+
   /** Whether tools are deferred in this run. */
   boolean deferring() {
     return !deferred.isEmpty();

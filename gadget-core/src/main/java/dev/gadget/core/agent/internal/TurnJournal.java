@@ -30,6 +30,8 @@ public final class TurnJournal {
   private int llmCalls;
   private long contextTokens;
   private long contextBudget;
+  private int toolsLoaded;
+  private int toolsDeferred;
   private String lastText = "";
   private Long loadMs;
   private Long promptEvalMs;
@@ -60,6 +62,12 @@ public final class TurnJournal {
   /** The measured tokens of the context last sent. */
   void context(int tokens) {
     contextTokens = tokens;
+  }
+
+  /** The model call about to be sent offers {@code loaded} tools, {@code deferred} more. */
+  void tools(int loaded, int deferred) {
+    toolsLoaded = loaded;
+    toolsDeferred = deferred;
   }
 
   /** Tokens a model call used, whole or partial. */
@@ -93,7 +101,7 @@ public final class TurnJournal {
     return new TurnStats(promptTokens, completionTokens, thinkingTokens, toolCalls.size(),
         llmCalls, ms, contextTokens, contextBudget)
         .withProviderDurations(loadMs, promptEvalMs, evalMs).withToolDurations(toolDurations)
-        .withCache(cacheReadTokens, cacheWriteTokens);
+        .withCache(cacheReadTokens, cacheWriteTokens).withTools(toolsLoaded, toolsDeferred);
   }
 
   /** The model's reply: its text is the turn's text so far; with text or thinking it is kept. */

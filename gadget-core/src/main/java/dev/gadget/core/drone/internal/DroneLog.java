@@ -139,8 +139,16 @@ public final class DroneLog implements DroneListener {
 
   @Override
   public void onTurnEnded(String turnId, String status, String message) {
-    line("error".equals(status) ? "ERROR" : "INFO", "turn " + turnId + " ended " + status
-        + (message == null ? "" : ": " + message));
-    next.onTurnEnded(turnId, status, message);
+    onTurnEnded(turnId, status, message, null);
   }
+
+  @Override
+  public void onTurnEnded(String turnId, String status, String message,
+      dev.gadget.core.model.TurnStats stats) {
+    line("error".equals(status) ? "ERROR" : "INFO", "turn " + turnId + " ended " + status
+        + (message == null ? "" : ": " + message)
+        + (stats == null || stats.toolsSummary().isEmpty() ? "" : ", " + stats.toolsSummary()));
+    next.onTurnEnded(turnId, status, message, stats);
+  }
+
 }

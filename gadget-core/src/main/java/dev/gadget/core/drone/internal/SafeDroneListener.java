@@ -42,6 +42,12 @@ public final class SafeDroneListener implements DroneListener {
     safely(() -> delegate.onTurnEnded(turnId, status, message));
   }
 
+  @Override
+  public void onTurnEnded(String turnId, String status, String message,
+      dev.gadget.core.model.TurnStats stats) {
+    safely(() -> delegate.onTurnEnded(turnId, status, message, stats));
+  }
+
   private static void safely(Runnable r) {
     try {
       r.run();

@@ -80,7 +80,7 @@ public final class TurnCompletion {
     }
     log.info("turn {} ended: {}{}", j.turnId, status.name().toLowerCase(),
         message == null ? "" : " (" + message + ")");
-    listener.onTurnEnded(j.turnId, status.name().toLowerCase(), message);
+    listener.onTurnEnded(j.turnId, status.name().toLowerCase(), message, stats);
     Payloads.WorkOrderComplete done =
         new Payloads.WorkOrderComplete(j.turnId, seq, status, stats, message, text);
     send(j, done, 0);

@@ -71,6 +71,49 @@ class ToolCatalogTest {
   }
 
   @Test
+  void stemsTionSionAndMentToTheirVerb() {
+    assertThat(Tokenizer.stem("compression")).isEqualTo(Tokenizer.stem("compress"));
+    assertThat(Tokenizer.stem("connection")).isEqualTo(Tokenizer.stem("connect"));
+    assertThat(Tokenizer.stem("deployment")).isEqualTo(Tokenizer.stem("deploy"));
+    assertThat(Tokenizer.stem("creation")).isEqualTo(Tokenizer.stem("create"));
+    assertThat(Tokenizer.stem("option")).isEqualTo("option"); // too short to cut
+  }
+
+  @Test
+  void anOrdinaryWordNamesAToolOnlyWhenItIsTheWholeQuery() {
+    ToolCatalog catalog = ToolCatalog.of(List.of(
+        tool("mongodb__find", "Run a find query against a MongoDB collection", "{}"),
+        tool("github__search_users", "Search for users on GitHub", "{}")));
+    assertThat(names(catalog.search("find the github user named torvalds", 2)).get(0))
+        .isEqualTo("github__search_users");
+    assertThat(catalog.search("find", 1).get(0).similarity()).isEqualTo(1.0);
+    assertThat(catalog.search("call search_users now", 1).get(0).similarity()).isEqualTo(1.0);
+  }
+
+  @Test
+  void aWordCountsOnceHoweverManyOfItsSynonymsATextHas() {
+    ToolCatalog catalog = ToolCatalog.of(List.of(
+        tool("a__widget", "Create a widget", "{}"),
+        tool("b__widget_factory", "Create, add, insert or start a widget", "{}"),
+        tool("c__gadget", "Create, add, insert or start a gadget", "{}")));
+    // "make" stands for create, add, insert and start: b has four, a one; summed, b would win
+    assertThat(names(catalog.search("make widget", 2)).get(0)).isEqualTo("a__widget");
+  }
+
+  @Test
+  void phrasesAndFileNamesSayWhatIsAsked() {
+    ToolCatalog catalog = ToolCatalog.of(List.of(
+        tool("mongodb__insert-many", "Insert an array of documents into a collection", "{}"),
+        tool("mongodb__count", "Gets the number of documents in a collection", "{}"),
+        tool("mongodb__rename-collection", "Renames a collection", "{}"),
+        tool("fs__move_file", "Move or rename files and directories", "{}")));
+    assertThat(names(catalog.search("how many documents are in orders", 1)))
+        .containsExactly("mongodb__count");
+    assertThat(names(catalog.search("rename report.txt to old.txt", 1)))
+        .containsExactly("fs__move_file");
+  }
+
+  @Test
   void ranksByWhatTheUserAsksNameAboveDescription() {
     ToolCatalog catalog = ToolCatalog.of(TOOLS);
     assertThat(names(catalog.search("open a new issue about the crash", 3)).get(0))

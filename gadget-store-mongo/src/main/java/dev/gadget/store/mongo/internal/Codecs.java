@@ -305,6 +305,9 @@ public final class Codecs {
       d.append("cacheReadTokens", s.cacheReadTokens())
           .append("cacheWriteTokens", s.cacheWriteTokens());
     }
+    if (s.toolsLoaded() != 0 || s.toolsDeferred() != 0) {
+      d.append("toolsLoaded", s.toolsLoaded()).append("toolsDeferred", s.toolsDeferred());
+    }
     if (!s.toolDurations().isEmpty()) {
       List<Document> tools = new java.util.ArrayList<>();
       for (TurnStats.ToolDuration t : s.toolDurations()) {
@@ -337,7 +340,9 @@ public final class Codecs {
         optNumber(d, "contextTokens"), optNumber(d, "contextBudget"),
         Math.toIntExact(optNumber(d, "crashRetries")), optLong(d, "loadDurationMs"),
         optLong(d, "promptEvalDurationMs"), optLong(d, "evalDurationMs"), tools,
-        optNumber(d, "cacheReadTokens"), optNumber(d, "cacheWriteTokens"));
+        optNumber(d, "cacheReadTokens"), optNumber(d, "cacheWriteTokens"),
+        Math.toIntExact(optNumber(d, "toolsLoaded")),
+        Math.toIntExact(optNumber(d, "toolsDeferred")));
   }
 
   private static Long optLong(Document d, String key) {

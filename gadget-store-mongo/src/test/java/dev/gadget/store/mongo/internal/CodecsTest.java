@@ -40,7 +40,8 @@ class CodecsTest {
       List.of(new TurnBlock.Thinking(0, T0, "hmm"), new TurnBlock.Responding(1, T0, "Sure"),
           new TurnBlock.Tool(2, T0, CALL), new TurnBlock.Tool(3, T0, new ToolCall("c2", "ls",
               null, null))),
-      List.of(CALL), new TurnStats(1, 2, 3, 4, 5, 6), T0, T0.plusSeconds(1), "boom", "d1");
+      List.of(CALL), new TurnStats(1, 2, 3, 4, 5, 6).withTools(10, 302), T0, T0.plusSeconds(1),
+      "boom", "d1");
 
   @Test
   void fieldNamesAndEnumValuesAreThoseOfTheJsonModel() {
