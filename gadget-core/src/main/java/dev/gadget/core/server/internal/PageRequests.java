@@ -43,9 +43,11 @@ public final class PageRequests {
   private final ChangeRequests changeRequests;
   private final ApprovalDesk approvals;
   private final Deletions deletions;
+  private final ClusterNode node;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
-      DroneRouter router, ApprovalDesk approvals) {
+      DroneRouter router, ApprovalDesk approvals, ClusterNode node) {
+    this.node = node;
     this.settings = settings;
     this.store = settings.store();
     this.rooms = rooms;
@@ -59,6 +61,40 @@ public final class PageRequests {
     this.droneRequests = new DroneRequests(settings, owned, router);
     this.changeRequests = new ChangeRequests(settings, owned, router, turns, rooms);
     this.deletions = new Deletions(store, owned, router, turns, rooms);
+    if (node != null) {
+      node.answerWith(dispatcher);
+    }
+  }
+
+  /** A prompt: to a drone here, else (in a cluster) to the node that holds one of the user's. */
+  private String submit(String userId, Payloads.SubmitPrompt req) {
+    if (node == null) {
+      return dispatcher.submit(userId, req);
+    }
+    ChatSession session = owned.session(userId, req.sessionId());
+    node.checkIdle(session.id());
+    try {
+      return dispatcher.submit(userId, req);
+    } catch (RequestException e) {
+      if (!DroneRouter.noFreeDrone(e)) {
+        throw e;
+      }
+      return node.submitElsewhere(userId, session, req, e);
+    }
+  }
+
+  /** A cancel: of a turn here, else (in a cluster) of one another node runs. */
+  private void cancel(String userId, String turnId) {
+    if (node != null && turnId != null && turns.get(turnId) == null) {
+      java.util.Optional<dev.gadget.core.model.ChatTurn> t = store.findTurn(turnId)
+          .filter(x -> x.userId().equals(userId)
+              && x.status() == dev.gadget.core.model.TurnStatus.PROCESSING);
+      if (t.isPresent()) {
+        node.cancelElsewhere(userId, t.get());
+        return;
+      }
+    }
+    dispatcher.cancel(userId, turnId);
   }
 
   /** A page of {@code userId} connected: registers its handlers. */
@@ -96,9 +132,9 @@ public final class PageRequests {
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.SUBMIT_PROMPT, Payloads.SubmitPrompt.class, (req, ack) ->
-        reply(ack, new Payloads.SubmitReply(dispatcher.submit(userId, req), null)));
+        reply(ack, new Payloads.SubmitReply(submit(userId, req), null)));
     handle(c, Protocol.CANCEL_TURN, Payloads.CancelTurn.class, (req, ack) -> {
-      dispatcher.cancel(userId, req.turnId());
+      cancel(userId, req.turnId());
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.REQUEST_SESSION_LOCK, Payloads.SessionLock.class, (req, ack) ->
