@@ -1,0 +1,285 @@
+package dev.gadget.examples;
+
+import static dev.gadget.examples.CrashSuiteTest.java;
+import static dev.gadget.examples.CrashSuiteTest.read;
+import static dev.gadget.examples.CrashSuiteTest.tail;
+import static dev.gadget.examples.PageFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.cluster.redis.TestRedis;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.Ids;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.store.mongo.MongoChatStore;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three {@code gadget server --cluster} processes on one Redis (a real redis-server) and one
+ * store (a MongoDB-protocol server in a process of its own), a real {@code gadget drone} on node
+ * A, a page on the stock socket.io-client on node B, the prompts sent through node C. A turn's
+ * events reach both pages once and in order; then node A is killed with SIGKILL mid-turn: the
+ * drone goes to node B, which takes the turn over, and it finishes with nothing lost or doubled
+ * and its command run once.
+ */
+class ClusterProcessTest {
+  private static final Path WEB_LIBS =
+      Path.of("src/main/web-libs/node_modules").toAbsolutePath();
+
+  @TempDir Path tmp;
+  private final List<Process> processes = new ArrayList<>();
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final String secretKey = Base64.getEncoder().encodeToString(new byte[32]);
+  private CrashSuiteTest.ScriptLlm llm;
+  private TestRedis redis;
+  private String mongoUri;
+
+  @AfterEach
+  void stopAll() throws Exception {
+    for (Process p : processes) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private Process start(String name, ProcessBuilder pb, String ready) throws IOException {
+    Path log = tmp.resolve(name + ".log");
+    pb.redirectOutput(log.toFile());
+    pb.environment().put("GADGET_LLM_API_KEY", "sk-cluster-test");
+    pb.environment().put("GADGET_SECRET_KEY", secretKey);
+    Process p = pb.start();
+    processes.add(p);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!read(log).contains(ready)) {
+      if (!p.isAlive() || System.nanoTime() > deadline) {
+        throw new AssertionError(name + " did not start; it printed:\n" + read(log));
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    return p;
+  }
+
+  private Process node(String id, int port) throws IOException {
+    return start("server-" + id, java("server", "--port", String.valueOf(port), "--mongo",
+        mongoUri, "--cluster", redis.uri(), "--node-id", id, "--llm", "openai", "--base-url",
+        llm.v1(), "--model", "m", "--drone-grace-period", "10"), "  Drones:");
+  }
+
+  /** A page on the stock socket.io-client: every line it printed, as JSON. */
+  private List<JsonNode> stockPage(int port, String token, String sessionId) throws IOException {
+    assertThat(WEB_LIBS.resolve("socket.io-client")).as("the page's npm packages are installed "
+        + "(the build runs npm ci in src/main/web-libs)").isDirectory();
+    ProcessBuilder pb = new ProcessBuilder("node", Path.of("src/test/node/cluster-page.js")
+        .toAbsolutePath().toString(), "http://127.0.0.1:" + port, GadgetJson.mapper()
+        .createObjectNode().put("token", token).put("sessionId", sessionId)
+        .put("deadlineMs", 240_000).toString()).redirectError(tmp.resolve("page.err").toFile());
+    pb.environment().put("NODE_PATH", WEB_LIBS.toString());
+    Process p = pb.start();
+    processes.add(p);
+    List<JsonNode> lines = new CopyOnWriteArrayList<>();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+          StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null; ) {
+          lines.add(GadgetJson.mapper().readTree(line));
+        }
+      } catch (IOException e) {
+        // the page ended
+      }
+    }, "stock-page-reader");
+    reader.setDaemon(true);
+    reader.start();
+    await("the stock page's snapshot", () -> lines.stream()
+        .anyMatch(l -> l.path("event").asText().equals("snapshot")));
+    return lines;
+  }
+
+  /** The stock page's events of {@code turnId}, in order. */
+  private static List<JsonNode> events(List<JsonNode> lines, String turnId) {
+    List<JsonNode> out = new ArrayList<>();
+    for (JsonNode l : lines) {
+      JsonNode p = l.path("payload");
+      String id = l.path("name").asText().equals(Protocol.TURN_STARTED)
+          ? p.path("turn").path("_id").asText() : p.path("turnId").asText();
+      if (l.path("event").asText().equals("ev") && id.equals(turnId)) {
+        out.add(l);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * What a page shows of a turn from its events as PROTOCOL.md says (tokens join the open block
+   * of their mode, a tool call or the turn's changes is a block; {@code turnResumed} drops the blocks from
+   * {@code fromBlock} and applies the events after its {@code lastSeq}): each block's text, and
+   * how many events it applied twice (the same seq after the last it applied).
+   */
+  static List<String> view(List<JsonNode> events, int[] repeats) {
+    List<String> blocks = new ArrayList<>();
+    String mode = null;
+    long last = -1;
+    for (JsonNode l : events) {
+      String name = l.path("name").asText();
+      JsonNode p = l.path("payload");
+      if (name.equals(Protocol.TURN_RESUMED)) {
+        blocks = new ArrayList<>(blocks.subList(0, Math.min(blocks.size(),
+            p.path("fromBlock").asInt())));
+        mode = null;
+        last = p.path("lastSeq").asLong();
+        continue;
+      }
+      if (!p.has("seq") || name.equals(Protocol.WORK_ORDER_COMPLETE)) {
+        continue;
+      }
+      long seq = p.path("seq").asLong();
+      if (seq <= last) {
+        repeats[0]++;
+        continue;
+      }
+      last = seq;
+      String m = name.equals(Protocol.THINKING) ? "thinking"
+          : name.equals(Protocol.RESPONSE) ? "responding" : null;
+      if (m != null && m.equals(mode)) {
+        blocks.set(blocks.size() - 1, blocks.get(blocks.size() - 1) + p.path("data").asText());
+      } else if (m != null) {
+        mode = m;
+        blocks.add(p.path("data").asText());
+      } else if (name.equals(Protocol.TOOL_CALL)) {
+        mode = null;
+        blocks.add("tool:" + p.path("call").path("callId").asText());
+      } else if (name.equals(Protocol.TURN_CHANGES)) {
+        mode = null;
+        blocks.add("diff");
+      }
+    }
+    return blocks;
+  }
+
+  static List<String> stored(ChatTurn t) {
+    List<String> out = new ArrayList<>();
+    for (TurnBlock b : t.blocks()) {
+      out.add(b instanceof TurnBlock.Tool tool ? "tool:" + tool.content().callId()
+          : b instanceof TurnBlock.Diff ? "diff" : CrashSuiteTest.ServerKill.text(b));
+    }
+    return out;
+  }
+
+  @Test
+  void threeNodesServeOneTurnAndAKilledDroneNodeLosesNothing() throws Exception {
+    redis = new TestRedis();
+    closeables.add(redis);
+    llm = new CrashSuiteTest.ScriptLlm(tmp);
+    closeables.add(llm);
+    int mongoPort = freePort();
+    start("mongo", java().command(List.of(Path.of(System.getProperty("java.home"), "bin",
+        "java").toString(), "-cp", System.getProperty("java.class.path"),
+        MongoProcess.class.getName(), String.valueOf(mongoPort))), "listening");
+    mongoUri = "mongodb://127.0.0.1:" + mongoPort;
+    Accounts.Issued ada;
+    ChatSession session;
+    ChatStore store = MongoChatStore.builder().connectionString(mongoUri).build();
+    closeables.add(store);
+    ada = Accounts.create(store, "ada");
+    Project project = new Project(Ids.next(), ada.user().id(), "Greeter", "greeter",
+        SampleProject.create(tmp.resolve("greeter")).toString(), Instant.now());
+    store.createProject(project);
+    session = new ChatSession(Ids.next(), ada.user().id(), project.id(), "Chat", null,
+        Instant.now());
+    store.createSession(session);
+
+    int[] ports = {freePort(), freePort(), freePort()};
+    Process a = node("a", ports[0]);
+    node("b", ports[1]);
+    node("c", ports[2]);
+    Path ws = tmp.resolve("ws");
+    ProcessBuilder drone = java("drone", "--server", "http://127.0.0.1:" + ports[0] + "/,"
+        + "http://127.0.0.1:" + ports[1] + "/,http://127.0.0.1:" + ports[2] + "/",
+        "--workspace", ws.toString(), "--hostname", "cluster-box", "--sandbox", "full-access");
+    drone.environment().put("GADGET_DRONE_TOKEN", ada.droneToken());
+    start("drone", drone, "[drone] connected to ");
+    List<JsonNode> onB = stockPage(ports[1], ada.pageToken(), session.id());
+    CrashSuiteTest.Page onC = new CrashSuiteTest.Page(ports[2], ada.pageToken(), session.id());
+    closeables.add(onC.client);
+
+    // one turn, prompted on C, run on A, watched on B and C
+    String first = onC.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session.id(),
+        "prompt", "turn-0")).path("turnId").asText();
+    assertThat(first).isNotEmpty();
+    await("the first turn's end on B", () -> events(onB, first).stream()
+        .anyMatch(l -> l.path("name").asText().equals(Protocol.WORK_ORDER_COMPLETE)));
+    await("the first turn's end on C", () -> onC.ended(first));
+    ChatTurn done = store.findTurn(first).orElseThrow();
+    assertThat(done.status()).isEqualTo(TurnStatus.FINISHED);
+    int[] twice = new int[1];
+    assertThat(view(events(onB, first), twice)).containsExactlyElementsOf(stored(done));
+    assertThat(twice[0]).as("events the stock page got twice").isZero();
+    assertThat(onC.finishedBlocks(first)).allMatch(b -> b.storedIn(done));
+
+    // the next: node A (the drone's) killed mid-stream
+    String second = onC.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session.id(),
+        "prompt", "turn-1")).path("turnId").asText();
+    await("the second turn streaming", () -> llm.written(1, 1) >= 6);
+    List<String> seenBefore = view(events(onB, second), new int[1]);
+    a.destroyForcibly();
+    a.waitFor(30, TimeUnit.SECONDS);
+    try {
+      await("the second turn's end on B", () -> events(onB, second).stream()
+          .anyMatch(l -> l.path("name").asText().equals(Protocol.WORK_ORDER_COMPLETE)));
+      await("the second turn's end on C", () -> onC.ended(second));
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\ndrone:\n" + tail(tmp.resolve("drone.log"))
+          + "\nnode b:\n" + tail(tmp.resolve("server-b.log")) + "\nnode c:\n"
+          + tail(tmp.resolve("server-c.log")), e);
+    }
+    ChatTurn survived = store.findTurn(second).orElseThrow();
+    assertThat(survived.status()).as("the turn whose node was killed").isEqualTo(
+        TurnStatus.FINISHED);
+    int[] again = new int[1];
+    List<String> shown = view(events(onB, second), again);
+    assertThat(shown).containsExactlyElementsOf(stored(survived));
+    assertThat(again[0]).as("events the stock page applied twice").isZero();
+    for (int i = 0; i < seenBefore.size(); i++) {
+      assertThat(shown.get(i)).as("block %d the page showed before the kill", i)
+          .startsWith(seenBefore.get(i));
+    }
+    assertThat(CrashSuiteTest.repeats(survived)).as("repeated model output").isZero();
+    assertThat(onC.finishedBlocks(second)).isNotEmpty().allMatch(b -> b.storedIn(survived));
+    assertThat(Files.readAllLines(ws.resolve("greeter").resolve("runs-1.log")))
+        .as("the turn's command runs").hasSize(1);
+    assertThat(read(tmp.resolve("server-b.log")) + read(tmp.resolve("server-c.log")))
+        .contains("on a node that left the cluster");
+  }
+}
