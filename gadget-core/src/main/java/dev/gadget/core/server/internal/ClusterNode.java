@@ -43,6 +43,7 @@ public final class ClusterNode {
   private final DroneRouter router;
   private final Map<String, Cluster.Lease> leases = new ConcurrentHashMap<>();
   private final RemoteTurns remote;
+  private FeedRelay relay;
   private volatile TurnDispatcher dispatcher;
 
   private ClusterNode(ServerSettings settings, Cluster cluster, DroneRouter router,
@@ -61,7 +62,8 @@ public final class ClusterNode {
       LiveTurns turns, WatcherRooms rooms, ServerTimer timer) {
     RemoteTurns remote = new RemoteTurns(cluster, rooms, turns, timer);
     ClusterNode node = new ClusterNode(settings, cluster, router, remote);
-    rooms.relayTo(new FeedRelay(cluster));
+    node.relay = new FeedRelay(cluster);
+    rooms.relayTo(node.relay);
     turns.cluster(remote, node);
     return node;
   }
@@ -249,5 +251,6 @@ public final class ClusterNode {
       }
     }
     remote.close();
+    relay.close();
   }
 }

@@ -7,6 +7,8 @@ import dev.gadget.core.spi.ClusterException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,21 +22,79 @@ import org.slf4j.LoggerFactory;
  * numbers after it for each event without one (stats, approvals, a superseded round). So the
  * events a drone sends again after its node died (to another node, which relays them too) have
  * the numbers they had and are dropped by the feed: other nodes' pages get each event once.
- * Called under the turn's lock, so a turn's events are numbered in the order pages get them.
+ * Called under the turn's lock, so a turn's events are numbered in the order pages get them;
+ * the appends themselves are made in that order by one thread of their own, so a slow or absent
+ * Redis never holds up this node's pages; while the cluster is away they wait (at most
+ * {@link #MAX_WAITING}; more are dropped, logged once) and go, in order, once it is back.
  */
-final class FeedRelay implements WatcherRooms.Relay {
+final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FeedRelay.class);
   /** How long a turn's feed is kept after its end, for pages that reconnect meanwhile. */
   static final Duration KEEP_AFTER_END = Duration.ofSeconds(60);
   /** Events without a seq that one seq's slot holds; more are not relayed. */
   private static final int SLOTS = 7;
 
+  /** How long the relay waits before it tries an append again, the cluster being away. */
+  private static final Duration RETRY = Duration.ofMillis(200);
+  /** The most appends that wait for the cluster. */
+  static final int MAX_WAITING = 100_000;
+
   private final Cluster cluster;
+  private final BlockingQueue<Runnable> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
+  private final Thread appender;
+  private volatile boolean closed;
+  private boolean warnedFull;
   /** Per live turn: the last seq relayed and how many events without one followed it. */
   private final Map<String, long[]> numbering = new ConcurrentHashMap<>();
 
   FeedRelay(Cluster cluster) {
     this.cluster = cluster;
+    this.appender = new Thread(this::appendAll, "gadget-cluster-relay");
+    appender.setDaemon(true);
+    appender.start();
+  }
+
+  private void appendAll() {
+    while (!closed) {
+      Runnable next;
+      try {
+        next = waiting.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      while (!closed) {
+        try {
+          next.run();
+          break;
+        } catch (ClusterException e) {
+          // the cluster is away (said once by the cluster): this and what waits go when it is
+          // back, in order
+          java.util.concurrent.locks.LockSupport.parkNanos(RETRY.toNanos());
+        } catch (RuntimeException e) {
+          log.warn("an event was not relayed to other nodes: {}", e.toString());
+          break;
+        }
+      }
+    }
+  }
+
+  /** Queues one append; when too many wait (the cluster is slow), it is dropped. */
+  private void later(Runnable append) {
+    if (!waiting.offer(append)) {
+      if (!warnedFull) {
+        warnedFull = true;
+        log.warn("{} events wait for the cluster: later ones are not relayed to other nodes "
+            + "until it takes them", MAX_WAITING);
+      }
+    } else {
+      warnedFull = false;
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    appender.interrupt();
   }
 
   /** The feed of a session's turn announcements. */
@@ -48,30 +108,28 @@ final class FeedRelay implements WatcherRooms.Relay {
       return;
     }
     JsonNode payload = args.get(0);
-    try {
-      if (Protocol.TURN_STARTED.equals(event)) {
-        JsonNode turn = payload.path("turn");
-        cluster.append(sessionFeed(sessionId), turn.path("seq").asLong(), event,
-            payload.toString());
-        return;
-      }
-      String turnId = payload.path("turnId").asText(null);
-      if (turnId == null) {
-        return; // a session's news (a deletion) is not a turn's
-      }
-      long number = number(turnId, payload.get("seq"));
-      if (number >= 0) {
-        cluster.append(turnId, number, event, payload.toString());
-      }
-      if (Protocol.WORK_ORDER_COMPLETE.equals(event)) {
-        numbering.remove(turnId);
-        cluster.endFeed(turnId, KEEP_AFTER_END);
-      }
-    } catch (ClusterException e) {
-      log.debug("event '{}' of session {} not relayed: {}", event, sessionId, e.getMessage());
-    } catch (IllegalArgumentException e) {
-      log.warn("event '{}' of session {} not relayed to other nodes: {}", event, sessionId,
-          e.getMessage());
+    String json = payload.toString();
+    if (json.length() > Cluster.MAX_MESSAGE_CHARS) {
+      log.warn("event '{}' of session {} is not relayed to other nodes: {} characters, over "
+          + "the bound of {}", event, sessionId, json.length(), Cluster.MAX_MESSAGE_CHARS);
+      return;
+    }
+    if (Protocol.TURN_STARTED.equals(event)) {
+      long seq = payload.path("turn").path("seq").asLong();
+      later(() -> cluster.append(sessionFeed(sessionId), seq, event, json));
+      return;
+    }
+    String turnId = payload.path("turnId").asText(null);
+    if (turnId == null) {
+      return; // a session's news (a deletion) is not a turn's
+    }
+    long number = number(turnId, payload.get("seq"));
+    if (number >= 0) {
+      later(() -> cluster.append(turnId, number, event, json));
+    }
+    if (Protocol.WORK_ORDER_COMPLETE.equals(event)) {
+      numbering.remove(turnId);
+      later(() -> cluster.endFeed(turnId, KEEP_AFTER_END));
     }
   }
 
