@@ -281,5 +281,27 @@ class ClusterProcessTest {
         .as("the turn's command runs").hasSize(1);
     assertThat(read(tmp.resolve("server-b.log")) + read(tmp.resolve("server-c.log")))
         .contains("on a node that left the cluster");
+
+    // Redis killed mid-turn and started again (empty: no persistence): the turn goes on, and
+    // the page on C, which gets it through Redis, misses nothing of it
+    String third = onC.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session.id(),
+        "prompt", "turn-2")).path("turnId").asText();
+    await("the third turn streaming", () -> llm.written(2, 1) >= 4);
+    redis.kill();
+    await("the third turn streaming on without Redis", () -> llm.written(2, 1) >= 10);
+    redis.start();
+    await("the third turn's end on C", () -> onC.ended(third));
+    ChatTurn afterRedis = store.findTurn(third).orElseThrow();
+    assertThat(afterRedis.status()).isEqualTo(TurnStatus.FINISHED);
+    // (that page does not listen to turnChanges: every other block, whole)
+    assertThat(onC.finishedBlocks(third)).hasSize((int) afterRedis.blocks().stream()
+        .filter(b -> !(b instanceof TurnBlock.Diff)).count())
+        .allMatch(b -> b.storedIn(afterRedis));
+    List<Long> seqs = onC.events(third).stream().filter(e -> e.payload().has("seq"))
+        .map(e -> e.payload().get("seq").asLong()).toList();
+    assertThat(seqs).as("the seqs page C got").isSorted().doesNotHaveDuplicates();
+    assertThat(read(tmp.resolve("server-b.log"))).as("node b's log")
+        .contains("this node goes on serving its own pages and drones until it is back")
+        .contains("answers again");
   }
 }

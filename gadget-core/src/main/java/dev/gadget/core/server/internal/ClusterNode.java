@@ -142,6 +142,9 @@ public final class ClusterNode {
       } catch (ClusterException e) {
         continue; // Redis is away: the node goes on serving the drone (logged once)
       }
+      if (!held && stillOurs(lease)) {
+        continue;
+      }
       if (!held && leases.remove(lease.droneId(), lease)) {
         ConnectedDrone d = router.find(lease.droneId());
         Connection c = d == null ? null : d.connection;
@@ -153,6 +156,24 @@ public final class ClusterNode {
       }
     }
     remote.sweep();
+  }
+
+  /**
+   * A renewal was refused because no node holds the drone (Redis lost its keys, a restart
+   * without persistence): this node, which still has its socket, leases it again.
+   */
+  private boolean stillOurs(Cluster.Lease lease) {
+    try {
+      if (cluster.locate(lease.droneId()).isPresent()) {
+        return false; // another node took it
+      }
+      leases.replace(lease.droneId(), lease, cluster.acquire(lease.droneId(), LEASE_TTL));
+      log.info("drone {} is leased to this node again (the cluster had lost its lease)",
+          lease.droneId());
+      return true;
+    } catch (ClusterException e) {
+      return true; // away again: the next renewal tries again
+    }
   }
 
   /** Whether another node holds the drone now: this node must not end or write its turn. */
