@@ -43,7 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A, a page on the stock socket.io-client on node B, the prompts sent through node C. A turn's
  * events reach both pages once and in order; then node A is killed with SIGKILL mid-turn: the
  * drone goes to node B, which takes the turn over, and it finishes with nothing lost or doubled
- * and its command run once.
+ * and its command run once; then Redis is killed mid-turn and started again empty; then node C
+ * (a page's, and the one that took the prompt) is killed mid-turn and a page that starts
+ * watching on another node gets the whole turn.
  */
 class ClusterProcessTest {
   private static final Path WEB_LIBS =
@@ -148,9 +150,41 @@ class ClusterProcessTest {
    * how many events it applied twice (the same seq after the last it applied).
    */
   static List<String> view(List<JsonNode> events, int[] repeats) {
+    return view(new ArrayList<>(), null, -1, events, repeats);
+  }
+
+  /**
+   * As above, for a page that started watching with {@code snapshot} (the turn's blocks, its open
+   * block and {@code lastSeq} there, then its events).
+   */
+  static List<String> view(JsonNode snapshot, String turnId, List<JsonNode> events,
+      int[] repeats) {
     List<String> blocks = new ArrayList<>();
-    String mode = null;
-    long last = -1;
+    for (JsonNode t : snapshot.path("turns")) {
+      if (t.path("_id").asText().equals(turnId)) {
+        for (JsonNode b : t.path("blocks")) {
+          String mode = b.path("mode").asText();
+          blocks.add(mode.equals("tool") ? "tool:" + b.path("content").path("callId").asText()
+              : mode.equals("diff") ? "diff" : b.path("content").asText());
+        }
+      }
+    }
+    long last = Long.MAX_VALUE;
+    String open = null;
+    for (JsonNode l : snapshot.path("live")) {
+      if (l.path("turnId").asText().equals(turnId)) {
+        last = l.path("lastSeq").asLong();
+        if (l.hasNonNull("openBlock")) {
+          open = l.path("openBlock").path("mode").asText();
+          blocks.add(l.path("openBlock").path("content").asText());
+        }
+      }
+    }
+    return view(blocks, open, last, events, repeats);
+  }
+
+  private static List<String> view(List<String> blocks, String mode, long last,
+      List<JsonNode> events, int[] repeats) {
     for (JsonNode l : events) {
       String name = l.path("name").asText();
       JsonNode p = l.path("payload");
@@ -198,7 +232,7 @@ class ClusterProcessTest {
   }
 
   @Test
-  void threeNodesServeOneTurnAndAKilledDroneNodeLosesNothing() throws Exception {
+  void threeNodesServeTurnsAndNoKillLosesOrDoublesAnything() throws Exception {
     redis = new TestRedis();
     closeables.add(redis);
     llm = new CrashSuiteTest.ScriptLlm(tmp);
@@ -223,7 +257,7 @@ class ClusterProcessTest {
     int[] ports = {freePort(), freePort(), freePort()};
     Process a = node("a", ports[0]);
     node("b", ports[1]);
-    node("c", ports[2]);
+    Process c = node("c", ports[2]);
     Path ws = tmp.resolve("ws");
     ProcessBuilder drone = java("drone", "--server", "http://127.0.0.1:" + ports[0] + "/,"
         + "http://127.0.0.1:" + ports[1] + "/,http://127.0.0.1:" + ports[2] + "/",
@@ -303,5 +337,38 @@ class ClusterProcessTest {
     assertThat(read(tmp.resolve("server-b.log"))).as("node b's log")
         .contains("this node goes on serving its own pages and drones until it is back")
         .contains("answers again");
+
+    // the node of page C (which also took the prompt) killed mid-turn: a page that starts
+    // watching on another node (node A started again), not the drone's, gets all of it
+    node("a2", ports[0]);
+    String fourth = onC.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session.id(),
+        "prompt", "turn-3")).path("turnId").asText();
+    await("the fourth turn streaming", () -> llm.written(3, 1) >= 6);
+    String sawOnC = CrashSuiteTest.Page.openTokens(onC.events(fourth)).stream()
+        .map(o -> (String) o[1]).reduce("", String::concat);
+    c.destroyForcibly();
+    onC.client.close();
+    List<JsonNode> onA2 = stockPage(ports[0], ada.pageToken(), session.id());
+    await("the fourth turn's end on the new page", () -> events(onA2, fourth).stream()
+        .anyMatch(l -> l.path("name").asText().equals(Protocol.WORK_ORDER_COMPLETE))
+        || store.findTurn(fourth).orElseThrow().status() != TurnStatus.PROCESSING);
+    ChatTurn last = store.findTurn(fourth).orElseThrow();
+    assertThat(last.status()).isEqualTo(TurnStatus.FINISHED);
+    JsonNode snapshot = onA2.stream().filter(l -> l.path("event").asText().equals("snapshot"))
+        .findFirst().orElseThrow().path("snapshot");
+    boolean midTurn = false;
+    for (JsonNode l : snapshot.path("live")) {
+      midTurn |= l.path("turnId").asText().equals(fourth);
+    }
+    System.out.println("cluster test: the page on node a2 started watching the fourth turn "
+        + (midTurn ? "mid-turn" : "after its end") + "; page C had seen " + sawOnC.length()
+        + " characters of its open block when its node was killed");
+    int[] doubled = new int[1];
+    await("the new page's view of the fourth turn", () -> view(snapshot, fourth,
+        events(onA2, fourth), new int[1]).equals(stored(store.findTurn(fourth).orElseThrow())));
+    view(snapshot, fourth, events(onA2, fourth), doubled);
+    assertThat(doubled[0]).as("events the new page applied twice").isZero();
+    assertThat(stored(last).get(0)).as("what page C saw before its node died")
+        .startsWith(sawOnC);
   }
 }
