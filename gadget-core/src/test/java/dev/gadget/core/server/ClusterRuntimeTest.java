@@ -194,6 +194,35 @@ class ClusterRuntimeTest extends RuntimeTestBase {
   }
 
   @Test
+  void aPageOnAnotherNodeAnswersACallThatWaitsForApproval() throws Exception {
+    start();
+    Connection drone = drone(0, null);
+    BlockingQueue<JsonNode> decided = new LinkedBlockingQueue<>();
+    drone.on(Protocol.APPROVAL_DECIDED, (args, ack) -> decided.add(args.get(0)));
+    Page onB = page(1);
+    String session = fx.watchedSession(onB);
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = onB.submit(session, "hello");
+    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    drone.emitWithAck(Protocol.APPROVAL_REQUEST, Protocol.args(
+        new dev.gadget.core.protocol.ApprovalPayloads.ApprovalRequest(turn, "call-1",
+            "run_command", "{}", "make test")), RuntimeFixture.WAIT);
+    await("the call pending on B", () -> count(onB, turn, Protocol.APPROVAL_PENDING) == 1);
+
+    JsonNode reply = onB.request(Protocol.ANSWER_APPROVAL, Map.of("turnId", turn,
+        "callId", "call-1", "decision", "approved"));
+    assertThat(reply.path("ok").asBoolean()).as("answer: %s", reply).isTrue();
+    JsonNode toDrone = decided.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(toDrone).as("the decision the drone got").isNotNull();
+    assertThat(toDrone.path("approval").path("decision").asText()).isEqualTo("approved");
+    await("the decision on B", () -> count(onB, turn, Protocol.APPROVAL_DECIDED) == 1);
+    JsonNode again = onB.request(Protocol.ANSWER_APPROVAL, Map.of("turnId", turn,
+        "callId", "call-1", "decision", "denied"));
+    assertThat(again.path("error").asText()).contains("already decided");
+  }
+
+  @Test
   void whenTheDronesNodeGoesTheDroneReconnectsToAnotherWhichTakesTheTurnOver()
       throws Exception {
     start();

@@ -37,6 +37,7 @@ public final class ClusterNode {
   static final Duration RENEW_EVERY = Duration.ofSeconds(3);
   static final String DISPATCH = "dispatch";
   static final String CANCEL = "cancel";
+  static final String APPROVAL = "approval";
 
   private final ServerSettings settings;
   private final Cluster cluster;
@@ -45,6 +46,7 @@ public final class ClusterNode {
   private final RemoteTurns remote;
   private FeedRelay relay;
   private volatile TurnDispatcher dispatcher;
+  private volatile ApprovalDesk approvals;
 
   private ClusterNode(ServerSettings settings, Cluster cluster, DroneRouter router,
       RemoteTurns remote) {
@@ -79,9 +81,10 @@ public final class ClusterNode {
     return cluster.nodeId();
   }
 
-  /** Mail to this node is answered by {@code d} from now on. */
-  void answerWith(TurnDispatcher d) {
+  /** Mail to this node is answered by {@code d} and {@code desk} from now on. */
+  void answerWith(TurnDispatcher d, ApprovalDesk desk) {
     this.dispatcher = d;
+    this.approvals = desk;
     cluster.receiveMail(this::answer);
   }
 
@@ -98,6 +101,11 @@ public final class ClusterNode {
       }
       case CANCEL -> {
         d.cancel(userId, m.path("turnId").asText());
+        return "ok";
+      }
+      case APPROVAL -> {
+        approvals.answer(userId, GadgetJson.mapper().treeToValue(m.path("answer"),
+            dev.gadget.core.protocol.ApprovalPayloads.AnswerApproval.class));
         return "ok";
       }
       default -> throw new IllegalArgumentException("no such request: " + kind);
@@ -229,13 +237,26 @@ public final class ClusterNode {
 
   /** Asks the node that runs the turn's drone to cancel it. */
   void cancelElsewhere(String userId, ChatTurn turn) {
+    ask(nodeOf(turn), CANCEL, GadgetJson.mapper().createObjectNode()
+        .put("userId", userId).put("turnId", turn.id()));
+  }
+
+  /** Hands a page's answer to a waiting call to the node that runs the turn's drone. */
+  void approvalElsewhere(String userId, ChatTurn turn,
+      dev.gadget.core.protocol.ApprovalPayloads.AnswerApproval answer) {
+    ObjectNode body = GadgetJson.mapper().createObjectNode().put("userId", userId);
+    body.set("answer", GadgetJson.mapper().valueToTree(answer));
+    ask(nodeOf(turn), APPROVAL, body);
+  }
+
+  /** The node that holds the turn's drone (not this one). */
+  private String nodeOf(ChatTurn turn) {
     Optional<Cluster.Lease> lease = turn.droneId() == null ? Optional.empty()
         : locate(turn.droneId());
     if (lease.isEmpty() || lease.get().nodeId().equals(cluster.nodeId())) {
       throw new RequestException("the turn's drone is not connected to any node");
     }
-    ask(lease.get().nodeId(), CANCEL, GadgetJson.mapper().createObjectNode()
-        .put("userId", userId).put("turnId", turn.id()));
+    return lease.get().nodeId();
   }
 
   private Optional<Cluster.Lease> locate(String droneId) {

@@ -62,7 +62,7 @@ public final class PageRequests {
     this.changeRequests = new ChangeRequests(settings, owned, router, turns, rooms);
     this.deletions = new Deletions(store, owned, router, turns, rooms);
     if (node != null) {
-      node.answerWith(dispatcher);
+      node.answerWith(dispatcher, approvals);
     }
   }
 
@@ -85,16 +85,32 @@ public final class PageRequests {
 
   /** A cancel: of a turn here, else (in a cluster) of one another node runs. */
   private void cancel(String userId, String turnId) {
-    if (node != null && turnId != null && turns.get(turnId) == null) {
-      java.util.Optional<dev.gadget.core.model.ChatTurn> t = store.findTurn(turnId)
-          .filter(x -> x.userId().equals(userId)
-              && x.status() == dev.gadget.core.model.TurnStatus.PROCESSING);
-      if (t.isPresent()) {
-        node.cancelElsewhere(userId, t.get());
-        return;
-      }
+    java.util.Optional<dev.gadget.core.model.ChatTurn> t = elsewhere(userId, turnId);
+    if (t.isPresent()) {
+      node.cancelElsewhere(userId, t.get());
+      return;
     }
     dispatcher.cancel(userId, turnId);
+  }
+
+  /** An approval's answer: for a turn here, else (in a cluster) for one another node runs. */
+  private void answerApproval(String userId, ApprovalPayloads.AnswerApproval req) {
+    java.util.Optional<dev.gadget.core.model.ChatTurn> t = elsewhere(userId, req.turnId());
+    if (t.isPresent()) {
+      node.approvalElsewhere(userId, t.get(), req);
+      return;
+    }
+    approvals.answer(userId, req);
+  }
+
+  /** In a cluster: the user's running turn {@code turnId} when this node does not run it. */
+  private java.util.Optional<dev.gadget.core.model.ChatTurn> elsewhere(String userId,
+      String turnId) {
+    if (node == null || turnId == null || turns.get(turnId) != null) {
+      return java.util.Optional.empty();
+    }
+    return store.findTurn(turnId).filter(x -> x.userId().equals(userId)
+        && x.status() == dev.gadget.core.model.TurnStatus.PROCESSING);
   }
 
   /** A page of {@code userId} connected: registers its handlers. */
@@ -168,7 +184,7 @@ public final class PageRequests {
     });
     providerRequests.register(c, userId);
     handle(c, Protocol.ANSWER_APPROVAL, ApprovalPayloads.AnswerApproval.class, (req, ack) -> {
-      approvals.answer(userId, req);
+      answerApproval(userId, req);
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.APPROVAL_POLICY, ApprovalPayloads.ApprovalPolicyRequest.class, (req, ack) -> {
