@@ -118,6 +118,12 @@ final class ServerCommand implements Command {
       throw e;
     }
     Optional<ClusterOption.Opened> joined = cluster;
+    if (app.metrics() != null) {
+      joined.ifPresent(c -> io.micrometer.core.instrument.Gauge.builder(
+              "gadget.cluster.reachable", c.cluster(), n -> n.reachable() ? 1 : 0)
+          .description("1 while this node reaches the cluster's Redis, else 0")
+          .register(app.metrics().registry()));
+    }
     PrintStream out = console.out();
     out.println("Gadget server " + Main.VERSION);
     out.println("  Page:      " + app.pageUrl() + " (Socket.IO and drones too: --server "

@@ -97,7 +97,7 @@ class ClusterProcessTest {
   private Process node(String id, int port) throws IOException {
     return start("server-" + id, java("server", "--port", String.valueOf(port), "--mongo",
         mongoUri, "--cluster", redis.uri(), "--node-id", id, "--llm", "openai", "--base-url",
-        llm.v1(), "--model", "m", "--drone-grace-period", "10"), "  Drones:");
+        llm.v1(), "--model", "m", "--drone-grace-period", "10", "--metrics"), "  Drones:");
   }
 
   /** A page on the stock socket.io-client: every line it printed, as JSON. */
@@ -127,6 +127,16 @@ class ClusterProcessTest {
     await("the stock page's snapshot", () -> lines.stream()
         .anyMatch(l -> l.path("event").asText().equals("snapshot")));
     return lines;
+  }
+
+  private static String metrics(int port) {
+    try {
+      return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+              java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    } catch (IOException | InterruptedException e) {
+      return "";
+    }
   }
 
   /** The stock page's events of {@code turnId}, in order. */
@@ -323,7 +333,11 @@ class ClusterProcessTest {
     await("the third turn streaming", () -> llm.written(2, 1) >= 4);
     redis.kill();
     await("the third turn streaming on without Redis", () -> llm.written(2, 1) >= 10);
+    await("node b's /metrics to say Redis is away", () -> metrics(ports[1])
+        .contains("gadget_cluster_reachable 0.0"));
     redis.start();
+    await("node b's /metrics to say Redis is back", () -> metrics(ports[1])
+        .contains("gadget_cluster_reachable 1.0"));
     await("the third turn's end on C", () -> onC.ended(third));
     ChatTurn afterRedis = store.findTurn(third).orElseThrow();
     assertThat(afterRedis.status()).isEqualTo(TurnStatus.FINISHED);
