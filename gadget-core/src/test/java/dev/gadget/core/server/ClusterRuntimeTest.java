@@ -165,7 +165,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
   private volatile Page lateCheck;
 
   @Test
-  void aCancelOnAnotherNodeReachesTheDrone() throws Exception {
+  void aCancelOnAnotherNodeReachesTheDroneAndTheChatIsNotDeletedMeanwhile() throws Exception {
     start();
     Connection drone = drone(0, null);
     BlockingQueue<String> cancels = new LinkedBlockingQueue<>();
@@ -184,6 +184,9 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     JsonNode refused = onB.request(Protocol.SUBMIT_PROMPT,
         Map.of("sessionId", session, "prompt", "again"));
     assertThat(refused.path("error").asText()).contains("already running");
+    JsonNode kept = onB.request(Protocol.DELETE_SESSION, Map.of("sessionId", session));
+    assertThat(kept.path("error").asText()).contains("the agent is still working in this chat");
+    assertThat(fx.store.findSession(session)).isPresent();
 
     onB.request(Protocol.CANCEL_TURN, Map.of("turnId", turn));
     assertThat(cancels.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))

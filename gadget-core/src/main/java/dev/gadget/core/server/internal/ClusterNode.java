@@ -227,11 +227,16 @@ public final class ClusterNode {
    * running and a node holds its drone (a running turn whose drone no node holds is left).
    */
   void checkIdle(String sessionId) {
+    checkIdle(sessionId, "a turn is already running in this chat session");
+  }
+
+  /** As above, refusing with {@code refusal}. */
+  void checkIdle(String sessionId, String refusal) {
     List<ChatTurn> stored = settings.store().listTurns(sessionId);
     ChatTurn last = stored.isEmpty() ? null : stored.get(stored.size() - 1);
     if (last != null && last.status() == dev.gadget.core.model.TurnStatus.PROCESSING
         && last.droneId() != null && locate(last.droneId()).isPresent()) {
-      throw new RequestException("a turn is already running in this chat session");
+      throw new RequestException(refusal);
     }
   }
 

@@ -175,10 +175,21 @@ public final class PageRequests {
     handle(c, Protocol.RELEASE_SESSION_LOCK, WorkspacePayloads.DroneRef.class,
         (req, ack) -> droneRequests.releaseLock(userId, req, ack));
     handle(c, Protocol.DELETE_SESSION, Payloads.DeleteSession.class, (req, ack) -> {
+      if (node != null) { // a turn of it may run on another node
+        node.checkIdle(owned.session(userId, req.sessionId()).id(), "the agent is still "
+            + "working in this chat: stop it or wait for it to finish, then delete the chat");
+      }
       deletions.deleteSession(userId, req.sessionId());
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.DELETE_PROJECT, Payloads.DeleteProject.class, (req, ack) -> {
+      if (node != null) {
+        for (ChatSession s : store.listSessions(userId, owned.project(userId,
+            req.projectId()).id())) {
+          node.checkIdle(s.id(), "the agent is still working in the chat \"" + s.name()
+              + "\" of this project: stop it or wait for it to finish, then delete the project");
+        }
+      }
       deletions.deleteProject(userId, req.projectId());
       reply(ack, Payloads.OkReply.success());
     });
