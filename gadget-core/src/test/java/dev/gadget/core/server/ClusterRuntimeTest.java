@@ -226,6 +226,44 @@ class ClusterRuntimeTest extends RuntimeTestBase {
   }
 
   @Test
+  void aCommitAskedOnAnotherNodeIsMadeByTheDroneThatMadeTheChanges() throws Exception {
+    start();
+    Connection drone = drone(0, null);
+    BlockingQueue<JsonNode> commits = new LinkedBlockingQueue<>();
+    drone.on(Protocol.COMMIT_CHANGES, (args, ack) -> {
+      commits.add(args.get(0));
+      ack.send(Protocol.args(new dev.gadget.core.protocol.ChangePayloads.ChangesReply(true, null,
+          null, "abc1234", List.of(args.get(0).path("turnIds").get(0).asText()), "the message\n")));
+    });
+    Page onB = page(1);
+    String session = fx.watchedSession(onB);
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = onB.submit(session, "hello");
+    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    dev.gadget.core.model.TurnDiff diff = new dev.gadget.core.model.TurnDiff(List.of(
+        new dev.gadget.core.model.TurnDiff.FileChange("a.txt", "added", false, 1, 0)),
+        "+a\n", false, null, null);
+    drone.emit(Protocol.TURN_CHANGES, Protocol.args(
+        new dev.gadget.core.protocol.ChangePayloads.TurnChanges(turn, 0, diff, null)));
+    drone.emit(Protocol.WORK_ORDER_COMPLETE, Protocol.args(new Payloads.WorkOrderComplete(
+        turn, 1, TurnStatus.FINISHED, TurnStats.EMPTY, null, "done")));
+    onB.completion(turn);
+
+    JsonNode reply = onB.request(Protocol.COMMIT_CHANGES, Map.of("sessionId", session,
+        "message", "the message"));
+    assertThat(reply.path("commit").asText()).as("reply: %s", reply).isEqualTo("abc1234");
+    assertThat(commits.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS)
+        .path("turnIds").get(0).asText()).isEqualTo(turn);
+
+    nodes.get(0).close(); // the drone's node is gone: asked again, the page is told in words
+    JsonNode refused = onB.request(Protocol.COMMIT_CHANGES, Map.of("sessionId", session,
+        "message", "again"));
+    assertThat(refused.path("error").asText()).isEqualTo(
+        "the drone that made these changes is not connected");
+  }
+
+  @Test
   void whenTheDronesNodeGoesTheDroneReconnectsToAnotherWhichTakesTheTurnOver()
       throws Exception {
     start();

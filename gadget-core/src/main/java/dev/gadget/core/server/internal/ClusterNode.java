@@ -38,6 +38,7 @@ public final class ClusterNode {
   static final String DISPATCH = "dispatch";
   static final String CANCEL = "cancel";
   static final String APPROVAL = "approval";
+  static final String DRONE = "drone";
 
   private final ServerSettings settings;
   private final Cluster cluster;
@@ -102,6 +103,9 @@ public final class ClusterNode {
       case CANCEL -> {
         d.cancel(userId, m.path("turnId").asText());
         return "ok";
+      }
+      case DRONE -> {
+        return droneAnswer(m);
       }
       case APPROVAL -> {
         approvals.answer(userId, GadgetJson.mapper().treeToValue(m.path("answer"),
@@ -252,6 +256,56 @@ public final class ClusterNode {
     ObjectNode body = GadgetJson.mapper().createObjectNode().put("userId", userId);
     body.set("answer", GadgetJson.mapper().valueToTree(answer));
     ask(nodeOf(turn), APPROVAL, body);
+  }
+
+  /**
+   * Sends a request (undo, commit, push) to a drone another node holds, through that node;
+   * completes with the drone's answer, or fails in words.
+   */
+  java.util.concurrent.CompletableFuture<List<JsonNode>> askDrone(String droneId, String event,
+      List<JsonNode> args, Duration timeout) {
+    Optional<Cluster.Lease> lease = locate(droneId);
+    if (lease.isEmpty() || lease.get().nodeId().equals(cluster.nodeId())) {
+      return java.util.concurrent.CompletableFuture.failedFuture(
+          new RequestException("the drone that made these changes is not connected"));
+    }
+    ObjectNode body = GadgetJson.mapper().createObjectNode().put("droneId", droneId)
+        .put("event", event).put("timeoutMs", timeout.toMillis());
+    body.set("args", GadgetJson.mapper().valueToTree(args));
+    java.util.concurrent.CompletableFuture<List<JsonNode>> out =
+        new java.util.concurrent.CompletableFuture<>();
+    cluster.send(lease.get().nodeId(), DRONE, body.toString(), timeout.plusSeconds(5))
+        .whenComplete((answer, error) -> {
+          if (error != null) {
+            Throwable cause = error.getCause() != null ? error.getCause() : error;
+            out.completeExceptionally(new RequestException(cause.getMessage()));
+            return;
+          }
+          try {
+            List<JsonNode> reply = new ArrayList<>();
+            GadgetJson.mapper().readTree(answer).forEach(reply::add);
+            out.complete(reply);
+          } catch (java.io.IOException e) {
+            out.completeExceptionally(new RequestException(
+                "the drone's node sent an answer that cannot be read"));
+          }
+        });
+    return out;
+  }
+
+  /** Mail for one of this node's drones: sent to it, its answer's arguments returned. */
+  private String droneAnswer(JsonNode m) throws Exception {
+    ConnectedDrone d = router.find(m.path("droneId").asText());
+    Connection c = d == null ? null : d.connection;
+    if (c == null || !c.isConnected()) {
+      throw new RequestException("the drone that made these changes is not connected");
+    }
+    List<JsonNode> args = new ArrayList<>();
+    m.path("args").forEach(args::add);
+    Duration timeout = Duration.ofMillis(m.path("timeoutMs").asLong(15_000));
+    List<JsonNode> reply = c.emitWithAck(m.path("event").asText(), args, timeout)
+        .get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+    return GadgetJson.mapper().valueToTree(reply).toString();
   }
 
   /** The node that holds the turn's drone (not this one). */

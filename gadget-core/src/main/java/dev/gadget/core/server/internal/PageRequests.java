@@ -59,7 +59,7 @@ public final class PageRequests {
     this.approvals = approvals;
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
-    this.changeRequests = new ChangeRequests(settings, owned, router, turns, rooms);
+    this.changeRequests = new ChangeRequests(settings, owned, router, turns, node, rooms);
     this.deletions = new Deletions(store, owned, router, turns, rooms);
     if (node != null) {
       node.answerWith(dispatcher, approvals);
