@@ -264,6 +264,28 @@ class ClusterRuntimeTest extends RuntimeTestBase {
   }
 
   @Test
+  void aTurnWhoseNodeWentAndWhoseDroneNeverCameBackEndsInterruptedOnEveryPage()
+      throws Exception {
+    start();
+    Connection drone = drone(0, null);
+    Page onB = page(1);
+    String session = fx.watchedSession(onB);
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = onB.submit(session, "hello");
+    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    drone.emit(Protocol.RESPONSE, List.of(token(turn, 0, "t0 ")));
+    await("the token on B", () -> seqs(onB, turn).size() == 1);
+
+    nodes.get(0).close(); // its drone never connects again
+    JsonNode end = onB.completion(turn);
+    assertThat(end.path("status").asText()).isEqualTo("interrupted");
+    assertThat(end.path("error").asText()).contains("left the cluster");
+    assertThat(count(onB, turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+    assertThat(fx.store.findTurn(turn).map(ChatTurn::status)).contains(TurnStatus.INTERRUPTED);
+  }
+
+  @Test
   void whenTheDronesNodeGoesTheDroneReconnectsToAnotherWhichTakesTheTurnOver()
       throws Exception {
     start();

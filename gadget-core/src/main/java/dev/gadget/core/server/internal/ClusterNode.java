@@ -46,6 +46,10 @@ public final class ClusterNode {
   private final Map<String, Cluster.Lease> leases = new ConcurrentHashMap<>();
   private final RemoteTurns remote;
   private FeedRelay relay;
+  private OrphanTurns orphans;
+  private java.util.concurrent.ScheduledFuture<?> orphanSweep;
+  /** Drones held here whose lease could not be taken (the cluster was away): tried again. */
+  private final Map<String, ConnectedDrone> unleased = new ConcurrentHashMap<>();
   private volatile TurnDispatcher dispatcher;
   private volatile ApprovalDesk approvals;
 
@@ -66,14 +70,21 @@ public final class ClusterNode {
     RemoteTurns remote = new RemoteTurns(cluster, rooms, turns, timer);
     ClusterNode node = new ClusterNode(settings, cluster, router, remote);
     node.relay = new FeedRelay(cluster);
+    node.orphans = new OrphanTurns(settings, cluster, turns, node.relay);
     rooms.relayTo(node.relay);
     turns.cluster(remote, node);
     return node;
   }
 
-  /** Renews this node's leases from now on. */
+  /**
+   * Renews this node's leases from now on, and looks for running turns no node runs (a third of
+   * the drone grace period apart, 1 to 10 s).
+   */
   public java.util.concurrent.ScheduledFuture<?> start(ServerTimer timer) {
     log.info("this server is node {} of a cluster", cluster.nodeId());
+    long sweepEvery = Math.max(1_000, Math.min(10_000,
+        settings.droneGracePeriod().toMillis() / 3));
+    orphanSweep = timer.every(orphans::sweep, sweepEvery);
     return timer.every(this::renew, RENEW_EVERY.toMillis());
   }
 
@@ -120,13 +131,18 @@ public final class ClusterNode {
   void droneConnected(ConnectedDrone drone) {
     try {
       leases.put(drone.id, cluster.acquire(drone.id, LEASE_TTL));
+      unleased.remove(drone.id);
     } catch (ClusterException e) {
-      log.warn("drone {} is served here but could not be leased: {}", drone.id, e.getMessage());
+      if (unleased.put(drone.id, drone) == null) {
+        log.warn("drone {} is served here but could not be leased yet: {}", drone.id,
+            e.getMessage());
+      }
     }
   }
 
   /** The drone's socket closed: its lease is given up. */
   void droneDisconnected(ConnectedDrone drone) {
+    unleased.remove(drone.id);
     Cluster.Lease lease = leases.remove(drone.id);
     if (lease != null) {
       try {
@@ -165,6 +181,13 @@ public final class ClusterNode {
         if (c != null) {
           c.disconnect();
         }
+      }
+    }
+    for (ConnectedDrone d : List.copyOf(unleased.values())) {
+      if (d.isConnected()) {
+        droneConnected(d);
+      } else {
+        unleased.remove(d.id, d);
       }
     }
     remote.sweep();
@@ -344,6 +367,9 @@ public final class ClusterNode {
 
   /** The node is closing: its leases are given up, its relays stopped. */
   public void close() {
+    if (orphanSweep != null) {
+      orphanSweep.cancel(false);
+    }
     for (Cluster.Lease lease : List.copyOf(leases.values())) {
       try {
         cluster.release(lease);
