@@ -22,15 +22,15 @@ final class ClusterOption {
 
   private ClusterOption() {}
 
-  /** The cluster the command line names, joined; empty without {@code --cluster}. */
-  static Optional<Opened> open(Args args) {
+  /** Checks {@code --cluster} and {@code --node-id}, before anything is opened. */
+  static void check(Args args) {
     Optional<String> uri = args.get("cluster");
     if (uri.isEmpty()) {
       if (args.get("node-id").isPresent()) {
         throw new UsageException("--node-id names this node in a cluster: it goes with "
             + "--cluster");
       }
-      return Optional.empty();
+      return;
     }
     if (!Stores.isMongo(args)) {
       throw new UsageException("--cluster needs --mongo: the nodes of a cluster share one "
@@ -39,11 +39,20 @@ final class ClusterOption {
     if (!uri.get().startsWith("redis://") && !uri.get().startsWith("rediss://")) {
       throw new UsageException("--cluster takes a Redis URI, such as redis://127.0.0.1:6379");
     }
-    String nodeId = args.get("node-id").orElseGet(ClusterOption::defaultNodeId);
-    if (!nodeId.matches("[A-Za-z0-9._-]{1,100}")) {
+    if (!args.get("node-id").orElse("a").matches("[A-Za-z0-9._-]{1,100}")) {
       throw new UsageException("--node-id: letters, digits, '.', '_' and '-' only, at most "
           + "100");
     }
+  }
+
+  /** The cluster the command line names, joined; empty without {@code --cluster}. */
+  static Optional<Opened> open(Args args) {
+    check(args);
+    Optional<String> uri = args.get("cluster");
+    if (uri.isEmpty()) {
+      return Optional.empty();
+    }
+    String nodeId = args.get("node-id").orElseGet(ClusterOption::defaultNodeId);
     try {
       Cluster cluster = RedisCluster.builder().uri(uri.get()).nodeId(nodeId).build();
       return Optional.of(new Opened(cluster, "node " + nodeId + " on Redis "

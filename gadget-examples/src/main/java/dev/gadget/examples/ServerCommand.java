@@ -92,9 +92,7 @@ final class ServerCommand implements Command {
     }
     ProviderHosts providerHosts = providerHosts(args);
     Providers.Choice llm = Providers.forServer(args, console);
-    if (args.get("cluster").isPresent() && !Stores.isMongo(args)) {
-      ClusterOption.open(args); // refuses it in words before anything is opened
-    }
+    ClusterOption.check(args); // before anything is opened
     Stores.Opened store = Stores.open(args);
     ServerApp app;
     Optional<ClusterOption.Opened> cluster = Optional.empty();
