@@ -132,7 +132,8 @@ class ClusterProcessTest extends ClusterProcessFixture {
     assertThat(seqs).as("the seqs page C got").isSorted().doesNotHaveDuplicates();
     assertThat(read(tmp.resolve("server-b.log"))).as("node b's log")
         .contains("this node goes on serving its own pages and drones until it is back")
-        .contains("answers again");
+        .contains("answers again")
+        .contains("events of live turns again: the cluster had lost them");
 
     // the node of page C (which also took the prompt) killed mid-turn: a page that starts
     // watching on another node (node A started again), not the drone's, gets all of it

@@ -5,10 +5,14 @@ import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.ClusterException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * Called under the turn's lock, so a turn's events are numbered in the order pages get them;
  * the appends themselves are made in that order by one thread of their own, so a slow or absent
  * Redis never holds up this node's pages; while the cluster is away they wait (at most
- * {@link #MAX_WAITING}; more are dropped, logged once) and go, in order, once it is back.
+ * {@link #MAX_WAITING}; more are dropped, logged once) and go, in order, once it is back, after
+ * every event of the live turns appended before (it may have lost them: a restart without its
+ * data), which the feeds drop where they still have them.
  */
 final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FeedRelay.class);
@@ -40,7 +46,13 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   static final int MAX_WAITING = 100_000;
 
   private final Cluster cluster;
-  private final BlockingQueue<Runnable> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
+  private final BlockingQueue<Append> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
+  /** The most events of live turns kept to relay again after an outage. */
+  static final int MAX_KEPT = 100_000;
+  /** Each live turn's appends so far; the appending thread's own. */
+  private final Map<String, List<Append>> history = new LinkedHashMap<>();
+  private int kept;
+  private boolean warnedKept;
   private final Thread appender;
   private volatile boolean closed;
   private boolean warnedFull;
@@ -54,22 +66,44 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     appender.start();
   }
 
+  /** One append to a feed ({@code end}: the turn's feed is ended instead). */
+  private record Append(String key, String feed, long number, String event, String json,
+      boolean end) {
+    void run(Cluster cluster) {
+      if (end) {
+        cluster.endFeed(feed, KEEP_AFTER_END);
+      } else {
+        cluster.append(feed, number, event, json);
+      }
+    }
+  }
+
   private void appendAll() {
+    boolean away = false;
     while (!closed) {
-      Runnable next;
+      Append next;
       try {
-        next = waiting.take();
+        next = waiting.poll(RETRY.toMillis(), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         return;
       }
+      away |= !cluster.reachable();
       while (!closed) {
         try {
-          next.run();
+          if (away && cluster.reachable()) {
+            relayAgain();
+            away = false;
+          }
+          if (next != null) {
+            next.run(cluster);
+            remember(next);
+          }
           break;
         } catch (ClusterException e) {
           // the cluster is away (said once by the cluster): this and what waits go when it is
-          // back, in order
-          java.util.concurrent.locks.LockSupport.parkNanos(RETRY.toNanos());
+          // back, in order, after what it may have lost
+          away = true;
+          LockSupport.parkNanos(RETRY.toNanos());
         } catch (RuntimeException e) {
           log.warn("an event was not relayed to other nodes: {}", e.toString());
           break;
@@ -78,8 +112,46 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     }
   }
 
+  /** Keeps what was appended of each live turn, to append again after an outage. */
+  private void remember(Append a) {
+    if (a.end()) {
+      kept -= history.getOrDefault(a.key(), List.of()).size();
+      history.remove(a.key());
+      return;
+    }
+    if (kept >= MAX_KEPT) {
+      if (!warnedKept) {
+        warnedKept = true;
+        log.warn("{} events of live turns are kept to relay again after a Redis outage: later "
+            + "ones are not", MAX_KEPT);
+      }
+      return;
+    }
+    history.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a);
+    kept++;
+  }
+
+  /**
+   * The cluster was away: it may have lost what it had (Redis restarted without its data), so
+   * every kept event of the live turns is appended again, in order; those it still has are
+   * dropped as repeats, and the followers of other nodes get the ones it lost.
+   */
+  private void relayAgain() {
+    int n = 0;
+    for (List<Append> turn : history.values()) {
+      for (Append a : turn) {
+        if (cluster.append(a.feed(), a.number(), a.event(), a.json())) {
+          n++;
+        }
+      }
+    }
+    if (n > 0) {
+      log.info("relayed {} events of live turns again: the cluster had lost them", n);
+    }
+  }
+
   /** Queues one append; when too many wait (the cluster is slow), it is dropped. */
-  private void later(Runnable append) {
+  private void later(Append append) {
     if (!waiting.offer(append)) {
       if (!warnedFull) {
         warnedFull = true;
@@ -115,8 +187,9 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
       return;
     }
     if (Protocol.TURN_STARTED.equals(event)) {
-      long seq = payload.path("turn").path("seq").asLong();
-      later(() -> cluster.append(sessionFeed(sessionId), seq, event, json));
+      JsonNode turn = payload.path("turn");
+      later(new Append(turn.path("_id").asText(), sessionFeed(sessionId),
+          turn.path("seq").asLong(), event, json, false));
       return;
     }
     String turnId = payload.path("turnId").asText(null);
@@ -125,11 +198,11 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     }
     long number = number(turnId, payload.get("seq"));
     if (number >= 0) {
-      later(() -> cluster.append(turnId, number, event, json));
+      later(new Append(turnId, turnId, number, event, json, false));
     }
     if (Protocol.WORK_ORDER_COMPLETE.equals(event)) {
       numbering.remove(turnId);
-      later(() -> cluster.endFeed(turnId, KEEP_AFTER_END));
+      later(new Append(turnId, turnId, 0, event, "", true));
     }
   }
 
