@@ -134,6 +134,14 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     String session = fx.watchedSession(onB);
     onC.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
     await("the drone's lease", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    await("the drone listed as available on node C", () -> {
+      try {
+        return onC.request(Protocol.LIST_DRONES, Map.of()).path("drones").get(0).path("status")
+            .asText().equals("available");
+      } catch (Exception e) {
+        return false;
+      }
+    });
 
     String turn = onC.submit(session, "hello");
     assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))

@@ -218,8 +218,12 @@ public final class PageRequests {
       ConnectedDrone live = router.find(d.id());
       boolean connected = live != null && live.isConnected();
       // What the store says was true when the drone was last seen: after a restart (or a crash
-      // that never stored "offline") a drone is offline until its connection is back.
-      ObjectNode n = GadgetJson.mapper().valueToTree(connected || d.status() == DroneStatus.OFFLINE
+      // that never stored "offline") a drone is offline until its connection is back; in a
+      // cluster, its status as stored by the node that holds it.
+      boolean elsewhere = !connected && node != null && d.status() != DroneStatus.OFFLINE
+          && node.heldElsewhere(d.id());
+      ObjectNode n = GadgetJson.mapper().valueToTree(connected || elsewhere
+          || d.status() == DroneStatus.OFFLINE
           ? d : d.withStatus(DroneStatus.OFFLINE, d.lastSeenAt()));
       if (connected) {
         n.put("toolCount", live.toolCount());
