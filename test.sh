@@ -7,7 +7,8 @@
 # the web page's browser tests when none is found (GADGET_CHROMIUM, or chromium or
 # chromium-browser on the PATH): with apt-get (sudo when not root). Elsewhere, install Chromium
 # with your package manager or set GADGET_CHROMIUM to a Chromium or Chrome binary. Installs
-# bubblewrap (bwrap) for the command sandbox's tests the same way.
+# bubblewrap (bwrap) for the command sandbox's tests the same way, and redis-server for the
+# cluster's.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -52,6 +53,10 @@ apt_install_for() {
 # The agent's commands run in a bubblewrap sandbox (docs/AGENT.md, "Sandbox"); its tests use
 # a real one: bwrap, Debian's bubblewrap package.
 apt_install_for bwrap bubblewrap "the sandbox tests"
+
+# gadget-cluster-redis and the cluster's integration tests start a real Redis (docs/CLUSTER.md):
+# redis-server, Debian's redis-server package.
+apt_install_for redis-server redis-server "the cluster tests"
 
 # The release as Maven Central would receive it, signed with a throwaway key and checked
 # (scripts/release-check, docs/RELEASING.md): it needs gpg.

@@ -1,6 +1,6 @@
 /**
  * Gadget core: the domain model, stream chunks and block aggregation, the agent loop, and the
- * SPIs (ChatStore, LlmClient, Transport) that adapters implement. Internal packages are not
+ * SPIs (ChatStore, LlmClient, Transport, Cluster) that adapters implement. Internal packages are not
  * exported.
  */
 module dev.gadget.core {
@@ -13,6 +13,7 @@ module dev.gadget.core {
   exports dev.gadget.core.model;
   exports dev.gadget.core.stream;
   exports dev.gadget.core.spi;
+  exports dev.gadget.core.cluster;
   exports dev.gadget.core.store;
   exports dev.gadget.core.llm;
   exports dev.gadget.core.agent;

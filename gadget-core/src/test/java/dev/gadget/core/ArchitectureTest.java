@@ -33,7 +33,7 @@ class ArchitectureTest {
   private static final List<String> RUNTIME_INTERNALS =
       List.of("dev.gadget.core.server.internal", "dev.gadget.core.drone.internal");
   private static final Pattern FORBIDDEN = Pattern.compile(
-      "^\\s*import\\s+(static\\s+)?(org\\.java_websocket|com\\.mongodb|org\\.bson|io\\.micrometer|dev\\.gadget\\.(transport|store\\.mongo|micrometer|examples))",
+      "^\\s*import\\s+(static\\s+)?(org\\.java_websocket|com\\.mongodb|org\\.bson|io\\.micrometer|io\\.lettuce|dev\\.gadget\\.(transport|store\\.mongo|cluster\\.redis|micrometer|examples))",
       Pattern.MULTILINE);
 
   @Test

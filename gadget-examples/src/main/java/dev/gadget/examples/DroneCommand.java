@@ -89,7 +89,8 @@ final class DroneCommand implements Command {
   public List<OptionSpec> options() {
     List<OptionSpec> all = new ArrayList<>(List.of(
         OptionSpec.value("server", "URL", "the server's page URL, or host:port meaning "
-            + "http://host:port/ (default " + ServerAddress.EXAMPLE + ")"),
+            + "http://host:port/ (default " + ServerAddress.EXAMPLE + "); several, "
+            + "comma-separated, for the nodes of a cluster: after a drop the next is tried"),
         OptionSpec.value("token", "TOKEN", "the drone token (default: $GADGET_DRONE_TOKEN)"),
         OptionSpec.value("workspace", "DIR", "the workspace directory, one drone each (default "
             + DEFAULT_WORKSPACE + ")"),
@@ -128,7 +129,9 @@ final class DroneCommand implements Command {
     if (!args.positional().isEmpty()) {
       throw new UsageException("unexpected argument '" + args.positional().get(0) + "'");
     }
-    ServerAddress server = ServerAddress.parse(args.get("server", ServerAddress.EXAMPLE));
+    List<ServerAddress> servers = ServerAddress.parseAll(args.get("server",
+        ServerAddress.EXAMPLE));
+    ServerAddress server = servers.get(0);
     String token = args.get("token").orElse(console.env("GADGET_DRONE_TOKEN"));
     if (token == null) {
       throw new UsageException("a drone token is needed: set GADGET_DRONE_TOKEN (or --token)");
@@ -156,7 +159,8 @@ final class DroneCommand implements Command {
       throw new CommandException(e.getMessage(), e);
     }
     CompletableFuture<Integer> exit = new CompletableFuture<>();
-    String shown = WorkOrder.ProjectRef.withoutCredentials(server.toString());
+    String shown = WorkOrder.ProjectRef.withoutCredentials(servers.stream()
+        .map(ServerAddress::toString).collect(java.util.stream.Collectors.joining(", ")));
     ConsoleDroneListener listener = new ConsoleDroneListener(console.out(), shown, exit);
     McpToolset mcp;
     try {
@@ -171,7 +175,7 @@ final class DroneCommand implements Command {
         + ", server " + shown);
     (sandbox.problem().isPresent() ? console.err() : console.out())
         .println(SandboxOptions.describe(sandbox));
-    Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
+    Running drone = new RunningDrone(servers, held, sockets -> start(sockets, token, workspace,
         hostname, clients, listener, tools, projectMcp,
         b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)
             .toolEmbeddings(embeddings)),
@@ -226,7 +230,15 @@ final class DroneCommand implements Command {
   static GadgetDrone start(URI socket, String token, Path workspace, String hostname,
       LlmClients llm, ConsoleDroneListener listener, List<Tool> tools,
       Function<Path, TurnTools> turnTools, UnaryOperator<GadgetDrone.Builder> tweaks) {
-    WebSocketTransportClient client = WebSocketTransportClient.builder().uri(socket).build();
+    return start(List.of(socket), token, workspace, hostname, llm, listener, tools, turnTools,
+        tweaks);
+  }
+
+  /** As above, on several servers (a cluster's nodes): the next is tried after each drop. */
+  static GadgetDrone start(List<URI> sockets, String token, Path workspace, String hostname,
+      LlmClients llm, ConsoleDroneListener listener, List<Tool> tools,
+      Function<Path, TurnTools> turnTools, UnaryOperator<GadgetDrone.Builder> tweaks) {
+    WebSocketTransportClient client = WebSocketTransportClient.builder().uris(sockets).build();
     GadgetDrone drone = tweaks.apply(GadgetDrone.builder()
         .transport(client)
         .token(token)

@@ -5,6 +5,8 @@ import dev.gadget.core.drone.WorkspaceLock;
 import java.io.PrintStream;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -22,9 +24,9 @@ final class RunningDrone implements Running {
   static final Duration FIRST_RETRY = Duration.ofSeconds(1);
   static final Duration MAX_RETRY = Duration.ofSeconds(30);
 
-  private final ServerAddress server;
+  private final List<ServerAddress> servers;
   private final WorkspaceLock held;
-  private final Function<URI, GadgetDrone> startDrone;
+  private final Function<List<URI>, GadgetDrone> startDrone;
   private final ConsoleDroneListener console;
   private final PrintStream err;
   private final CompletableFuture<Integer> exit;
@@ -37,12 +39,15 @@ final class RunningDrone implements Running {
 
   /**
    * @param held the workspace, locked until the drone takes it over
-   * @param startDrone starts the drone on the server's Socket.IO URI
+   * @param servers the server, or the nodes of a cluster
+   * @param startDrone starts the drone on the servers' Socket.IO URIs (the one that answered
+   *     first, then the others)
    * @param exit completed with 1 when the drone cannot go on (refused, not a Gadget server)
    */
-  RunningDrone(ServerAddress server, WorkspaceLock held, Function<URI, GadgetDrone> startDrone,
-      ConsoleDroneListener console, PrintStream err, CompletableFuture<Integer> exit) {
-    this.server = Objects.requireNonNull(server, "server");
+  RunningDrone(List<ServerAddress> servers, WorkspaceLock held,
+      Function<List<URI>, GadgetDrone> startDrone, ConsoleDroneListener console, PrintStream err,
+      CompletableFuture<Integer> exit) {
+    this.servers = List.copyOf(servers);
     this.held = Objects.requireNonNull(held, "held");
     this.startDrone = Objects.requireNonNull(startDrone, "startDrone");
     this.console = Objects.requireNonNull(console, "console");
@@ -59,7 +64,7 @@ final class RunningDrone implements Running {
   }
 
   private void connect() {
-    URI socket;
+    List<URI> socket;
     try {
       socket = findServer();
     } catch (InterruptedException e) {
@@ -75,7 +80,9 @@ final class RunningDrone implements Running {
       if (closed) {
         return;
       }
-      console.note("connecting to the server's Socket.IO transport at " + socket);
+      console.note("connecting to the server's Socket.IO transport at " + socket.get(0)
+          + (socket.size() > 1 ? " (then, after a drop, " + socket.subList(1, socket.size())
+          + ")" : ""));
       // The drone takes the workspace over; it locks it again itself.
       held.close();
       try {
@@ -88,19 +95,32 @@ final class RunningDrone implements Running {
     }
   }
 
-  /** The server's Socket.IO URI, asking until it answers; null once stopped. */
-  private URI findServer() throws InterruptedException {
+  /**
+   * The Socket.IO URIs: the first server that answers says where its transport listens; the
+   * others (a cluster's nodes) are reached on their page URLs, where Socket.IO is by default.
+   * Asks the servers in turn until one answers; null once stopped.
+   */
+  private List<URI> findServer() throws InterruptedException {
     long delay = FIRST_RETRY.toMillis();
-    while (true) {
+    for (int attempt = 0; ; attempt++) {
+      ServerAddress server = servers.get(attempt % servers.size());
       try {
-        return server.socketUri();
+        List<URI> sockets = new ArrayList<>(List.of(server.socketUri()));
+        for (ServerAddress other : servers) {
+          if (other != server) {
+            sockets.add(other.page());
+          }
+        }
+        return sockets;
       } catch (ServerAddress.Unreachable e) {
         console.note("cannot reach the server at " + server + " (" + e.getMessage()
             + "); trying again in " + TimeUnit.MILLISECONDS.toSeconds(delay) + " s. Ctrl-C stops.");
         if (stopping.await(delay, TimeUnit.MILLISECONDS)) {
           return null;
         }
-        delay = Math.min(delay * 2, MAX_RETRY.toMillis());
+        if (attempt % servers.size() == servers.size() - 1) {
+          delay = Math.min(delay * 2, MAX_RETRY.toMillis());
+        }
       }
     }
   }

@@ -57,6 +57,15 @@ final class ServerAddress {
     return new ServerAddress(URI.create(scheme + "://" + uri.getRawAuthority() + path));
   }
 
+  /** Reads a {@code --server} of one URL or several, {@code ,}-separated (a cluster's nodes). */
+  static java.util.List<ServerAddress> parseAll(String value) {
+    java.util.List<ServerAddress> all = new java.util.ArrayList<>();
+    for (String one : value.split(",", -1)) {
+      all.add(parse(one));
+    }
+    return all;
+  }
+
   private static UsageException notAUrl(String value) {
     return new UsageException("--server takes the server's page URL, such as " + EXAMPLE
         + ", or host:port (meaning http://host:port/); not '"

@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /** {@code gadget server}: the web page, the REST API and the Socket.IO transport. */
@@ -35,7 +36,9 @@ final class ServerCommand implements Command {
         adds more users. Binds 127.0.0.1 unless --host says otherwise. API keys are read from the environment only: GADGET_LLM_API_KEY, or
         OPENAI_API_KEY for --llm openai and ANTHROPIC_API_KEY for --llm anthropic. With
         --metrics, GET /metrics on the HTTP port answers with the server's meters (live turns,
-        connections, turn durations) in Prometheus's text format, without sign-in.
+        connections, turn durations) in Prometheus's text format, without sign-in. With
+        --cluster redis://HOST:PORT and --mongo, it is one node of several on that store: any
+        node serves any page and any drone (docs/CLUSTER.md).
         """;
   }
 
@@ -65,6 +68,7 @@ final class ServerCommand implements Command {
         OptionSpec.value("provider-hosts", "HOSTS", "let users add providers on these hosts "
             + "only (,-separated, host or host:port), whatever their addresses")));
     all.addAll(Stores.OPTIONS);
+    all.addAll(ClusterOption.OPTIONS);
     all.addAll(Providers.OPTIONS);
     return all;
   }
@@ -88,25 +92,42 @@ final class ServerCommand implements Command {
     }
     ProviderHosts providerHosts = providerHosts(args);
     Providers.Choice llm = Providers.forServer(args, console);
+    ClusterOption.check(args); // before anything is opened
     Stores.Opened store = Stores.open(args);
     ServerApp app;
+    Optional<ClusterOption.Opened> cluster = Optional.empty();
     try {
+      cluster = ClusterOption.open(args);
+      Optional<ClusterOption.Opened> node = cluster;
       app = ServerApp.builder().store(store.store()).provider(llm.config())
           .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort)
           .adminDirectory(store.directory()).metrics(args.flag("metrics"))
-          .serverTweaks(b -> b.droneGracePeriod(grace).silenceTimeout(silence)
-              .cancelTimeout(cancel).approvalPolicy(approvalPolicy)
-              .approvalTimeout(approvalTimeout).providerHosts(providerHosts))
+          .serverTweaks(b -> {
+            b.droneGracePeriod(grace).silenceTimeout(silence)
+                .cancelTimeout(cancel).approvalPolicy(approvalPolicy)
+                .approvalTimeout(approvalTimeout).providerHosts(providerHosts);
+            node.ifPresent(c -> b.cluster(c.cluster()));
+            return b;
+          })
           .secretKeys(Stores.secretKeys(store, args, console)).start();
     } catch (RuntimeException e) {
+      cluster.ifPresent(c -> c.cluster().close());
       store.close();
       throw e;
+    }
+    Optional<ClusterOption.Opened> joined = cluster;
+    if (app.metrics() != null) {
+      joined.ifPresent(c -> io.micrometer.core.instrument.Gauge.builder(
+              "gadget.cluster.reachable", c.cluster(), n -> n.reachable() ? 1 : 0)
+          .description("1 while this node reaches the cluster's Redis, else 0")
+          .register(app.metrics().registry()));
     }
     PrintStream out = console.out();
     out.println("Gadget server " + Main.VERSION);
     out.println("  Page:      " + app.pageUrl() + " (Socket.IO and drones too: --server "
         + app.pageUrl() + ")");
     out.println("  Store:     " + store.description());
+    joined.ifPresent(c -> out.println("  Cluster:   " + c.description()));
     out.println("  LLM:       " + llm.description());
     if (app.metrics() != null) {
       out.println("  Metrics:   " + app.pageUrl().resolve("metrics") + " (Prometheus)");
@@ -149,6 +170,7 @@ final class ServerCommand implements Command {
         try {
           app.close();
         } finally {
+          joined.ifPresent(c -> c.cluster().close());
           store.close();
         }
       }

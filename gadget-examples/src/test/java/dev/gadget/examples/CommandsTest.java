@@ -108,6 +108,29 @@ class CommandsTest {
   }
 
   @Test
+  void aClusterNeedsTheSharedStoreAndARedisUriAndSaysSo() {
+    Out alone = new Out();
+    assertThat(Main.run(List.of("server", "--cluster", "redis://127.0.0.1:1"),
+        alone.console(Map.of()), false)).isEqualTo(2);
+    assertThat(alone.err()).contains("--cluster needs --mongo: the nodes of a cluster share one "
+        + "store, and the embedded store belongs to one process");
+    Out notRedis = new Out();
+    assertThat(Main.run(List.of("server", "--mongo", "mongodb://127.0.0.1:1", "--cluster",
+        "http://127.0.0.1:1"), notRedis.console(Map.of()), false)).isEqualTo(2);
+    assertThat(notRedis.err()).contains("--cluster takes a Redis URI, such as "
+        + "redis://127.0.0.1:6379");
+    Out nodeAlone = new Out();
+    assertThat(Main.run(List.of("server", "--node-id", "a"), nodeAlone.console(Map.of()),
+        false)).isEqualTo(2);
+    assertThat(nodeAlone.err()).contains("--node-id names this node in a cluster: it goes with "
+        + "--cluster");
+    Out drone = new Out();
+    assertThat(Main.run(List.of("drone", "--token", "gdt_x", "--server",
+        "http://127.0.0.1:1/,ftp://x"), drone.console(Map.of()), false)).isEqualTo(2);
+    assertThat(drone.err()).contains("--server takes the server's page URL");
+  }
+
+  @Test
   void sandboxAndApprovalPoliciesAreCheckedOnTheCommandLine() {
     Out d = new Out();
     assertThat(Main.run(List.of("drone", "--token", "gdt_x", "--sandbox", "open"),

@@ -362,7 +362,7 @@ class CrashSuiteTest {
     throw new IOException("no two free ports in a row");
   }
 
-  private static ProcessBuilder java(String... args) {
+  static ProcessBuilder java(String... args) {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xshare:auto",
         "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),

@@ -8,6 +8,7 @@ import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.server.internal.ApprovalDesk;
 import dev.gadget.core.server.internal.Authenticator;
 import dev.gadget.core.server.internal.AgentFace;
+import dev.gadget.core.server.internal.ClusterNode;
 import dev.gadget.core.server.internal.DroneLink;
 import dev.gadget.core.server.internal.TurnResumption;
 import dev.gadget.core.server.internal.DroneRouter;
@@ -19,6 +20,7 @@ import dev.gadget.core.server.internal.ServerTimer;
 import dev.gadget.core.server.internal.UsageRecorder;
 import dev.gadget.core.server.internal.WatcherRooms;
 import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.store.Tokens;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.ConnectionAcceptor;
@@ -60,9 +62,12 @@ public final class GadgetServer implements AutoCloseable {
   private final DroneLink drones;
   private final TurnResumption resumption;
   private final AgentFace agents;
+  /** This server as a node of a cluster, or null when it runs alone. */
+  private final ClusterNode node;
   private volatile boolean started;
   private ScheduledFuture<?> silenceCheck;
   private ScheduledFuture<?> checkpoints;
+  private ScheduledFuture<?> renewals;
 
   private GadgetServer(Builder b) {
     ChatStore store = Objects.requireNonNull(b.store, "store");
@@ -76,11 +81,13 @@ public final class GadgetServer implements AutoCloseable {
     WatcherRooms rooms = new WatcherRooms();
     DroneRouter router = new DroneRouter();
     this.turns = new LiveTurns(settings, timer, rooms, router);
+    this.node = b.cluster == null ? null
+        : ClusterNode.join(settings, b.cluster, router, turns, rooms, timer);
     ApprovalDesk approvals = new ApprovalDesk(settings, timer, rooms, router, turns,
         b.approvalTimeout, b.approvalPolicy);
-    this.pages = new PageRequests(settings, rooms, turns, router, approvals);
+    this.pages = new PageRequests(settings, rooms, turns, router, approvals, node);
     this.resumption = new TurnResumption(settings, turns, rooms, timer, approvals);
-    this.drones = new DroneLink(settings, rooms, router, turns, approvals, resumption);
+    this.drones = new DroneLink(settings, rooms, router, turns, approvals, resumption, node);
     this.agents = new AgentFace(settings, rooms, turns, router, approvals);
   }
 
@@ -100,7 +107,13 @@ public final class GadgetServer implements AutoCloseable {
       throw new IllegalStateException("already started");
     }
     started = true;
-    resumption.adoptUnfinished();
+    if (node == null) {
+      resumption.adoptUnfinished();
+    } else {
+      // other nodes run the store's running turns: each is taken over here only when its
+      // drone reconnects here (docs/CLUSTER.md)
+      renewals = node.start(timer);
+    }
     long period = Math.max(50, settings.silenceTimeout().toMillis() / 4);
     silenceCheck = timer.every(turns::checkSilence, period);
     checkpoints = timer.every(turns::checkpoint, LiveTurns.CHECKPOINT_INTERVAL.toMillis());
@@ -111,6 +124,12 @@ public final class GadgetServer implements AutoCloseable {
   @Override
   public synchronized void close() {
     drones.close();
+    if (renewals != null) {
+      renewals.cancel(false);
+    }
+    if (node != null) {
+      node.close();
+    }
     if (checkpoints != null) {
       checkpoints.cancel(false);
     }
@@ -183,6 +202,17 @@ public final class GadgetServer implements AutoCloseable {
     private SecretKeys secretKeys;
     private Duration crashRetryDelay = Duration.ZERO;
     private ProviderHosts providerHosts = ProviderHosts.publicOnly();
+    private Cluster cluster;
+
+    /**
+     * Makes this server a node of {@code cluster}, beside other nodes on the same store (which
+     * must be one all of them share, such as MongoDB): any node serves any page and any drone
+     * (docs/CLUSTER.md). Default: none, the server runs alone. The server does not close it.
+     */
+    public Builder cluster(Cluster cluster) {
+      this.cluster = Objects.requireNonNull(cluster, "cluster");
+      return this;
+    }
 
     /**
      * The keys that seal the API keys users give their providers before they are stored (see

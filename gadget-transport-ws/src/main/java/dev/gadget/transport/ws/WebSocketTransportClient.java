@@ -82,6 +82,7 @@ public final class WebSocketTransportClient implements TransportClient {
   /** Configures a {@link WebSocketTransportClient}. Not thread-safe. */
   public static final class Builder {
     private URI uri;
+    private java.util.List<URI> alternates = java.util.List.of();
     private String path = "/socket.io/";
     private boolean reconnection = true;
     private Duration reconnectionDelay = Duration.ofSeconds(1);
@@ -106,6 +107,22 @@ public final class WebSocketTransportClient implements TransportClient {
         throw new IllegalArgumentException("expected http(s):// or ws(s)://host[:port], got " + uri);
       }
       this.uri = uri;
+      return this;
+    }
+
+    /**
+     * Several servers (the nodes of one cluster): the first is connected to first, and after
+     * each drop the next one is tried, in turn. Each as {@link #uri}.
+     */
+    public Builder uris(java.util.List<URI> uris) {
+      if (uris.isEmpty()) {
+        throw new IllegalArgumentException("at least one server URI is needed");
+      }
+      for (URI u : uris) {
+        uri(u);
+      }
+      this.uri = uris.get(0);
+      this.alternates = java.util.List.copyOf(uris.subList(1, uris.size()));
       return this;
     }
 
@@ -195,15 +212,19 @@ public final class WebSocketTransportClient implements TransportClient {
       if (uri == null) {
         throw new IllegalStateException("uri is required");
       }
+      return new WebSocketTransportClient(new ClientOptions(webSocket(uri), reconnection,
+          reconnectionDelay, reconnectionDelayMax, randomizationFactor, reconnectionAttempts,
+          connectTimeout, maxBufferedEmits, maxPayload, maxAttachments,
+          alternates.stream().map(this::webSocket).toList()));
+    }
+
+    private URI webSocket(URI uri) {
       String scheme = uri.getScheme().toLowerCase(java.util.Locale.ROOT);
       String wsScheme = scheme.equals("https") || scheme.equals("wss") ? "wss" : "ws";
       String host = uri.getHost().contains(":") && !uri.getHost().startsWith("[")
           ? "[" + uri.getHost() + "]" : uri.getHost();
       String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
-      URI wsUri = URI.create(wsScheme + "://" + host + port + path + "?EIO=4&transport=websocket");
-      return new WebSocketTransportClient(new ClientOptions(wsUri, reconnection, reconnectionDelay,
-          reconnectionDelayMax, randomizationFactor, reconnectionAttempts, connectTimeout,
-          maxBufferedEmits, maxPayload, maxAttachments));
+      return URI.create(wsScheme + "://" + host + port + path + "?EIO=4&transport=websocket");
     }
   }
 }

@@ -41,9 +41,20 @@ final class ChangeRequests {
   private final DroneRouter router;
   private final LiveTurns turns;
   private final WatcherRooms rooms;
+  /** In a cluster, reaches a drone another node holds; else null. */
+  private final ClusterNode node;
+
+  /** Sends one request to a drone and completes with its answer's arguments. */
+  @FunctionalInterface
+  interface DroneCall {
+    java.util.concurrent.CompletableFuture<List<JsonNode>> ask(String event, List<JsonNode> args,
+        Duration timeout);
+  }
 
   ChangeRequests(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns,
+      ClusterNode node,
       WatcherRooms rooms) {
+    this.node = node;
     this.settings = settings;
     this.store = settings.store();
     this.owned = owned;
@@ -78,7 +89,7 @@ final class ChangeRequests {
     if (!changed) {
       throw new RequestException("this turn changed no files; there is nothing to undo");
     }
-    Connection drone = droneOf(userId, List.of(turn));
+    DroneCall drone = droneOf(userId, List.of(turn));
     ChangePayloads.ChangesRequest forward = new ChangePayloads.ChangesRequest(project.slug(),
         List.of(turn.id()), null, null, null, null, null);
     ask(drone, Protocol.UNDO_TURN, forward, ack, reply -> {
@@ -104,7 +115,7 @@ final class ChangeRequests {
     Project project = owned.project(userId, session.projectId());
     idle(session);
     List<ChatTurn> changed = changedTurns(session);
-    Connection drone = droneOf(userId, changed);
+    DroneCall drone = droneOf(userId, changed);
     String branch = branch(req.branch(), session);
     boolean propose = req.message() == null || req.message().isBlank();
     List<String> prompts = changed.stream().map(ChatTurn::prompt).toList();
@@ -130,7 +141,7 @@ final class ChangeRequests {
   private void push(String userId, ChangePayloads.PushChanges req, Ack ack) {
     ChatSession session = owned.session(userId, req.sessionId());
     Project project = owned.project(userId, session.projectId());
-    Connection drone = droneOf(userId, changedTurns(session));
+    DroneCall drone = droneOf(userId, changedTurns(session));
     String branch = branch(req.branch(), session);
     ask(drone, Protocol.PUSH_CHANGES, new ChangePayloads.ChangesRequest(project.slug(), List.of(),
         branch, null, null, null, "origin"), ack,
@@ -142,8 +153,12 @@ final class ChangeRequests {
   }
 
   private void idle(ChatSession session) {
+    String refusal = "a turn is running in this chat; wait for it to end";
     if (turns.runningIn(session.id())) {
-      throw new RequestException("a turn is running in this chat; wait for it to end");
+      throw new RequestException(refusal);
+    }
+    if (node != null) {
+      node.checkIdle(session.id(), refusal);
     }
   }
 
@@ -159,25 +174,31 @@ final class ChangeRequests {
     return out;
   }
 
-  /** The connection of the drone that made the latest of {@code changed}'s changes. */
-  private Connection droneOf(String userId, List<ChatTurn> changed) {
+  /**
+   * The drone that made the latest of {@code changed}'s changes: on this node, or (in a
+   * cluster) through the node that holds it.
+   */
+  private DroneCall droneOf(String userId, List<ChatTurn> changed) {
     if (changed.isEmpty()) {
       throw new RequestException("no turn of this chat changed any file");
     }
     String droneId = changed.get(changed.size() - 1).droneId();
     ConnectedDrone drone = droneId == null ? null : router.find(droneId);
     Connection connection = drone == null ? null : drone.connection;
-    if (drone == null || !drone.userId.equals(userId) || connection == null
-        || !connection.isConnected()) {
-      throw new RequestException("the drone that made these changes is not connected");
+    if (drone != null && drone.userId.equals(userId) && connection != null
+        && connection.isConnected()) {
+      return connection::emitWithAck;
     }
-    return connection;
+    if (node != null && droneId != null && node.heldElsewhere(droneId)) {
+      return (event, args, timeout) -> node.askDrone(droneId, event, args, timeout);
+    }
+    throw new RequestException("the drone that made these changes is not connected");
   }
 
   /** Asks the drone and answers the page: {@code onOk}'s answer, or the drone's reason. */
-  private void ask(Connection drone, String event, Object payload, Ack ack,
+  private void ask(DroneCall drone, String event, Object payload, Ack ack,
       Function<ChangePayloads.ChangesReply, Object> onOk) {
-    drone.emitWithAck(event, Protocol.args(payload), GIT_ANSWER_TIMEOUT).whenComplete((r, e) -> {
+    drone.ask(event, Protocol.args(payload), GIT_ANSWER_TIMEOUT).whenComplete((r, e) -> {
       Object answer;
       try {
         if (e != null) {

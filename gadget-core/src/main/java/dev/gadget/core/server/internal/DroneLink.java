@@ -40,10 +40,12 @@ public final class DroneLink {
   private final LiveTurns turns;
   private final ApprovalDesk approvals;
   private final TurnResumption resumption;
+  private final ClusterNode node;
   private volatile boolean closed;
 
   public DroneLink(ServerSettings settings, WatcherRooms rooms, DroneRouter router,
-      LiveTurns turns, ApprovalDesk approvals, TurnResumption resumption) {
+      LiveTurns turns, ApprovalDesk approvals, TurnResumption resumption, ClusterNode node) {
+    this.node = node;
     this.approvals = approvals;
     this.resumption = resumption;
     this.settings = settings;
@@ -77,6 +79,9 @@ public final class DroneLink {
       }
       String active = drone.activeTurnId;
       LiveTurn running = turns.get(active);
+      if (node != null && running == null) {
+        takeOver(drone, p.activeTurnId());
+      }
       LiveTurn adopted = running == null ? turns.get(p.activeTurnId()) : null;
       if (adopted != null && adopted.droneId.equals(drone.id)) {
         // a turn this server took back after a restart: the drone still runs it
@@ -108,6 +113,9 @@ public final class DroneLink {
     }
     log.info("drone {} connected (workspace {}, host {})", drone.id, p.workspaceId(),
         p.hostname());
+    if (node != null) {
+      node.droneConnected(drone);
+    }
     if (staleTurn != null) {
       // The drone runs a turn the server no longer follows (it restarted): stop it.
       c.emit(Protocol.CANCEL_WORK_ORDER, Protocol.args(new Payloads.CancelWorkOrder(staleTurn)));
@@ -234,6 +242,9 @@ public final class DroneLink {
       drone.status = DroneStatus.OFFLINE;
       running = turns.get(drone.activeTurnId);
     }
+    if (node != null) {
+      node.droneDisconnected(drone);
+    }
     saveStatus(drone, DroneStatus.OFFLINE);
     log.info("drone {} disconnected: {}", drone.id, reason);
     rooms.toUserPages(drone.userId,
@@ -241,6 +252,23 @@ public final class DroneLink {
     if (running != null) {
       turns.awaitReturn(running, reason);
     }
+  }
+
+  /**
+   * In a cluster: the drone runs {@code turnId}, which no node of this one follows: its node
+   * died (or lost it). When the store has it running on this drone, this node takes it over as
+   * a restarted server would. Called under the routing lock.
+   */
+  private void takeOver(ConnectedDrone drone, String turnId) {
+    if (turnId == null || turns.get(turnId) != null) {
+      return;
+    }
+    store.findTurn(turnId)
+        .filter(t -> t.status() == TurnStatus.PROCESSING && drone.id.equals(t.droneId()))
+        .ifPresent(t -> {
+          resumption.adopt(t, "on a node that left the cluster");
+          node.adopted(t.id());
+        });
   }
 
   /** The server is closing: links that drop now are not the drones' fault. */

@@ -20,6 +20,15 @@ public final class DroneRouter {
   /** Each user's drones, so that a prompt looks at its user's drones only. */
   private final Map<String, Set<ConnectedDrone>> byUser = new ConcurrentHashMap<>();
   private final Object lock = new Object();
+  static final String NO_DRONE = "no drone is connected: start a drone with one of your tokens";
+  static final String ALL_USER_MODE = "every drone's workspace is in user mode";
+  static final String ALL_BUSY = "every drone is busy";
+
+  /** Whether {@code e} says that no drone of the user here could take a prompt. */
+  static boolean noFreeDrone(RequestException e) {
+    String m = e.getMessage();
+    return NO_DRONE.equals(m) || ALL_USER_MODE.equals(m) || ALL_BUSY.equals(m);
+  }
 
   /** The routing lock: held while a drone is chosen, registered or marked offline. */
   Object lock() {
@@ -97,7 +106,7 @@ public final class DroneRouter {
           .orElseThrow(() -> new RequestException("that drone is not connected"));
     }
     if (mine.isEmpty()) {
-      throw new RequestException("no drone is connected: start a drone with one of your tokens");
+      throw new RequestException(NO_DRONE);
     }
     if (workspaceId != null) {
       Optional<ConnectedDrone> home = mine.stream()
@@ -109,8 +118,7 @@ public final class DroneRouter {
     return mine.stream().filter(ConnectedDrone::isFree).min((a, b) -> a.id.compareTo(b.id))
         .orElseThrow(() -> new RequestException(mine.stream().allMatch(
             d -> d.mode == WorkspaceMode.USER)
-                ? "every drone's workspace is in user mode"
-                : "every drone is busy"));
+                ? ALL_USER_MODE : ALL_BUSY));
   }
 
   private static ConnectedDrone checkFree(ConnectedDrone d) {

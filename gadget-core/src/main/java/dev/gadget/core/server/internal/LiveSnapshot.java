@@ -4,7 +4,9 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.transport.Connection;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +20,27 @@ import java.util.Map;
  */
 final class LiveSnapshot {
   private LiveSnapshot() {}
+
+  /**
+   * The snapshot of {@code sessionId} from {@code stored} and this node's live turns, with the
+   * turns other nodes run laid over it ({@code remote}, in a cluster, else null), and
+   * {@code page} joined to its room at that point of the stream; under the session's lock.
+   */
+  static Payloads.SessionSnapshot at(Connection page, String sessionId, List<ChatTurn> stored,
+      Collection<LiveTurn> live, RemoteTurns remote, WatcherRooms rooms) {
+    List<LiveTurn> running = new ArrayList<>();
+    for (LiveTurn t : live) {
+      if (t.turn.sessionId().equals(sessionId)) {
+        running.add(t);
+      }
+    }
+    Payloads.SessionSnapshot snapshot = of(sessionId, stored, running);
+    if (remote != null) {
+      snapshot = remote.lay(page, snapshot);
+    }
+    rooms.join(sessionId, page);
+    return snapshot;
+  }
 
   /** The snapshot of {@code sessionId}; the caller holds the session's lock. */
   static Payloads.SessionSnapshot of(String sessionId, List<ChatTurn> stored,

@@ -14,7 +14,6 @@ import dev.gadget.core.stream.StreamChunk;
 import dev.gadget.core.transport.Connection;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,7 +22,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,8 +61,11 @@ public final class LiveTurns {
    * The threads that write the live turns' blocks, so that the relay never waits for a disk.
    * Its queue holds at most one task per live turn ({@link TurnWrites} schedules one at a time).
    */
+  /** In a cluster: the turns of other nodes and this node's presence; else null. */
+  private volatile RemoteTurns remote;
+  private volatile ClusterNode node;
   private final ExecutorService writers = new ThreadPoolExecutor(WRITERS, WRITERS, 30,
-      TimeUnit.SECONDS, new LinkedBlockingQueue<>(), LiveTurns::writerThread);
+      TimeUnit.SECONDS, new LinkedBlockingQueue<>(), TurnWrites::writerThread);
 
   public LiveTurns(ServerSettings settings, ServerTimer timer, WatcherRooms rooms,
       DroneRouter router) {
@@ -73,6 +74,12 @@ public final class LiveTurns {
     this.timer = timer;
     this.rooms = rooms;
     this.router = router;
+  }
+
+  /** This server is a node of a cluster. */
+  void cluster(RemoteTurns remoteTurns, ClusterNode clusterNode) {
+    this.remote = remoteTurns;
+    this.node = clusterNode;
   }
 
   /** The running turn with this id, or null. */
@@ -197,15 +204,7 @@ public final class LiveTurns {
   /** {@link #snapshot}'s answer from {@code stored}; the caller holds the session's lock. */
   private Payloads.SessionSnapshot snapshotAt(Connection page, ChatSession session,
       List<ChatTurn> stored) {
-    List<LiveTurn> running = new ArrayList<>();
-    for (LiveTurn t : live.values()) {
-      if (t.turn.sessionId().equals(session.id())) {
-        running.add(t);
-      }
-    }
-    Payloads.SessionSnapshot snapshot = LiveSnapshot.of(session.id(), stored, running);
-    rooms.join(session.id(), page);
-    return snapshot;
+    return LiveSnapshot.at(page, session.id(), stored, live.values(), remote, rooms);
   }
 
   /**
@@ -357,11 +356,29 @@ public final class LiveTurns {
       if (!t.ended && t.graceTimer == null) {
         log.info("turn {} waits {} s for its drone to come back ({})", t.turn.id(),
             grace.toSeconds(), reason);
-        t.graceTimer = timer.schedule(() -> end(t, TurnStatus.INTERRUPTED, null,
-            "the drone disconnected while running this turn and did not come back within "
-                + grace.toSeconds() + " s"), grace);
+        t.graceTimer = timer.schedule(() -> graceOver(t, grace), grace);
       }
     }
+  }
+
+  /** The drone is not back: the turn ends, unless another node runs it now (it is let go). */
+  private void graceOver(LiveTurn t, Duration grace) {
+    ClusterNode n = node;
+    if (n != null && n.heldElsewhere(t.droneId)) {
+      synchronized (t.lock) {
+        t.ended = true;
+        t.stopTimers();
+        if (live.remove(t.turn.id(), t)) {
+          liveInSession.computeIfPresent(t.turn.sessionId(), (k, c) -> c == 1 ? null : c - 1);
+        }
+        turnsChanged(t.turn.sessionId());
+      }
+      router.release(t.droneId, t.turn.id());
+      log.info("turn {} goes on at another node, which holds its drone now", t.turn.id());
+      return;
+    }
+    end(t, TurnStatus.INTERRUPTED, null, "the drone disconnected while running this turn and "
+        + "did not come back within " + grace.toSeconds() + " s");
   }
 
   /**
@@ -407,14 +424,6 @@ public final class LiveTurns {
   /** A session's lock, and how many times its turns changed (guarded by itself). */
   static final class SessionLock {
     long turnsChanged;
-  }
-
-  private static final AtomicInteger WRITER_THREADS = new AtomicInteger();
-
-  private static Thread writerThread(Runnable r) {
-    Thread t = new Thread(r, "gadget-store-writer-" + WRITER_THREADS.incrementAndGet());
-    t.setDaemon(true);
-    return t;
   }
 
   /** The server is closing: the block writes asked for so far are made, at most 30 s. */

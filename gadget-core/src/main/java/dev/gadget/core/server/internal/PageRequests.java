@@ -43,9 +43,11 @@ public final class PageRequests {
   private final ChangeRequests changeRequests;
   private final ApprovalDesk approvals;
   private final Deletions deletions;
+  private final ClusterNode node;
 
   public PageRequests(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
-      DroneRouter router, ApprovalDesk approvals) {
+      DroneRouter router, ApprovalDesk approvals, ClusterNode node) {
+    this.node = node;
     this.settings = settings;
     this.store = settings.store();
     this.rooms = rooms;
@@ -57,8 +59,58 @@ public final class PageRequests {
     this.approvals = approvals;
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
-    this.changeRequests = new ChangeRequests(settings, owned, router, turns, rooms);
+    this.changeRequests = new ChangeRequests(settings, owned, router, turns, node, rooms);
     this.deletions = new Deletions(store, owned, router, turns, rooms);
+    if (node != null) {
+      node.answerWith(dispatcher, approvals);
+    }
+  }
+
+  /** A prompt: to a drone here, else (in a cluster) to the node that holds one of the user's. */
+  private String submit(String userId, Payloads.SubmitPrompt req) {
+    if (node == null) {
+      return dispatcher.submit(userId, req);
+    }
+    ChatSession session = owned.session(userId, req.sessionId());
+    node.checkIdle(session.id());
+    try {
+      return dispatcher.submit(userId, req);
+    } catch (RequestException e) {
+      if (!DroneRouter.noFreeDrone(e)) {
+        throw e;
+      }
+      return node.submitElsewhere(userId, session, req, e);
+    }
+  }
+
+  /** A cancel: of a turn here, else (in a cluster) of one another node runs. */
+  private void cancel(String userId, String turnId) {
+    java.util.Optional<dev.gadget.core.model.ChatTurn> t = elsewhere(userId, turnId);
+    if (t.isPresent()) {
+      node.cancelElsewhere(userId, t.get());
+      return;
+    }
+    dispatcher.cancel(userId, turnId);
+  }
+
+  /** An approval's answer: for a turn here, else (in a cluster) for one another node runs. */
+  private void answerApproval(String userId, ApprovalPayloads.AnswerApproval req) {
+    java.util.Optional<dev.gadget.core.model.ChatTurn> t = elsewhere(userId, req.turnId());
+    if (t.isPresent()) {
+      node.approvalElsewhere(userId, t.get(), req);
+      return;
+    }
+    approvals.answer(userId, req);
+  }
+
+  /** In a cluster: the user's running turn {@code turnId} when this node does not run it. */
+  private java.util.Optional<dev.gadget.core.model.ChatTurn> elsewhere(String userId,
+      String turnId) {
+    if (node == null || turnId == null || turns.get(turnId) != null) {
+      return java.util.Optional.empty();
+    }
+    return store.findTurn(turnId).filter(x -> x.userId().equals(userId)
+        && x.status() == dev.gadget.core.model.TurnStatus.PROCESSING);
   }
 
   /** A page of {@code userId} connected: registers its handlers. */
@@ -96,9 +148,9 @@ public final class PageRequests {
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.SUBMIT_PROMPT, Payloads.SubmitPrompt.class, (req, ack) ->
-        reply(ack, new Payloads.SubmitReply(dispatcher.submit(userId, req), null)));
+        reply(ack, new Payloads.SubmitReply(submit(userId, req), null)));
     handle(c, Protocol.CANCEL_TURN, Payloads.CancelTurn.class, (req, ack) -> {
-      dispatcher.cancel(userId, req.turnId());
+      cancel(userId, req.turnId());
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.REQUEST_SESSION_LOCK, Payloads.SessionLock.class, (req, ack) ->
@@ -123,16 +175,27 @@ public final class PageRequests {
     handle(c, Protocol.RELEASE_SESSION_LOCK, WorkspacePayloads.DroneRef.class,
         (req, ack) -> droneRequests.releaseLock(userId, req, ack));
     handle(c, Protocol.DELETE_SESSION, Payloads.DeleteSession.class, (req, ack) -> {
+      if (node != null) { // a turn of it may run on another node
+        node.checkIdle(owned.session(userId, req.sessionId()).id(), "the agent is still "
+            + "working in this chat: stop it or wait for it to finish, then delete the chat");
+      }
       deletions.deleteSession(userId, req.sessionId());
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.DELETE_PROJECT, Payloads.DeleteProject.class, (req, ack) -> {
+      if (node != null) {
+        for (ChatSession s : store.listSessions(userId, owned.project(userId,
+            req.projectId()).id())) {
+          node.checkIdle(s.id(), "the agent is still working in the chat \"" + s.name()
+              + "\" of this project: stop it or wait for it to finish, then delete the project");
+        }
+      }
       deletions.deleteProject(userId, req.projectId());
       reply(ack, Payloads.OkReply.success());
     });
     providerRequests.register(c, userId);
     handle(c, Protocol.ANSWER_APPROVAL, ApprovalPayloads.AnswerApproval.class, (req, ack) -> {
-      approvals.answer(userId, req);
+      answerApproval(userId, req);
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.APPROVAL_POLICY, ApprovalPayloads.ApprovalPolicyRequest.class, (req, ack) -> {
@@ -155,8 +218,12 @@ public final class PageRequests {
       ConnectedDrone live = router.find(d.id());
       boolean connected = live != null && live.isConnected();
       // What the store says was true when the drone was last seen: after a restart (or a crash
-      // that never stored "offline") a drone is offline until its connection is back.
-      ObjectNode n = GadgetJson.mapper().valueToTree(connected || d.status() == DroneStatus.OFFLINE
+      // that never stored "offline") a drone is offline until its connection is back; in a
+      // cluster, its status as stored by the node that holds it.
+      boolean elsewhere = !connected && node != null && d.status() != DroneStatus.OFFLINE
+          && node.heldElsewhere(d.id());
+      ObjectNode n = GadgetJson.mapper().valueToTree(connected || elsewhere
+          || d.status() == DroneStatus.OFFLINE
           ? d : d.withStatus(DroneStatus.OFFLINE, d.lastSeenAt()));
       if (connected) {
         n.put("toolCount", live.toolCount());

@@ -61,19 +61,29 @@ public final class TurnResumption {
         }
         continue;
       }
-      int fromBlock = 0;
-      String afterCall = null;
-      List<TurnBlock> blocks = t.blocks();
-      for (TurnBlock b : blocks) {
-        if (b instanceof TurnBlock.Tool tool) {
-          fromBlock = b.seq() + 1;
-          afterCall = tool.content().callId();
-        }
-      }
-      turns.adopt(t, fromBlock, afterCall, order(t));
-      log.info("turn {} was running on drone {} when the server stopped; waiting for the drone "
-          + "to send it again from block {}", t.id(), t.droneId(), fromBlock);
+      adopt(t, "when the server stopped");
     }
+  }
+
+  /**
+   * Takes back one running turn of the store (its drone sends it again from after its last
+   * stored tool call): at start, or in a cluster when its drone reconnects to this node after
+   * its node died. Returns the live turn, waiting for the replay.
+   */
+  LiveTurn adopt(ChatTurn t, String when) {
+    int fromBlock = 0;
+    String afterCall = null;
+    List<TurnBlock> blocks = t.blocks();
+    for (TurnBlock b : blocks) {
+      if (b instanceof TurnBlock.Tool tool) {
+        fromBlock = b.seq() + 1;
+        afterCall = tool.content().callId();
+      }
+    }
+    LiveTurn live = turns.adopt(t, fromBlock, afterCall, order(t));
+    log.info("turn {} was running on drone {} {}; waiting for the drone to send it again from "
+        + "block {}", t.id(), t.droneId(), when, fromBlock);
+    return live;
   }
 
   /**

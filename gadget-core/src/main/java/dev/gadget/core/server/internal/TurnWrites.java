@@ -29,6 +29,16 @@ import org.slf4j.LoggerFactory;
  * that the relaying thread waits for room, at most {@link #WAIT}.
  */
 final class TurnWrites {
+  private static final java.util.concurrent.atomic.AtomicInteger WRITER_THREADS =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /** A thread of the live turns' store writers ({@link LiveTurns}). */
+  static Thread writerThread(Runnable r) {
+    Thread t = new Thread(r, "gadget-store-writer-" + WRITER_THREADS.incrementAndGet());
+    t.setDaemon(true);
+    return t;
+  }
+
   private static final Logger log = LoggerFactory.getLogger(TurnWrites.class);
 
   /** The most writes that wait for one turn. */

@@ -23,6 +23,40 @@ public final class WatcherRooms {
   /** Who follows a session's events in-process (seed 004's face), with the typed payloads. */
   private final Map<String, Set<BiConsumer<String, Object>>> observers =
       new ConcurrentHashMap<>();
+  /** Where the events sent to watchers also go in a cluster ({@link FeedRelay}), or null. */
+  private volatile Relay relay;
+
+  /** Receives every event sent to a session's watchers on this node (in a cluster). */
+  interface Relay {
+    /** {@code event} with {@code args} went to the watchers of {@code sessionId}. */
+    void published(String sessionId, String event, List<JsonNode> args);
+  }
+
+  /** Every event sent to watchers goes to {@code r} too, from now on. */
+  void relayTo(Relay r) {
+    this.relay = r;
+  }
+
+  /** Whether a page of this node watches {@code sessionId}. */
+  boolean watched(String sessionId) {
+    return rooms.containsKey(sessionId);
+  }
+
+  /**
+   * Sends {@code event} to the pages of this node watching {@code sessionId}, not to the
+   * cluster: an event another node relayed ({@link RemoteTurns}).
+   */
+  void toRoom(String sessionId, String event, List<JsonNode> args, Connection except) {
+    Connection[] room = rooms.get(sessionId);
+    if (room == null) {
+      return;
+    }
+    for (Connection c : room) {
+      if (c != except) {
+        c.emit(event, args);
+      }
+    }
+  }
 
   /** A page of {@code userId} connected. */
   public void pageConnected(Connection page, String userId) {
@@ -115,12 +149,18 @@ public final class WatcherRooms {
       }
     }
     Connection[] room = rooms.get(sessionId);
-    if (room == null) {
+    Relay r = relay;
+    if (room == null && r == null) {
       return;
     }
     List<JsonNode> args = received != null ? received : Protocol.args(payload);
-    for (Connection c : room) {
-      c.emit(event, args);
+    if (room != null) {
+      for (Connection c : room) {
+        c.emit(event, args);
+      }
+    }
+    if (r != null) {
+      r.published(sessionId, event, args);
     }
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient.ClientListener;
 import dev.gadget.core.transport.TransportException;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -47,6 +48,8 @@ public final class ClientManager {
   private volatile OpenHandshake handshake;
   private int attempts;
   private ScheduledFuture<?> reconnectTask;
+  /** How many times the connection dropped: picks the server of the next attempt. */
+  private int drops;
   private ScheduledFuture<?> openTimeout;
   private ScheduledFuture<?> pingWatchdog;
 
@@ -91,11 +94,12 @@ public final class ClientManager {
 
   private void openEngine() {
     state = State.OPENING;
-    EngineClient e = new EngineClient(options.uri(), this, options);
+    URI target = options.uri(drops);
+    EngineClient e = new EngineClient(target, this, options);
     engine = e;
     openTimeout = schedule(() -> dropped(e, "connect timeout", CloseFrame.NORMAL),
         options.connectTimeout().toMillis());
-    log.debug("Connecting to {}", options.uri());
+    log.debug("Connecting to {}", target);
     e.connect();
   }
 
@@ -255,6 +259,7 @@ public final class ClientManager {
       cancel(openTimeout);
       cancel(pingWatchdog);
       affected = List.copyOf(sockets.values());
+      drops++; // the next attempt goes to the next server, when there are several
       if (state == State.CLOSED) {
         affected = List.of();
       } else if (affected.isEmpty()) {

@@ -1,0 +1,252 @@
+package dev.gadget.cluster.redis;
+
+import dev.gadget.cluster.redis.internal.FeedFollower;
+import dev.gadget.cluster.redis.internal.Keys;
+import dev.gadget.cluster.redis.internal.Mailbox;
+import dev.gadget.cluster.redis.internal.RedisCalls;
+import dev.gadget.cluster.redis.internal.Scripts;
+import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.spi.ClusterException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * A {@link Cluster} on Redis (5.0 or later; tested with Debian's {@code redis-server}) through
+ * Lettuce. Keys, all under {@link Builder#prefix} (docs/CLUSTER.md): a drone's lease is a string
+ * {@code drone:{id}} = "node fence" with a time to live; a turn's feed is a stream
+ * {@code turn:{id}} whose ids are {@code 0-(seq+1)}, at most 100,000 events, gone an hour after
+ * its last event or {@code keep} after its end; a node's mail is a stream {@code mail:{node}}.
+ *
+ * <p>Operations per feed event: one {@code EVALSHA} to append it (the append, the trim and the
+ * time to live in one round trip); each following node reads many events per {@code XREAD}.
+ *
+ * <p>Three connections per node: commands, the feed reader's blocking reads, the mailbox's.
+ * Every command waits at most {@link Builder#timeout} (a blocking read one second more); while
+ * Redis is down, calls fail at once with a {@link ClusterException} that says so, the failure
+ * is logged once, and Lettuce reconnects in the background. Thread-safe.
+ */
+public final class RedisCluster implements Cluster {
+  /** The most events a turn's feed keeps (trimmed approximately, oldest first). */
+  public static final long MAX_FEED_EVENTS = 100_000;
+  /** A feed whose turn never ended (its node died) goes this long after its last event. */
+  private static final long FEED_IDLE_KEEP_MILLIS = 3_600_000;
+
+  private final String nodeId;
+  private final Keys keys;
+  private final RedisClient client;
+  private final StatefulRedisConnection<String, String> connection;
+  private final RedisCommands<String, String> redis;
+  private final RedisCalls calls;
+  private final Scripts scripts;
+  private final FeedFollower follower;
+  private final Mailbox mailbox;
+  private final ScheduledExecutorService timer;
+
+  private RedisCluster(Builder b) {
+    this.nodeId = Objects.requireNonNull(b.nodeId, "nodeId");
+    this.keys = new Keys(b.prefix);
+    RedisURI uri = RedisURI.create(Objects.requireNonNull(b.uri, "uri"));
+    uri.setTimeout(b.timeout);
+    String address = uri.getHost() + ":" + uri.getPort();
+    this.calls = new RedisCalls(address, b.timeout.toMillis());
+    this.client = RedisClient.create(uri);
+    client.setOptions(ClientOptions.builder()
+        .autoReconnect(true)
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .timeoutOptions(TimeoutOptions.enabled(b.timeout))
+        .build());
+    try {
+      this.connection = client.connect();
+      this.redis = connection.sync();
+      redis.ping();
+      StatefulRedisConnection<String, String> reads = client.connect();
+      reads.setTimeout(b.timeout.plusMillis(FeedFollower.BLOCK_MILLIS));
+      StatefulRedisConnection<String, String> mail = client.connect();
+      mail.setTimeout(b.timeout.plusMillis(FeedFollower.BLOCK_MILLIS));
+      this.scripts = new Scripts(redis);
+      this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "gadget-redis-timer-" + nodeId);
+        t.setDaemon(true);
+        return t;
+      });
+      this.follower = new FeedFollower(keys, calls, reads, redis, nodeId);
+      this.mailbox = new Mailbox(keys, calls, nodeId, mail, redis, timer);
+    } catch (RuntimeException e) {
+      client.shutdown();
+      throw new ClusterException("Redis at " + address + " could not be reached: "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** A new builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public String nodeId() {
+    return nodeId;
+  }
+
+  @Override
+  public Lease acquire(String droneId, Duration ttl) {
+    long fence = calls.call("leased drone " + droneId, () -> scripts.run(Scripts.ACQUIRE,
+        new String[] {keys.drone(droneId), keys.fence()}, nodeId,
+        String.valueOf(ttl.toMillis())));
+    return new Lease(droneId, nodeId, fence);
+  }
+
+  @Override
+  public boolean renew(Lease lease, Duration ttl) {
+    return calls.call("renewed its lease of drone " + lease.droneId(), () -> scripts.run(
+        Scripts.RENEW, new String[] {keys.drone(lease.droneId())}, held(lease),
+        String.valueOf(ttl.toMillis()))) == 1;
+  }
+
+  @Override
+  public void release(Lease lease) {
+    calls.call("released drone " + lease.droneId(), () -> scripts.run(Scripts.RELEASE,
+        new String[] {keys.drone(lease.droneId())}, held(lease)));
+  }
+
+  @Override
+  public Optional<Lease> locate(String droneId) {
+    String held = calls.call("looked for drone " + droneId, () -> redis.get(keys.drone(droneId)));
+    if (held == null) {
+      return Optional.empty();
+    }
+    int space = held.lastIndexOf(' ');
+    return Optional.of(new Lease(droneId, held.substring(0, space),
+        Long.parseLong(held.substring(space + 1))));
+  }
+
+  private static String held(Lease lease) {
+    return lease.nodeId() + " " + lease.fence();
+  }
+
+  @Override
+  public boolean append(String turnId, long seq, String event, String json) {
+    if (json.length() > MAX_MESSAGE_CHARS) {
+      throw new IllegalArgumentException("a cluster message is at most " + MAX_MESSAGE_CHARS
+          + " characters; this one has " + json.length());
+    }
+    return calls.call("relayed an event of turn " + turnId, () -> scripts.run(Scripts.APPEND,
+        new String[] {keys.turn(turnId)}, Keys.feedId(seq), event, json,
+        String.valueOf(MAX_FEED_EVENTS), String.valueOf(FEED_IDLE_KEEP_MILLIS))) == 1;
+  }
+
+  @Override
+  public List<FeedEvent> read(String turnId, long afterSeq, int max) {
+    List<StreamMessage<String, String>> found = calls.call("read turn " + turnId, () ->
+        redis.xrange(keys.turn(turnId), Range.create(Keys.feedId(afterSeq + 1), "+"),
+            Limit.from(max)));
+    List<FeedEvent> events = new ArrayList<>(found.size());
+    for (StreamMessage<String, String> m : found) {
+      events.add(new FeedEvent(Keys.seqOf(m.getId()), m.getBody().getOrDefault("e", ""),
+          m.getBody().getOrDefault("j", "null")));
+    }
+    return events;
+  }
+
+  @Override
+  public Subscription follow(String turnId, long afterSeq, FeedListener listener) {
+    return follower.follow(turnId, afterSeq, listener);
+  }
+
+  @Override
+  public void endFeed(String turnId, Duration keep) {
+    calls.call("ended turn " + turnId, () -> redis.pexpire(keys.turn(turnId),
+        Math.max(1, keep.toMillis())));
+  }
+
+  @Override
+  public void receiveMail(MailHandler handler) {
+    mailbox.receive(Objects.requireNonNull(handler, "handler"));
+  }
+
+  @Override
+  public CompletableFuture<String> send(String to, String kind, String body, Duration deadline) {
+    if (body.length() > MAX_MESSAGE_CHARS) {
+      throw new IllegalArgumentException("a cluster message is at most " + MAX_MESSAGE_CHARS
+          + " characters; this one has " + body.length());
+    }
+    return mailbox.send(to, kind, body, deadline);
+  }
+
+  @Override
+  public boolean reachable() {
+    return calls.reachable();
+  }
+
+  @Override
+  public void close() {
+    follower.close();
+    mailbox.close();
+    timer.shutdownNow();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+  }
+
+  @Override
+  public String toString() {
+    return "RedisCluster[node " + nodeId + "]";
+  }
+
+  /** Builds a {@link RedisCluster}. */
+  public static final class Builder {
+    private String uri;
+    private String nodeId;
+    private String prefix = "gadget:";
+    private Duration timeout = Duration.ofSeconds(2);
+
+    /** Where Redis is: {@code redis://host:port} (a password in it never reaches a log). */
+    public Builder uri(String uri) {
+      this.uri = Objects.requireNonNull(uri, "uri");
+      return this;
+    }
+
+    /** This node's id, unique among the running nodes. Required. */
+    public Builder nodeId(String nodeId) {
+      this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
+      return this;
+    }
+
+    /** The prefix of every key (default {@code gadget:}): one Redis, several deployments. */
+    public Builder prefix(String prefix) {
+      this.prefix = Objects.requireNonNull(prefix, "prefix");
+      return this;
+    }
+
+    /** How long a command may take before it fails (default 2 s). */
+    public Builder timeout(Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("the timeout must be positive");
+      }
+      this.timeout = timeout;
+      return this;
+    }
+
+    /**
+     * Connects to Redis and starts this node's readers.
+     *
+     * @throws ClusterException when Redis cannot be reached
+     */
+    public RedisCluster build() {
+      return new RedisCluster(this);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package dev.gadget.cluster.redis.internal;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.sync.RedisCommands;
+
+/**
+ * The Lua scripts that make each presence and feed operation one atomic round trip, run by
+ * their SHA and sent again when Redis lost its script cache (a restart).
+ */
+public final class Scripts {
+  /** KEYS: lease, fence counter; ARGV: node, ttl ms. Takes the drone over; returns the fence. */
+  public static final String ACQUIRE = """
+      local f = redis.call('INCR', KEYS[2])
+      redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. f, 'PX', ARGV[2])
+      return f""";
+  /** KEYS: lease; ARGV: "node fence", ttl ms. 1 if still held and extended, else 0. */
+  public static final String RENEW = """
+      if redis.call('GET', KEYS[1]) == ARGV[1] then
+        return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+      end
+      return 0""";
+  /** KEYS: lease; ARGV: "node fence". Deletes it only if still held. */
+  public static final String RELEASE = """
+      if redis.call('GET', KEYS[1]) == ARGV[1] then
+        return redis.call('DEL', KEYS[1])
+      end
+      return 0""";
+  /**
+   * KEYS: feed; ARGV: id, event, json, max length, keep ms. 1 if appended; 0 for an id not
+   * above the last (a repeat or an older event). The feed's time to live restarts with each
+   * event, so the feed of a turn whose node died goes away on its own.
+   */
+  public static final String APPEND = """
+      local r = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[4], ARGV[1], 'e', ARGV[2], 'j', ARGV[3])
+      if type(r) == 'table' and r.err then
+        if string.find(r.err, 'equal or smaller') then return 0 end
+        return redis.error_reply(r.err)
+      end
+      redis.call('PEXPIRE', KEYS[1], ARGV[5])
+      return 1""";
+
+  private final RedisCommands<String, String> redis;
+  private final String acquire;
+  private final String renew;
+  private final String release;
+  private final String append;
+
+  /** Loads the scripts into Redis. */
+  public Scripts(RedisCommands<String, String> redis) {
+    this.redis = redis;
+    this.acquire = redis.digest(ACQUIRE);
+    this.renew = redis.digest(RENEW);
+    this.release = redis.digest(RELEASE);
+    this.append = redis.digest(APPEND);
+  }
+
+  /** Runs the script with this text (one of the constants above), returning its integer. */
+  public long run(String script, String[] keys, String... args) {
+    String sha = switch (script) {
+      case ACQUIRE -> acquire;
+      case RENEW -> renew;
+      case RELEASE -> release;
+      case APPEND -> append;
+      default -> throw new IllegalArgumentException("not one of the scripts");
+    };
+    try {
+      Long r = redis.evalsha(sha, ScriptOutputType.INTEGER, keys, args);
+      return r;
+    } catch (RedisNoScriptException e) {
+      Long r = redis.eval(script, ScriptOutputType.INTEGER, keys, args);
+      return r;
+    }
+  }
+}

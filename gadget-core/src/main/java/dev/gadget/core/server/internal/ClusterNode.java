@@ -1,0 +1,383 @@
+package dev.gadget.core.server.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneRegistration;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.spi.ClusterException;
+import dev.gadget.core.transport.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This server as a node of a cluster: it leases each drone whose socket it holds (renewed every
+ * {@link #RENEW_EVERY}; a renewal refused means another node took the drone, and this node drops
+ * the socket and no longer acts on its turn), and it carries a page's prompt or cancel to the
+ * node that holds the drone when no drone of the user is here (node mail, answered by that
+ * node's {@link TurnDispatcher}).
+ */
+public final class ClusterNode {
+  private static final Logger log = LoggerFactory.getLogger(ClusterNode.class);
+  /** A lease's time to live: a node that died frees its drones this long after. */
+  static final Duration LEASE_TTL = Duration.ofSeconds(10);
+  /** How often this node renews its leases. */
+  static final Duration RENEW_EVERY = Duration.ofSeconds(3);
+  static final String DISPATCH = "dispatch";
+  static final String CANCEL = "cancel";
+  static final String APPROVAL = "approval";
+  static final String DRONE = "drone";
+
+  private final ServerSettings settings;
+  private final Cluster cluster;
+  private final DroneRouter router;
+  private final Map<String, Cluster.Lease> leases = new ConcurrentHashMap<>();
+  private final RemoteTurns remote;
+  private FeedRelay relay;
+  private OrphanTurns orphans;
+  private java.util.concurrent.ScheduledFuture<?> orphanSweep;
+  /** Drones held here whose lease could not be taken (the cluster was away): tried again. */
+  private final Map<String, ConnectedDrone> unleased = new ConcurrentHashMap<>();
+  private volatile TurnDispatcher dispatcher;
+  private volatile ApprovalDesk approvals;
+
+  private ClusterNode(ServerSettings settings, Cluster cluster, DroneRouter router,
+      RemoteTurns remote) {
+    this.settings = settings;
+    this.cluster = cluster;
+    this.router = router;
+    this.remote = remote;
+  }
+
+  /**
+   * This server joins {@code cluster}: what its pages are sent goes to the cluster too, and its
+   * pages get the turns other nodes run.
+   */
+  public static ClusterNode join(ServerSettings settings, Cluster cluster, DroneRouter router,
+      LiveTurns turns, WatcherRooms rooms, ServerTimer timer) {
+    RemoteTurns remote = new RemoteTurns(cluster, rooms, turns, timer);
+    ClusterNode node = new ClusterNode(settings, cluster, router, remote);
+    node.relay = new FeedRelay(cluster);
+    node.orphans = new OrphanTurns(settings, cluster, turns, node.relay);
+    rooms.relayTo(node.relay);
+    turns.cluster(remote, node);
+    return node;
+  }
+
+  /**
+   * Renews this node's leases from now on, and looks for running turns no node runs (a third of
+   * the drone grace period apart, 1 to 10 s).
+   */
+  public java.util.concurrent.ScheduledFuture<?> start(ServerTimer timer) {
+    log.info("this server is node {} of a cluster", cluster.nodeId());
+    long sweepEvery = Math.max(1_000, Math.min(10_000,
+        settings.droneGracePeriod().toMillis() / 3));
+    orphanSweep = timer.every(orphans::sweep, sweepEvery);
+    return timer.every(this::renew, RENEW_EVERY.toMillis());
+  }
+
+  /** The node's id in the cluster. */
+  String nodeId() {
+    return cluster.nodeId();
+  }
+
+  /** Mail to this node is answered by {@code d} and {@code desk} from now on. */
+  void answerWith(TurnDispatcher d, ApprovalDesk desk) {
+    this.dispatcher = d;
+    this.approvals = desk;
+    cluster.receiveMail(this::answer);
+  }
+
+  private String answer(String from, String kind, String body) throws Exception {
+    JsonNode m = GadgetJson.mapper().readTree(body);
+    String userId = m.path("userId").asText();
+    TurnDispatcher d = dispatcher;
+    switch (kind) {
+      case DISPATCH -> {
+        Payloads.SubmitPrompt req = GadgetJson.mapper().treeToValue(m.path("prompt"),
+            Payloads.SubmitPrompt.class);
+        log.info("node {} hands this node a prompt of session {}", from, req.sessionId());
+        return d.submit(userId, req);
+      }
+      case CANCEL -> {
+        d.cancel(userId, m.path("turnId").asText());
+        return "ok";
+      }
+      case DRONE -> {
+        return droneAnswer(m);
+      }
+      case APPROVAL -> {
+        approvals.answer(userId, GadgetJson.mapper().treeToValue(m.path("answer"),
+            dev.gadget.core.protocol.ApprovalPayloads.AnswerApproval.class));
+        return "ok";
+      }
+      default -> throw new IllegalArgumentException("no such request: " + kind);
+    }
+  }
+
+  /** The drone's socket is on this node now: leases it (taking it from any other node). */
+  void droneConnected(ConnectedDrone drone) {
+    try {
+      leases.put(drone.id, cluster.acquire(drone.id, LEASE_TTL));
+      unleased.remove(drone.id);
+    } catch (ClusterException e) {
+      if (unleased.put(drone.id, drone) == null) {
+        log.warn("drone {} is served here but could not be leased yet: {}", drone.id,
+            e.getMessage());
+      }
+    }
+  }
+
+  /** The drone's socket closed: its lease is given up. */
+  void droneDisconnected(ConnectedDrone drone) {
+    unleased.remove(drone.id);
+    Cluster.Lease lease = leases.remove(drone.id);
+    if (lease != null) {
+      try {
+        cluster.release(lease);
+      } catch (ClusterException e) {
+        log.debug("lease of drone {} not released: {}", drone.id, e.getMessage());
+      }
+    }
+  }
+
+  /** A turn this node runs is one another node stopped running: it is not relayed here. */
+  void adopted(String turnId) {
+    remote.adopted(turnId);
+  }
+
+  /**
+   * Renews every lease; a drone another node took over is dropped here (its socket closed:
+   * the drone is on the other node now).
+   */
+  void renew() {
+    for (Cluster.Lease lease : List.copyOf(leases.values())) {
+      boolean held;
+      try {
+        held = cluster.renew(lease, LEASE_TTL);
+      } catch (ClusterException e) {
+        continue; // Redis is away: the node goes on serving the drone (logged once)
+      }
+      if (!held && stillOurs(lease)) {
+        continue;
+      }
+      if (!held && leases.remove(lease.droneId(), lease)) {
+        ConnectedDrone d = router.find(lease.droneId());
+        Connection c = d == null ? null : d.connection;
+        log.warn("drone {} is leased to another node now: this node drops its socket",
+            lease.droneId());
+        if (c != null) {
+          c.disconnect();
+        }
+      }
+    }
+    for (ConnectedDrone d : List.copyOf(unleased.values())) {
+      if (d.isConnected()) {
+        droneConnected(d);
+      } else {
+        unleased.remove(d.id, d);
+      }
+    }
+    remote.sweep();
+  }
+
+  /**
+   * A renewal was refused because no node holds the drone (Redis lost its keys, a restart
+   * without persistence): this node, which still has its socket, leases it again.
+   */
+  private boolean stillOurs(Cluster.Lease lease) {
+    try {
+      if (cluster.locate(lease.droneId()).isPresent()) {
+        return false; // another node took it
+      }
+      leases.replace(lease.droneId(), lease, cluster.acquire(lease.droneId(), LEASE_TTL));
+      log.info("drone {} is leased to this node again (the cluster had lost its lease)",
+          lease.droneId());
+      return true;
+    } catch (ClusterException e) {
+      return true; // away again: the next renewal tries again
+    }
+  }
+
+  /** Whether another node holds the drone now: this node must not end or write its turn. */
+  boolean heldElsewhere(String droneId) {
+    try {
+      Optional<Cluster.Lease> lease = cluster.locate(droneId);
+      return lease.isPresent() && !lease.get().nodeId().equals(cluster.nodeId());
+    } catch (ClusterException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Sends the prompt to the node that holds a drone of the user (the session's workspace
+   * first); that node's answer (the turn's id, or why not) is the answer.
+   *
+   * @throws RequestException when no node holds a drone of the user, or the node refused
+   */
+  String submitElsewhere(String userId, ChatSession session, Payloads.SubmitPrompt req,
+      RequestException here) {
+    List<DroneRegistration> drones = new ArrayList<>(settings.store().listDrones(userId));
+    drones.sort((a, b) -> Boolean.compare(!a.workspaceId().equals(session.workspaceId()),
+        !b.workspaceId().equals(session.workspaceId())));
+    RequestException last = here;
+    for (DroneRegistration reg : drones) {
+      Optional<Cluster.Lease> lease = locate(reg.id());
+      if (lease.isEmpty() || lease.get().nodeId().equals(cluster.nodeId())) {
+        continue;
+      }
+      ObjectNode body = GadgetJson.mapper().createObjectNode().put("userId", userId);
+      body.set("prompt", GadgetJson.mapper().valueToTree(req));
+      try {
+        return ask(lease.get().nodeId(), DISPATCH, body);
+      } catch (RequestException e) {
+        last = e; // busy there: another node may have a free one
+      }
+    }
+    throw last;
+  }
+
+  /**
+   * Refuses a prompt while a turn of the session runs on any node: the store's last turn is
+   * running and a node holds its drone (a running turn whose drone no node holds is left).
+   */
+  void checkIdle(String sessionId) {
+    checkIdle(sessionId, "a turn is already running in this chat session");
+  }
+
+  /** As above, refusing with {@code refusal}. */
+  void checkIdle(String sessionId, String refusal) {
+    List<ChatTurn> stored = settings.store().listTurns(sessionId);
+    ChatTurn last = stored.isEmpty() ? null : stored.get(stored.size() - 1);
+    if (last != null && last.status() == dev.gadget.core.model.TurnStatus.PROCESSING
+        && last.droneId() != null && locate(last.droneId()).isPresent()) {
+      throw new RequestException(refusal);
+    }
+  }
+
+  /** Asks the node that runs the turn's drone to cancel it. */
+  void cancelElsewhere(String userId, ChatTurn turn) {
+    ask(nodeOf(turn), CANCEL, GadgetJson.mapper().createObjectNode()
+        .put("userId", userId).put("turnId", turn.id()));
+  }
+
+  /** Hands a page's answer to a waiting call to the node that runs the turn's drone. */
+  void approvalElsewhere(String userId, ChatTurn turn,
+      dev.gadget.core.protocol.ApprovalPayloads.AnswerApproval answer) {
+    ObjectNode body = GadgetJson.mapper().createObjectNode().put("userId", userId);
+    body.set("answer", GadgetJson.mapper().valueToTree(answer));
+    ask(nodeOf(turn), APPROVAL, body);
+  }
+
+  /**
+   * Sends a request (undo, commit, push) to a drone another node holds, through that node;
+   * completes with the drone's answer, or fails in words.
+   */
+  java.util.concurrent.CompletableFuture<List<JsonNode>> askDrone(String droneId, String event,
+      List<JsonNode> args, Duration timeout) {
+    Optional<Cluster.Lease> lease = locate(droneId);
+    if (lease.isEmpty() || lease.get().nodeId().equals(cluster.nodeId())) {
+      return java.util.concurrent.CompletableFuture.failedFuture(
+          new RequestException("the drone that made these changes is not connected"));
+    }
+    ObjectNode body = GadgetJson.mapper().createObjectNode().put("droneId", droneId)
+        .put("event", event).put("timeoutMs", timeout.toMillis());
+    body.set("args", GadgetJson.mapper().valueToTree(args));
+    java.util.concurrent.CompletableFuture<List<JsonNode>> out =
+        new java.util.concurrent.CompletableFuture<>();
+    cluster.send(lease.get().nodeId(), DRONE, body.toString(), timeout.plusSeconds(5))
+        .whenComplete((answer, error) -> {
+          if (error != null) {
+            Throwable cause = error.getCause() != null ? error.getCause() : error;
+            out.completeExceptionally(new RequestException(cause.getMessage()));
+            return;
+          }
+          try {
+            List<JsonNode> reply = new ArrayList<>();
+            GadgetJson.mapper().readTree(answer).forEach(reply::add);
+            out.complete(reply);
+          } catch (java.io.IOException e) {
+            out.completeExceptionally(new RequestException(
+                "the drone's node sent an answer that cannot be read"));
+          }
+        });
+    return out;
+  }
+
+  /** Mail for one of this node's drones: sent to it, its answer's arguments returned. */
+  private String droneAnswer(JsonNode m) throws Exception {
+    ConnectedDrone d = router.find(m.path("droneId").asText());
+    Connection c = d == null ? null : d.connection;
+    if (c == null || !c.isConnected()) {
+      throw new RequestException("the drone that made these changes is not connected");
+    }
+    List<JsonNode> args = new ArrayList<>();
+    m.path("args").forEach(args::add);
+    Duration timeout = Duration.ofMillis(m.path("timeoutMs").asLong(15_000));
+    List<JsonNode> reply = c.emitWithAck(m.path("event").asText(), args, timeout)
+        .get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+    return GadgetJson.mapper().valueToTree(reply).toString();
+  }
+
+  /** The node that holds the turn's drone (not this one). */
+  private String nodeOf(ChatTurn turn) {
+    Optional<Cluster.Lease> lease = turn.droneId() == null ? Optional.empty()
+        : locate(turn.droneId());
+    if (lease.isEmpty() || lease.get().nodeId().equals(cluster.nodeId())) {
+      throw new RequestException("the turn's drone is not connected to any node");
+    }
+    return lease.get().nodeId();
+  }
+
+  private Optional<Cluster.Lease> locate(String droneId) {
+    try {
+      return cluster.locate(droneId);
+    } catch (ClusterException e) {
+      throw new RequestException("the other server nodes cannot be reached now");
+    }
+  }
+
+  private String ask(String node, String kind, JsonNode body) {
+    Duration deadline = settings.ackTimeout();
+    try {
+      return cluster.send(node, kind, body.toString(), deadline)
+          .get(deadline.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new RequestException(e.getCause() == null ? "the other node failed"
+          : e.getCause().getMessage());
+    } catch (TimeoutException e) {
+      throw new RequestException("the server node that holds your drone did not answer");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RequestException("interrupted");
+    }
+  }
+
+  /** The node is closing: its leases are given up, its relays stopped. */
+  public void close() {
+    if (orphanSweep != null) {
+      orphanSweep.cancel(false);
+    }
+    for (Cluster.Lease lease : List.copyOf(leases.values())) {
+      try {
+        cluster.release(lease);
+      } catch (ClusterException e) {
+        log.debug("lease of drone {} not released: {}", lease.droneId(), e.getMessage());
+      }
+    }
+    remote.close();
+    relay.close();
+  }
+}

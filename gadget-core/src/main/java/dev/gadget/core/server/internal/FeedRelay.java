@@ -1,0 +1,223 @@
+package dev.gadget.core.server.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.spi.ClusterException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The owner's side of the cluster's feeds: every event this node sends to a session's watchers
+ * goes to the cluster too, for the pages of other nodes ({@link RemoteTurns}). A turn's
+ * {@code turnStarted} goes to its session's feed ({@code session:{id}}, numbered by the turn's
+ * place in the session); every other event of a turn to the turn's feed, numbered from the
+ * drone's {@code seq}: {@code (seq + 2) * 8} for an event that has one, and the next of the 7
+ * numbers after it for each event without one (stats, approvals, a superseded round). So the
+ * events a drone sends again after its node died (to another node, which relays them too) have
+ * the numbers they had and are dropped by the feed: other nodes' pages get each event once.
+ * Called under the turn's lock, so a turn's events are numbered in the order pages get them;
+ * the appends themselves are made in that order by one thread of their own, so a slow or absent
+ * Redis never holds up this node's pages; while the cluster is away they wait (at most
+ * {@link #MAX_WAITING}; more are dropped, logged once) and go, in order, once it is back, after
+ * every event of the live turns appended before (it may have lost them: a restart without its
+ * data), which the feeds drop where they still have them.
+ */
+final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(FeedRelay.class);
+  /** How long a turn's feed is kept after its end, for pages that reconnect meanwhile. */
+  static final Duration KEEP_AFTER_END = Duration.ofSeconds(60);
+  /** Events without a seq that one seq's slot holds; more are not relayed. */
+  private static final int SLOTS = 7;
+
+  /** How long the relay waits before it tries an append again, the cluster being away. */
+  private static final Duration RETRY = Duration.ofMillis(200);
+  /** The most appends that wait for the cluster. */
+  static final int MAX_WAITING = 100_000;
+
+  private final Cluster cluster;
+  private final BlockingQueue<Append> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
+  /** The most events of live turns kept to relay again after an outage. */
+  static final int MAX_KEPT = 100_000;
+  /** Each live turn's appends so far; the appending thread's own. */
+  private final Map<String, List<Append>> history = new LinkedHashMap<>();
+  private int kept;
+  private boolean warnedKept;
+  private final Thread appender;
+  private volatile boolean closed;
+  private boolean warnedFull;
+  /** Per live turn: the last seq relayed and how many events without one followed it. */
+  private final Map<String, long[]> numbering = new ConcurrentHashMap<>();
+
+  FeedRelay(Cluster cluster) {
+    this.cluster = cluster;
+    this.appender = new Thread(this::appendAll, "gadget-cluster-relay");
+    appender.setDaemon(true);
+    appender.start();
+  }
+
+  /** One append to a feed ({@code end}: the turn's feed is ended instead). */
+  private record Append(String key, String feed, long number, String event, String json,
+      boolean end) {
+    void run(Cluster cluster) {
+      if (end) {
+        cluster.endFeed(feed, KEEP_AFTER_END);
+      } else {
+        cluster.append(feed, number, event, json);
+      }
+    }
+  }
+
+  private void appendAll() {
+    boolean away = false;
+    while (!closed) {
+      Append next;
+      try {
+        next = waiting.poll(RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      away |= !cluster.reachable();
+      while (!closed) {
+        try {
+          if (away && cluster.reachable()) {
+            relayAgain();
+            away = false;
+          }
+          if (next != null) {
+            next.run(cluster);
+            remember(next);
+          }
+          break;
+        } catch (ClusterException e) {
+          // the cluster is away (said once by the cluster): this and what waits go when it is
+          // back, in order, after what it may have lost
+          away = true;
+          LockSupport.parkNanos(RETRY.toNanos());
+        } catch (RuntimeException e) {
+          log.warn("an event was not relayed to other nodes: {}", e.toString());
+          break;
+        }
+      }
+    }
+  }
+
+  /** Keeps what was appended of each live turn, to append again after an outage. */
+  private void remember(Append a) {
+    if (a.end()) {
+      kept -= history.getOrDefault(a.key(), List.of()).size();
+      history.remove(a.key());
+      return;
+    }
+    if (kept >= MAX_KEPT) {
+      if (!warnedKept) {
+        warnedKept = true;
+        log.warn("{} events of live turns are kept to relay again after a Redis outage: later "
+            + "ones are not", MAX_KEPT);
+      }
+      return;
+    }
+    history.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a);
+    kept++;
+  }
+
+  /**
+   * The cluster was away: it may have lost what it had (Redis restarted without its data), so
+   * every kept event of the live turns is appended again, in order; those it still has are
+   * dropped as repeats, and the followers of other nodes get the ones it lost.
+   */
+  private void relayAgain() {
+    int n = 0;
+    for (List<Append> turn : history.values()) {
+      for (Append a : turn) {
+        if (cluster.append(a.feed(), a.number(), a.event(), a.json())) {
+          n++;
+        }
+      }
+    }
+    if (n > 0) {
+      log.info("relayed {} events of live turns again: the cluster had lost them", n);
+    }
+  }
+
+  /** Queues one append; when too many wait (the cluster is slow), it is dropped. */
+  private void later(Append append) {
+    if (!waiting.offer(append)) {
+      if (!warnedFull) {
+        warnedFull = true;
+        log.warn("{} events wait for the cluster: later ones are not relayed to other nodes "
+            + "until it takes them", MAX_WAITING);
+      }
+    } else {
+      warnedFull = false;
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    appender.interrupt();
+  }
+
+  /** The feed of a session's turn announcements. */
+  static String sessionFeed(String sessionId) {
+    return "session:" + sessionId;
+  }
+
+  @Override
+  public void published(String sessionId, String event, List<JsonNode> args) {
+    if (args.size() != 1) {
+      return;
+    }
+    JsonNode payload = args.get(0);
+    String json = payload.toString();
+    if (json.length() > Cluster.MAX_MESSAGE_CHARS) {
+      log.warn("event '{}' of session {} is not relayed to other nodes: {} characters, over "
+          + "the bound of {}", event, sessionId, json.length(), Cluster.MAX_MESSAGE_CHARS);
+      return;
+    }
+    if (Protocol.TURN_STARTED.equals(event)) {
+      JsonNode turn = payload.path("turn");
+      later(new Append(turn.path("_id").asText(), sessionFeed(sessionId),
+          turn.path("seq").asLong(), event, json, false));
+      return;
+    }
+    String turnId = payload.path("turnId").asText(null);
+    if (turnId == null) {
+      return; // a session's news (a deletion) is not a turn's
+    }
+    long number = number(turnId, payload.get("seq"));
+    if (number >= 0) {
+      later(new Append(turnId, turnId, number, event, json, false));
+    }
+    if (Protocol.WORK_ORDER_COMPLETE.equals(event)) {
+      numbering.remove(turnId);
+      later(new Append(turnId, turnId, 0, event, "", true));
+    }
+  }
+
+  /** The feed number of a turn's next event; -1 when its seq's slots are used up. */
+  private long number(String turnId, JsonNode seq) {
+    long[] state = numbering.computeIfAbsent(turnId, k -> new long[] {-1, 0});
+    if (seq != null && seq.canConvertToLong()) {
+      state[0] = Math.max(state[0], seq.asLong());
+      state[1] = 0;
+      return (seq.asLong() + 2) * 8;
+    }
+    if (state[1] >= SLOTS) {
+      return -1;
+    }
+    state[1]++;
+    return (state[0] + 2) * 8 + state[1];
+  }
+}

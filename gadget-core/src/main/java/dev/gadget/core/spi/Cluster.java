@@ -1,0 +1,179 @@
+package dev.gadget.core.spi;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the server nodes of one Gadget deployment share besides the {@link ChatStore}: only live
+ * state that can be rebuilt (docs/CLUSTER.md). One instance is one node's view of the cluster.
+ *
+ * <ul>
+ *   <li><b>Presence.</b> A drone's socket is held by one node at a time: {@link #acquire} leases
+ *       the drone to this node (taking it over from any other node), the holder {@link #renew}s
+ *       the lease before its time to live runs out, and each lease carries a fencing number that
+ *       grows with every acquisition: a node whose renewal fails has lost the drone and must not
+ *       act on its turn any more.</li>
+ *   <li><b>Turn feed.</b> A live turn's events, appended by the node that holds its drone with
+ *       strictly growing sequence numbers (a repeat or an older number is dropped), read from a
+ *       number by any node ({@link #read}, {@link #follow}), kept a while after the turn ends
+ *       ({@link #endFeed}).</li>
+ *   <li><b>Node mail.</b> A request to another node (dispatch a prompt to the drone it holds,
+ *       forward a cancel or an approval) and its answer, within a deadline ({@link #send},
+ *       {@link #receiveMail}).</li>
+ * </ul>
+ *
+ * <p>Every method is thread-safe and bounded: a call that needs the cluster's backend waits for
+ * it at most the implementation's documented timeout, then throws {@link ClusterException}. A
+ * message (an event or a mail body) is at most {@link #MAX_MESSAGE_CHARS} characters. Listeners
+ * and mail handlers are called on the implementation's threads; they must not block for long and
+ * must not throw (what they throw is logged and dropped).
+ *
+ * <p>Implementations: {@code dev.gadget.core.cluster.InProcessCluster} (the nodes of one process,
+ * the single server's default) and {@code gadget-cluster-redis}. Both pass the contract kit
+ * {@code ClusterContract} in the gadget-core test-jar.
+ */
+public interface Cluster extends AutoCloseable {
+  /** The most characters of one feed event or mail body (1 MiB): no whole-turn payloads. */
+  int MAX_MESSAGE_CHARS = 1 << 20;
+
+  /** This node's id, unique in the cluster while the node runs. */
+  String nodeId();
+
+  /**
+   * Leases {@code droneId} to this node for {@code ttl}, taking it from any node that held it
+   * (the drone's socket is here now). The new lease's fencing number is greater than every
+   * earlier one of this cluster.
+   *
+   * @throws ClusterException when the backend cannot be reached in time
+   */
+  Lease acquire(String droneId, Duration ttl);
+
+  /**
+   * Extends {@code lease} by {@code ttl} if it is still the drone's current lease; false when it
+   * expired or another acquisition replaced it: this node has lost the drone.
+   *
+   * @throws ClusterException when the backend cannot be reached in time (the lease may still
+   *     be held; the caller counts from its last successful renewal)
+   */
+  boolean renew(Lease lease, Duration ttl);
+
+  /** Gives {@code lease} up if it is still current; a replaced lease is left alone. */
+  void release(Lease lease);
+
+  /** The drone's current lease, if a node holds one that has not expired. */
+  Optional<Lease> locate(String droneId);
+
+  /**
+   * Appends an event to a live turn's feed, if {@code seq} is greater than every number
+   * appended to it so far; returns false (and changes nothing) for a repeat or an older number.
+   *
+   * @param seq the event's number in the turn, 0 or more
+   * @param event the event's name
+   * @param json the event's payload, at most {@link #MAX_MESSAGE_CHARS} characters
+   * @throws IllegalArgumentException when the payload is too long
+   * @throws ClusterException when the backend cannot be reached in time
+   */
+  boolean append(String turnId, long seq, String event, String json);
+
+  /**
+   * At most {@code max} events of the turn's feed numbered after {@code afterSeq}, in order;
+   * empty when there are none (or the feed is gone). Does not wait for new events.
+   */
+  List<FeedEvent> read(String turnId, long afterSeq, int max);
+
+  /**
+   * Delivers to {@code listener}, in order and each once, every event of the turn's feed
+   * numbered after {@code afterSeq}: those already there first, then each new one soon after it
+   * is appended, until the subscription is closed. Events are delivered on one of the
+   * implementation's threads, one at a time per subscription.
+   */
+  Subscription follow(String turnId, long afterSeq, FeedListener listener);
+
+  /**
+   * The turn has ended: its feed is kept for {@code keep} (pages that reconnect catch up from
+   * it), then removed.
+   */
+  void endFeed(String turnId, Duration keep);
+
+  /**
+   * Handles this node's mail from now on (replacing any earlier handler). Until a handler is
+   * set, mail to this node is answered with an error.
+   */
+  void receiveMail(MailHandler handler);
+
+  /**
+   * Sends a request to node {@code nodeId} (this node included) and completes with its answer,
+   * or exceptionally with {@link ClusterException} when the node's handler failed, the node is
+   * gone, or {@code deadline} passed. Never blocks the caller.
+   *
+   * @param kind what the request is (the handler's switch)
+   * @param body the request, at most {@link #MAX_MESSAGE_CHARS} characters
+   */
+  CompletableFuture<String> send(String nodeId, String kind, String body, Duration deadline);
+
+  /** Whether the backend answered the last time this node needed it. */
+  boolean reachable();
+
+  /** Stops this node's threads and connections; its leases expire on their own. */
+  @Override
+  void close();
+
+  /**
+   * A drone leased to a node.
+   *
+   * @param droneId the drone
+   * @param nodeId the node that holds its socket
+   * @param fence the fencing number: greater for every later acquisition
+   */
+  record Lease(String droneId, String nodeId, long fence) {
+    public Lease {
+      Objects.requireNonNull(droneId, "droneId");
+      Objects.requireNonNull(nodeId, "nodeId");
+    }
+  }
+
+  /**
+   * One event of a turn's feed.
+   *
+   * @param seq its number in the turn
+   * @param event its name
+   * @param json its payload
+   */
+  record FeedEvent(long seq, String event, String json) {
+    public FeedEvent {
+      Objects.requireNonNull(event, "event");
+      Objects.requireNonNull(json, "json");
+    }
+  }
+
+  /** Receives a followed turn's events ({@link #follow}). */
+  @FunctionalInterface
+  interface FeedListener {
+    /** The next event, in order. */
+    void onEvent(FeedEvent event);
+  }
+
+  /** A {@link #follow} in progress. */
+  interface Subscription extends AutoCloseable {
+    /** No more events are delivered once this returns (one being delivered may finish). */
+    @Override
+    void close();
+  }
+
+  /** Answers the mail sent to this node ({@link #receiveMail}). */
+  @FunctionalInterface
+  interface MailHandler {
+    /**
+     * The answer to one request; what it throws reaches the sender as a
+     * {@link ClusterException} with its message.
+     *
+     * @param fromNode the sending node
+     * @param kind what the request is
+     * @param body the request
+     */
+    String answer(String fromNode, String kind, String body) throws Exception;
+  }
+}

@@ -1,0 +1,274 @@
+package dev.gadget.core.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gadget.core.spi.Cluster.FeedEvent;
+import dev.gadget.core.spi.Cluster.Lease;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The compatibility kit every {@link Cluster} passes: the in-process one in core and the Redis
+ * one. Extend it and return nodes of one fresh cluster from {@link #newNode}: every node made
+ * during one test shares the same backend, and nothing of an earlier test. Published in the
+ * gadget-core test-jar.
+ */
+public abstract class ClusterContract {
+  protected static final Duration WAIT = Duration.ofSeconds(10);
+  private static final Duration TTL = Duration.ofSeconds(10);
+
+  private final List<Cluster> nodes = new ArrayList<>();
+
+  /** A new node, {@code nodeId}, of the cluster this test uses. */
+  protected abstract Cluster newNode(String nodeId);
+
+  protected Cluster node(String nodeId) {
+    Cluster c = newNode(nodeId);
+    nodes.add(c);
+    return c;
+  }
+
+  @AfterEach
+  void closeNodes() {
+    nodes.forEach(Cluster::close);
+  }
+
+  protected static void await(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+  }
+
+  @Nested
+  class Presence {
+    @Test
+    void aLeasedDroneIsFoundOnEveryNode() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      Lease lease = a.acquire("drone-1", TTL);
+      assertThat(lease.nodeId()).isEqualTo("a");
+      assertThat(lease.droneId()).isEqualTo("drone-1");
+      assertThat(b.locate("drone-1")).contains(lease);
+      assertThat(a.locate("drone-2")).isEmpty();
+    }
+
+    @Test
+    void anotherNodeTakesTheDroneOverAndTheFirstLosesIt() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      Lease first = a.acquire("d", TTL);
+      Lease second = b.acquire("d", TTL);
+      assertThat(second.fence()).isGreaterThan(first.fence());
+      assertThat(a.renew(first, TTL)).as("the node that lost the drone renews").isFalse();
+      a.release(first);
+      assertThat(a.locate("d")).contains(second);
+      assertThat(b.renew(second, TTL)).isTrue();
+    }
+
+    @Test
+    void aLeaseNotRenewedExpiresAndCannotBeRenewedAfter() {
+      Cluster a = node("a");
+      Lease lease = a.acquire("d", Duration.ofMillis(300));
+      assertThat(a.locate("d")).isPresent();
+      await("the lease to expire", () -> a.locate("d").isEmpty());
+      assertThat(a.renew(lease, TTL)).isFalse();
+    }
+
+    @Test
+    void renewalsKeepALeasePastItsFirstTimeToLive() {
+      Cluster a = node("a");
+      Duration ttl = Duration.ofMillis(500);
+      Lease lease = a.acquire("d", ttl);
+      long until = System.nanoTime() + Duration.ofMillis(1200).toNanos();
+      while (System.nanoTime() < until) {
+        assertThat(a.renew(lease, ttl)).isTrue();
+        LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+      }
+      assertThat(a.locate("d")).contains(lease);
+    }
+
+    @Test
+    void releaseFreesTheDrone() {
+      Cluster a = node("a");
+      a.release(a.acquire("d", TTL));
+      assertThat(a.locate("d")).isEmpty();
+    }
+  }
+
+  @Nested
+  class Feed {
+    @Test
+    void eventsAreReadInOrderAndARepeatOrAnOlderNumberIsDropped() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      assertThat(a.append("t", 0, "response", "{\"t\":\"a\"}")).isTrue();
+      assertThat(a.append("t", 1, "response", "{\"t\":\"b\"}")).isTrue();
+      assertThat(a.append("t", 1, "response", "{\"t\":\"again\"}")).isFalse();
+      assertThat(a.append("t", 0, "response", "{\"t\":\"older\"}")).isFalse();
+      assertThat(a.append("t", 5, "toolCall", "{}")).isTrue();
+      assertThat(b.read("t", -1, 100)).containsExactly(
+          new FeedEvent(0, "response", "{\"t\":\"a\"}"),
+          new FeedEvent(1, "response", "{\"t\":\"b\"}"),
+          new FeedEvent(5, "toolCall", "{}"));
+      assertThat(b.read("t", 0, 1)).containsExactly(
+          new FeedEvent(1, "response", "{\"t\":\"b\"}"));
+      assertThat(b.read("t", 5, 100)).isEmpty();
+      assertThat(b.read("other", -1, 100)).isEmpty();
+    }
+
+    @Test
+    void aFollowerOnAnotherNodeGetsTheBacklogThenEachNewEventOnceInOrder() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      for (int i = 0; i < 10; i++) {
+        a.append("t", i, "response", "{\"i\":" + i + "}");
+      }
+      List<Long> seen = new CopyOnWriteArrayList<>();
+      try (Cluster.Subscription s = b.follow("t", 4, e -> seen.add(e.seq()))) {
+        for (int i = 10; i < 1000; i++) {
+          a.append("t", i, "response", "{\"i\":" + i + "}");
+        }
+        await("every event", () -> seen.size() >= 995);
+        List<Long> expected = new ArrayList<>();
+        for (long i = 5; i < 1000; i++) {
+          expected.add(i);
+        }
+        assertThat(seen).containsExactlyElementsOf(expected);
+      }
+    }
+
+    @Test
+    void followersOfTwoTurnsGetOnlyTheirOwn() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      List<String> one = new CopyOnWriteArrayList<>();
+      List<String> two = new CopyOnWriteArrayList<>();
+      try (Cluster.Subscription s1 = b.follow("t1", -1, e -> one.add(e.json()));
+          Cluster.Subscription s2 = b.follow("t2", -1, e -> two.add(e.json()))) {
+        a.append("t1", 0, "response", "\"x\"");
+        a.append("t2", 0, "response", "\"y\"");
+        a.append("t1", 1, "response", "\"z\"");
+        await("both turns", () -> one.size() == 2 && two.size() == 1);
+        assertThat(one).containsExactly("\"x\"", "\"z\"");
+        assertThat(two).containsExactly("\"y\"");
+      }
+    }
+
+    @Test
+    void aClosedSubscriptionGetsNothingMore() throws InterruptedException {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      List<Long> seen = new CopyOnWriteArrayList<>();
+      Cluster.Subscription s = b.follow("t", -1, e -> seen.add(e.seq()));
+      a.append("t", 0, "response", "{}");
+      await("the first event", () -> seen.size() == 1);
+      s.close();
+      a.append("t", 1, "response", "{}");
+      CountDownLatch marker = new CountDownLatch(1);
+      try (Cluster.Subscription later = b.follow("t", 0, e -> marker.countDown())) {
+        assertThat(marker.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      }
+      assertThat(seen).containsExactly(0L);
+    }
+
+    @Test
+    void anEndedFeedIsKeptForAWhileThenRemoved() {
+      Cluster a = node("a");
+      a.append("t", 0, "response", "{}");
+      a.endFeed("t", Duration.ofMillis(300));
+      assertThat(a.read("t", -1, 10)).hasSize(1);
+      await("the feed to go", () -> a.read("t", -1, 10).isEmpty());
+    }
+
+    @Test
+    void aPayloadOverTheBoundIsRefusedInWords() {
+      Cluster a = node("a");
+      String big = "x".repeat(Cluster.MAX_MESSAGE_CHARS + 1);
+      assertThatThrownBy(() -> a.append("t", 0, "response", big))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most");
+      assertThat(a.read("t", -1, 10)).isEmpty();
+    }
+  }
+
+  @Nested
+  class Mail {
+    @Test
+    void aNodeAnswersMailFromAnother() throws Exception {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      b.receiveMail((from, kind, body) -> from + "/" + kind + "/" + body);
+      assertThat(a.send("b", "dispatch", "{\"turn\":1}", WAIT).get(10, TimeUnit.SECONDS))
+          .isEqualTo("a/dispatch/{\"turn\":1}");
+      a.receiveMail((from, kind, body) -> "self " + body);
+      assertThat(a.send("a", "cancel", "x", WAIT).get(10, TimeUnit.SECONDS))
+          .isEqualTo("self x");
+    }
+
+    @Test
+    void manyRequestsAtOnceEachGetTheirOwnAnswer() throws Exception {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      b.receiveMail((from, kind, body) -> "re " + body);
+      List<java.util.concurrent.CompletableFuture<String>> answers = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        answers.add(a.send("b", "k", String.valueOf(i), WAIT));
+      }
+      for (int i = 0; i < 100; i++) {
+        assertThat(answers.get(i).get(10, TimeUnit.SECONDS)).isEqualTo("re " + i);
+      }
+    }
+
+    @Test
+    void whatTheHandlerThrowsReachesTheSenderInWords() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      b.receiveMail((from, kind, body) -> {
+        throw new IllegalStateException("no drone of yours is connected");
+      });
+      assertThatThrownBy(() -> a.send("b", "dispatch", "{}", WAIT).get(10, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .cause().isInstanceOf(ClusterException.class)
+          .hasMessageContaining("no drone of yours is connected");
+    }
+
+    @Test
+    void anAnswerLateForItsDeadlineFailsTheRequest() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      CountDownLatch never = new CountDownLatch(1);
+      b.receiveMail((from, kind, body) -> {
+        never.await(5, TimeUnit.SECONDS);
+        return "late";
+      });
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> a.send("b", "k", "", Duration.ofMillis(300))
+          .get(10, TimeUnit.SECONDS))
+          .cause().isInstanceOf(ClusterException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+      never.countDown();
+    }
+
+    @Test
+    void mailToANodeThatIsNotThereFailsByItsDeadline() {
+      Cluster a = node("a");
+      assertThatThrownBy(() -> a.send("nobody", "k", "", Duration.ofMillis(500))
+          .get(10, TimeUnit.SECONDS))
+          .cause().isInstanceOf(ClusterException.class);
+    }
+  }
+}
