@@ -73,7 +73,10 @@ final class DroneCommand implements Command {
         tools it finds for the rest of the turn: --tool-search says when (auto, the default:
         when the definitions would take more than 10% of the turn's context budget; always;
         never; or a share such as 25%). An OpenAI-compatible provider never gets more than 128
-        tools in a request, whatever it says (docs/AGENT.md, "Many tools").
+        tools in a request, whatever it says (docs/AGENT.md, "Many tools"). Agent Skills
+        (folders with a SKILL.md) in a project's .agents/skills or .claude/skills and in
+        --user-skills are listed to the agent, which loads one with activate_skill and runs its
+        scripts in the sandbox (docs/AGENT.md, "Skills").
         """;
   }
 
@@ -108,6 +111,9 @@ final class DroneCommand implements Command {
         OptionSpec.value("tool-search", "WHEN", "when tools are deferred and found by "
             + "search_tools: auto (default: their definitions over 10% of the context budget), "
             + "always, never, or a share of the budget such as 25%"),
+        OptionSpec.value("user-skills", "DIRS", "folders (:-separated) of Agent Skills "
+            + "every turn offers besides the project's .agents/skills and .claude/skills "
+            + "(default ~/.agents/skills; none for none); commands may read them"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)"));
@@ -163,7 +169,8 @@ final class DroneCommand implements Command {
             : ""))));
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
         hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp,
-        b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)),
+        b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)
+            .userSkills(userSkills(args))),
         listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);
@@ -207,6 +214,15 @@ final class DroneCommand implements Command {
       throw new CommandException(e.getMessage(), e);
     }
     return drone;
+  }
+
+  /** The folders --user-skills names: by default ~/.agents/skills, none with "none". */
+  static List<Path> userSkills(Args args) {
+    String v = args.get("user-skills").orElse(null);
+    if (v == null) {
+      return List.of(Path.of(System.getProperty("user.home"), ".agents", "skills"));
+    }
+    return v.strip().equals("none") ? List.of() : List.of(paths(args, "user-skills"));
   }
 
   /** The sandbox --sandbox and --sandbox-network name. */

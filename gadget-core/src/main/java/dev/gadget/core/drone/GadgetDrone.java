@@ -11,6 +11,7 @@ import dev.gadget.core.agent.tools.SandboxPolicy;
 import dev.gadget.core.drone.internal.CrashRecovery;
 import dev.gadget.core.drone.internal.ServerLink;
 import dev.gadget.core.drone.internal.DroneLog;
+import dev.gadget.core.drone.internal.DroneSkills;
 import dev.gadget.core.drone.internal.DroneState;
 import dev.gadget.core.drone.internal.DroneWorkspace;
 import dev.gadget.core.drone.internal.JobRunner;
@@ -73,6 +74,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final Clock clock;
   private final DroneListener listener;
   private final DroneLog droneLog;
+  private final DroneSkills skills;
   private final ScheduledExecutorService timer;
   private final ExecutorService worker;
   private final DroneState state = new DroneState();
@@ -101,6 +103,10 @@ public final class GadgetDrone implements AutoCloseable {
     this.droneLog = new DroneLog(workspaceDir, b.clock, b.logLimit, token,
         new SafeDroneListener(b.listener));
     this.listener = droneLog;
+    this.skills = new DroneSkills(b.userSkills, problem -> {
+      log.warn("{}", problem);
+      droneLog.line("WARN", problem);
+    });
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gadget-drone-timer"));
     this.worker = Executors.newSingleThreadExecutor(r -> daemon(r, "gadget-drone-worker"));
   }
@@ -160,19 +166,21 @@ public final class GadgetDrone implements AutoCloseable {
   }
 
   /**
-   * The agent loop for a work order's provider, with the drone's tools and the turn's, its
-   * commands in the drone's sandbox with the whole workspace hidden but the project, and
-   * neither the drone's token nor the turn's API key in their environment.
+   * The agent loop for a work order's provider, with the drone's tools and the turn's and the
+   * skills of the project and the user ({@link DroneSkills}), its commands in the drone's
+   * sandbox with the whole workspace hidden but the project (the user's skill folders readable),
+   * and neither the drone's token nor the turn's API key in their environment.
    */
-  private AgentLoop.Builder newLoop(ProviderConfig provider, List<Tool> turnTools) {
+  private AgentLoop.Builder newLoop(ProviderConfig provider, Path projectDir,
+      List<Tool> turnTools) {
     droneLog.secret(provider.apiKey());
     LlmClient llm = llmClients.apply(provider);
     List<Tool> all = new java.util.ArrayList<>(tools);
     all.addAll(turnTools);
-    return AgentLoop.builder().llmClient(llm).tools(all).limits(limits).clock(clock)
-        .toolDeferral(deferral)
-        .sandbox(sandbox.newBuilder().hide(workspace.dir())
+    AgentLoop.Builder loop = AgentLoop.builder().llmClient(llm).limits(limits).clock(clock)
+        .sandbox(sandbox.newBuilder().hide(workspace.dir()).readable(skills.userFolders())
             .withhold(token, provider.apiKey()).build());
+    return DroneSkills.offer(loop, skills.forProject(projectDir), all, deferral);
   }
 
   /** The workspace's id (after {@link #start()}). */
@@ -263,6 +271,7 @@ public final class GadgetDrone implements AutoCloseable {
     private CommandSandbox sandbox = CommandSandbox.of(SandboxPolicy.WORKSPACE_WRITE);
     private int keptCheckpoints = GitChanges.DEFAULT_KEPT_CHECKPOINTS;
     private Function<Path, TurnTools> turnTools;
+    private List<Path> userSkills = List.of();
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private ToolDeferral deferral = ToolDeferral.DEFAULT;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
@@ -314,6 +323,17 @@ public final class GadgetDrone implements AutoCloseable {
     /** The tools offered to the model (default: {@link CodingTools#all()}). */
     public Builder tools(List<Tool> tools) {
       this.tools = List.copyOf(tools);
+      return this;
+    }
+
+    /**
+     * Folders of the drone host's user whose skill folders (each with a {@code SKILL.md}) every
+     * turn offers besides its project's ({@code .agents/skills/}, {@code .claude/skills/}), such
+     * as {@code ~/.agents/skills}; a project's skill wins over one of the same name here.
+     * Commands may read these folders (read-only). Default: none.
+     */
+    public Builder userSkills(List<Path> folders) {
+      this.userSkills = List.copyOf(folders);
       return this;
     }
 

@@ -1,0 +1,69 @@
+package dev.gadget.core.drone.internal;
+
+import dev.gadget.core.agent.AgentLoop;
+import dev.gadget.core.agent.SystemPrompt;
+import dev.gadget.core.agent.Tool;
+import dev.gadget.core.agent.catalog.ToolDeferral;
+import dev.gadget.core.agent.skills.ActivateSkillTool;
+import dev.gadget.core.agent.skills.SkillCatalog;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The drone's Agent Skills: each turn reads those of its project (the work order's project,
+ * which is the user's) and of the drone host's user folders, offers {@code activate_skill}
+ * (never deferred) and the catalog in the system prompt, and lets commands read the user folders.
+ * A problem with a skill is reported once per drone (the same words are not repeated).
+ * Thread-safe.
+ */
+public final class DroneSkills {
+  /** The most distinct problems remembered as reported; past it, none is reported again. */
+  static final int MAX_REPORTED = 1000;
+
+  private final List<Path> userFolders;
+  private final Consumer<String> report;
+  private final Set<String> reported = ConcurrentHashMap.newKeySet();
+
+  /** Skills from {@code userFolders} too; each problem goes to {@code report} once. */
+  public DroneSkills(List<Path> userFolders, Consumer<String> report) {
+    this.userFolders = List.copyOf(userFolders);
+    this.report = report;
+  }
+
+  /** The user's folders of skills, for the sandbox to leave readable. */
+  public Path[] userFolders() {
+    return userFolders.toArray(Path[]::new);
+  }
+
+  /** The skills of a turn in {@code projectDir}. */
+  public SkillCatalog forProject(Path projectDir) {
+    return SkillCatalog.discover(projectDir, userFolders, this::once);
+  }
+
+  private void once(String problem) {
+    if (reported.size() < MAX_REPORTED && reported.add(problem)) {
+      report.accept(problem);
+    }
+  }
+
+  /**
+   * {@code loop} offering {@code skills}: {@code activate_skill} added to {@code tools} and
+   * always loaded, the catalog after the default system prompt. Nothing when there is none.
+   */
+  public static AgentLoop.Builder offer(AgentLoop.Builder loop, SkillCatalog skills,
+      List<Tool> tools, ToolDeferral deferral) {
+    if (skills.isEmpty()) {
+      return loop.tools(tools).toolDeferral(deferral);
+    }
+    List<Tool> all = new java.util.ArrayList<>(tools);
+    all.add(skills.tool());
+    Set<String> always = new HashSet<>(deferral.alwaysLoaded());
+    always.add(ActivateSkillTool.NAME);
+    return loop.tools(all).toolDeferral(deferral.alwaysLoaded(always))
+        .systemPrompt(skills.systemPrompt(SystemPrompt.DEFAULT));
+  }
+}
