@@ -76,7 +76,9 @@ final class DroneCommand implements Command {
         tools in a request, whatever it says (docs/AGENT.md, "Many tools"). Agent Skills
         (folders with a SKILL.md) in a project's .agents/skills or .claude/skills and in
         --user-skills are listed to the agent, which loads one with activate_skill and runs its
-        scripts in the sandbox (docs/AGENT.md, "Skills").
+        scripts in the sandbox (docs/AGENT.md, "Skills"). --create-tools lets the agent write
+        itself tools, registered in the project's .agents/tools only when their tests pass in
+        the sandbox (docs/AGENT.md, "Synthesized tools").
         """;
   }
 
@@ -114,6 +116,9 @@ final class DroneCommand implements Command {
         OptionSpec.value("user-skills", "DIRS", "folders (:-separated) of Agent Skills "
             + "every turn offers besides the project's .agents/skills and .claude/skills "
             + "(default ~/.agents/skills; none for none); commands may read them"),
+        OptionSpec.flag("create-tools", "let the agent write itself tools (create_tool): "
+            + "tested in the sandbox, kept in the project's .agents/tools/ (not under "
+            + "--sandbox read-only)"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)"));
@@ -170,7 +175,7 @@ final class DroneCommand implements Command {
     Running drone = new RunningDrone(server, held, socket -> start(socket, token, workspace,
         hostname, LlmClients.withOwnKeys(console::env), listener, tools, projectMcp,
         b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)
-            .userSkills(userSkills(args))),
+            .userSkills(userSkills(args)).createTools(args.flag("create-tools"))),
         listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);

@@ -12,12 +12,14 @@ import dev.gadget.core.drone.internal.CrashRecovery;
 import dev.gadget.core.drone.internal.ServerLink;
 import dev.gadget.core.drone.internal.DroneLog;
 import dev.gadget.core.drone.internal.DroneSkills;
+import dev.gadget.core.drone.internal.DroneToolSynthesis;
 import dev.gadget.core.drone.internal.DroneState;
 import dev.gadget.core.drone.internal.DroneWorkspace;
 import dev.gadget.core.drone.internal.JobRunner;
 import dev.gadget.core.drone.internal.SafeDroneListener;
 import dev.gadget.core.drone.internal.ServerEvents;
 import dev.gadget.core.drone.internal.TurnCompletion;
+import dev.gadget.core.drone.internal.TurnLoops;
 import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.transport.TransportClient;
@@ -75,6 +77,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final DroneListener listener;
   private final DroneLog droneLog;
   private final DroneSkills skills;
+  private final boolean createTools;
   private final ScheduledExecutorService timer;
   private final ExecutorService worker;
   private final DroneState state = new DroneState();
@@ -82,6 +85,7 @@ public final class GadgetDrone implements AutoCloseable {
   private Workspace workspace;
   private WorkspaceLock lock;
   private JobRunner jobs;
+  private DroneToolSynthesis synthesis;
 
   private GadgetDrone(Builder b) {
     this.transport = Objects.requireNonNull(b.transport, "transport");
@@ -103,12 +107,15 @@ public final class GadgetDrone implements AutoCloseable {
     this.droneLog = new DroneLog(workspaceDir, b.clock, b.logLimit, token,
         new SafeDroneListener(b.listener));
     this.listener = droneLog;
-    this.skills = new DroneSkills(b.userSkills, problem -> {
-      log.warn("{}", problem);
-      droneLog.line("WARN", problem);
-    });
+    this.skills = new DroneSkills(b.userSkills, this::reportProblem);
+    this.createTools = b.createTools;
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gadget-drone-timer"));
     this.worker = Executors.newSingleThreadExecutor(r -> daemon(r, "gadget-drone-worker"));
+  }
+
+  private void reportProblem(String problem) { // a skill's or a synthesized tool's
+    log.warn("{}", problem);
+    droneLog.line("WARN", problem);
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -149,38 +156,24 @@ public final class GadgetDrone implements AutoCloseable {
         () -> log.info("commands run {}", sandbox.policy() == SandboxPolicy.FULL_ACCESS
             ? "with full access (no sandbox)" : "in a " + sandbox.policy().wireName()
             + " bubblewrap sandbox"));
+    synthesis = new DroneToolSynthesis(workspace.dir(), createTools, this::reportProblem);
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
     files.starting();
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
         heartbeatInterval, ackTimeout);
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer,
         droneLog::redact);
-    jobs = new JobRunner(state, files, link, completion, this::newLoop, turnTools, clock,
+    TurnLoops loops = new TurnLoops(llmClients, tools, sandbox.newBuilder().hide(workspace.dir())
+        .readable(skills.userFolders()), token, limits, deferral, clock, skills, synthesis,
+        droneLog::secret);
+    jobs = new JobRunner(state, files, link, completion, loops, turnTools, clock,
         worker, keptCheckpoints);
     jobs.restoreMode();
     CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion, timer,
         clock);
     recovery.load();
-    link.tools(tools);
+    link.tools(tools, synthesis.orphansCleaned());
     link.connect(new ServerEvents(jobs, recovery, files, state, link), recovery::ask);
-  }
-
-  /**
-   * The agent loop for a work order's provider, with the drone's tools and the turn's and the
-   * skills of the project and the user ({@link DroneSkills}), its commands in the drone's
-   * sandbox with the whole workspace hidden but the project (the user's skill folders readable),
-   * and neither the drone's token nor the turn's API key in their environment.
-   */
-  private AgentLoop.Builder newLoop(ProviderConfig provider, Path projectDir,
-      List<Tool> turnTools) {
-    droneLog.secret(provider.apiKey());
-    LlmClient llm = llmClients.apply(provider);
-    List<Tool> all = new java.util.ArrayList<>(tools);
-    all.addAll(turnTools);
-    AgentLoop.Builder loop = AgentLoop.builder().llmClient(llm).limits(limits).clock(clock)
-        .sandbox(sandbox.newBuilder().hide(workspace.dir()).readable(skills.userFolders())
-            .withhold(token, provider.apiKey()).build());
-    return DroneSkills.offer(loop, skills.forProject(projectDir), all, deferral);
   }
 
   /** The workspace's id (after {@link #start()}). */
@@ -272,6 +265,7 @@ public final class GadgetDrone implements AutoCloseable {
     private int keptCheckpoints = GitChanges.DEFAULT_KEPT_CHECKPOINTS;
     private Function<Path, TurnTools> turnTools;
     private List<Path> userSkills = List.of();
+    private boolean createTools;
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private ToolDeferral deferral = ToolDeferral.DEFAULT;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
@@ -327,13 +321,20 @@ public final class GadgetDrone implements AutoCloseable {
     }
 
     /**
-     * Folders of the drone host's user whose skill folders (each with a {@code SKILL.md}) every
-     * turn offers besides its project's ({@code .agents/skills/}, {@code .claude/skills/}), such
-     * as {@code ~/.agents/skills}; a project's skill wins over one of the same name here.
-     * Commands may read these folders (read-only). Default: none.
+     * Folders of Agent Skills of the drone host's user (such as {@code ~/.agents/skills}), offered
+     * with the project's and readable by commands; default none (docs/AGENT.md, "Skills").
      */
     public Builder userSkills(List<Path> folders) {
       this.userSkills = List.copyOf(folders);
+      return this;
+    }
+
+    /**
+     * Whether the agent may write itself tools with {@code create_tool}: default false, never
+     * under a read-only sandbox (docs/AGENT.md, "Synthesized tools").
+     */
+    public Builder createTools(boolean allowed) {
+      this.createTools = allowed;
       return this;
     }
 

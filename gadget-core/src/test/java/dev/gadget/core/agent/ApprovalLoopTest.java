@@ -159,6 +159,8 @@ class ApprovalLoopTest {
     assertThat(ApprovalPolicy.COMMANDS.asksFor("run_command")).isTrue();
     assertThat(ApprovalPolicy.COMMANDS.asksFor("write_file")).isFalse();
     assertThat(ApprovalPolicy.COMMANDS_AND_WRITES.asksFor("edit_file")).isTrue();
+    assertThat(ApprovalPolicy.COMMANDS.asksFor("create_tool")).isTrue(); // it runs tests
+    assertThat(ApprovalPolicy.COMMANDS_AND_WRITES.asksFor("create_tool")).isTrue();
     assertThat(ApprovalPolicy.COMMANDS_AND_WRITES.asksFor("read_file")).isFalse();
     assertThat(ApprovalPolicy.EVERYTHING.asksFor("my_mcp_tool")).isTrue();
     assertThat(ApprovalPolicy.fromWireName("commands-and-writes"))

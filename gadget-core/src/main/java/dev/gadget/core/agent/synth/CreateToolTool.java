@@ -38,8 +38,9 @@ public final class CreateToolTool implements Tool {
       "verification", "registration");
   /** The longest code. */
   public static final int MAX_CODE = 100_000;
+  // a failed call's result as stored and read by the model begins "Error: " (ToolResult#forModel)
   private static final Pattern FAILED = Pattern.compile(
-      "^Tool (\\S+) is not registered: (\\w+) failed: (.*)$", Pattern.MULTILINE);
+      "^(?:Error: )?Tool (\\S+) is not registered: (\\w+) failed: (.*)$", Pattern.MULTILINE);
   private static final Pattern REGISTERED = Pattern.compile("^Tool (\\S+) is registered");
 
   private final String project;

@@ -24,7 +24,7 @@ public final class SynthesizedTool implements Tool {
   /** How the line that flags an experimental tool's result begins. */
   public static final String EXPERIMENTAL = "[experimental tool ";
   private static final Pattern FLAG = Pattern.compile(
-      "^\\[experimental tool (\\S+): ([^\\]\\n]*)\\]");
+      "^(?:Error: )?\\[experimental tool (\\S+): ([^\\]\\n]*)\\]");
   /** Runs the executables: the bounds of one run. */
   static final RunCommandTool RUNNER = new RunCommandTool(Duration.ofSeconds(30),
       Duration.ofSeconds(30), 30_000);

@@ -6,6 +6,7 @@ import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.skills.ActivateSkillTool;
 import dev.gadget.core.agent.skills.SkillCatalog;
+import dev.gadget.core.agent.synth.CreateToolTool;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -51,19 +52,23 @@ public final class DroneSkills {
   }
 
   /**
-   * {@code loop} offering {@code skills}: {@code activate_skill} added to {@code tools} and
-   * always loaded, the catalog after the default system prompt. Nothing when there is none.
+   * {@code loop} with {@code tools} and offering {@code skills}: {@code activate_skill} added
+   * and the catalog after the default system prompt when there is one; {@code activate_skill}
+   * and {@code create_tool} (when among the tools) never deferred.
    */
   public static AgentLoop.Builder offer(AgentLoop.Builder loop, SkillCatalog skills,
       List<Tool> tools, ToolDeferral deferral) {
-    if (skills.isEmpty()) {
-      return loop.tools(tools).toolDeferral(deferral);
-    }
     List<Tool> all = new java.util.ArrayList<>(tools);
-    all.add(skills.tool());
     Set<String> always = new HashSet<>(deferral.alwaysLoaded());
-    always.add(ActivateSkillTool.NAME);
-    return loop.tools(all).toolDeferral(deferral.alwaysLoaded(always))
-        .systemPrompt(skills.systemPrompt(SystemPrompt.DEFAULT));
+    if (tools.stream().anyMatch(t -> t.name().equals(CreateToolTool.NAME))) {
+      always.add(CreateToolTool.NAME);
+    }
+    if (!skills.isEmpty()) {
+      all.add(skills.tool());
+      always.add(ActivateSkillTool.NAME);
+      loop.systemPrompt(skills.systemPrompt(SystemPrompt.DEFAULT));
+    }
+    return loop.tools(all).toolDeferral(always.equals(deferral.alwaysLoaded()) ? deferral
+        : deferral.alwaysLoaded(always));
   }
 }

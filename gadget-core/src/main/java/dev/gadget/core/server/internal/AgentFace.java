@@ -66,6 +66,11 @@ public final class AgentFace {
     c.on(Protocol.QUERY, (args, ack) -> query(c, userId, args));
     emit(c, Protocol.CONNECTED, map("data", "Connected to agent"));
     emit(c, Protocol.TOOL_COUNT, map("count", router.toolCount(userId)));
+    int orphans = router.orphansCleaned(userId);
+    if (orphans > 0) {
+      emit(c, Protocol.AGENT_EVENT, map("event_type", "orphans_cleaned", "data",
+          map("count", orphans)));
+    }
   }
 
   /** A client disconnected: it follows no turn any more (the turns go on). */

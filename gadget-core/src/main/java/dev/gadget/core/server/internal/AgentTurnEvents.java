@@ -3,6 +3,7 @@ package dev.gadget.core.server.internal;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.agent.catalog.ToolMatch;
 import dev.gadget.core.agent.catalog.ToolSearch;
+import dev.gadget.core.agent.synth.CreateToolTool;
 import dev.gadget.core.agent.tools.PlanTool;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnStatus;
@@ -37,6 +38,7 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
   private final Set<String> started = new HashSet<>();
   private final Map<String, Double> found = new HashMap<>();
   private final AgentWorkflow workflow;
+  private final AgentSynthesis synthesis = new AgentSynthesis(this::agentEvent);
   private String turnId;
   private boolean ended;
   private String lastToolName = "";
@@ -86,6 +88,10 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
       if (ToolSearch.NAME.equals(e.name())) {
         started.add(e.callId());
         agentEvent("searching", map("query", query(e.args())));
+      } else if (CreateToolTool.NAME.equals(e.name())) {
+        started.add(e.callId());
+        workflow.synthesisStarted(e.callId());
+        synthesis.started(e.args());
       } else if (!PlanTool.NAME.equals(e.name())) {
         started.add(e.callId());
         if (!workflow.toolStarted(e.callId(), e.name(), found.getOrDefault(e.name(), 1.0))) {
@@ -112,6 +118,13 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
     }
     lastToolName = call.name();
     lastToolResult = call.response() == null ? "" : call.response();
+    if (CreateToolTool.NAME.equals(call.name())) {
+      boolean registered = synthesis.ended(call, started.contains(call.callId()));
+      workflow.synthesisEnded(registered, CreateToolTool.read(call.response()).toolName());
+      workflow.toolEnded(call.callId(), call.name(), lastToolResult, call.failed());
+      return;
+    }
+    synthesis.ran(call);
     if (workflow.toolEnded(call.callId(), call.name(), lastToolResult, call.failed())) {
       return; // the step's end tells it
     }
@@ -184,7 +197,8 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
       agentEvent("synthesizing_response", map("tool_result", lastToolResult));
       agentEvent("complete", map("response", text));
     }
-    Map<String, Object> metadata = map("tool_name", lastToolName, "synthesized", false,
+    Map<String, Object> metadata = map("tool_name", lastToolName, "synthesized",
+        synthesis.synthesized(),
         "tool_result", lastToolResult, "turn_id", turnId,
         "status", e.status().name().toLowerCase(java.util.Locale.ROOT));
     emit(Protocol.QUERY_COMPLETE, map("success", success, "response", success ? text : error,

@@ -35,6 +35,8 @@ final class AgentWorkflow {
     final StringBuilder text = new StringBuilder();
     String toolResult;
     boolean failed;
+    boolean retryAfterSynthesis;
+    String retryReason;
   }
 
   /** The workflow of the turn of {@code prompt}, told to {@code events} (type, data). */
@@ -72,10 +74,49 @@ final class AgentWorkflow {
       return false;
     }
     stepOfCall.put(callId, step);
+    Outcome o = outcomes.get(step);
+    if (o != null && o.retryAfterSynthesis && o.retryReason != null) {
+      o.retryAfterSynthesis = false;
+      events.accept("workflow_retry", map("reason", o.retryReason, "step", step + 1));
+    }
     events.accept("workflow_step_tool_found", map("tool_name", name, "similarity", similarity,
         "step", step + 1));
     events.accept("workflow_step_executing", map("tool_name", name, "step", step + 1));
     return true;
+  }
+
+  /**
+   * A {@code create_tool} call started: inside a step, {@code workflow_step_needs_synthesis},
+   * {@code workflow_needs_synthesis} when the step's last tool failed, and
+   * {@code workflow_step_synthesizing}.
+   */
+  void synthesisStarted(String callId) {
+    int step = current();
+    if (step < 0) {
+      return;
+    }
+    stepOfCall.put(callId, step);
+    events.accept("workflow_step_needs_synthesis", map("step", step + 1));
+    Outcome o = outcomes.get(step);
+    if (o != null && o.failed) {
+      events.accept("workflow_needs_synthesis", map("step_failed", step + 1));
+      o.retryAfterSynthesis = true;
+    }
+    events.accept("workflow_step_synthesizing", map("step", step + 1, "task",
+        plan.get(step)[0]));
+  }
+
+  /**
+   * A {@code create_tool} call ended: when it registered {@code toolName} in a step that had
+   * failed, the step's next tool is a {@code workflow_retry}.
+   */
+  void synthesisEnded(boolean registered, String toolName) {
+    int step = current();
+    Outcome o = step < 0 ? null : outcomes.get(step);
+    if (o != null && o.retryAfterSynthesis) {
+      o.retryAfterSynthesis = registered;
+      o.retryReason = "New tool " + toolName + " synthesized successfully";
+    }
   }
 
   /**
