@@ -58,13 +58,15 @@ public final class DroneToolSynthesis {
 
   /**
    * A turn's tools in {@code projectDir} whose commands run in {@code sandbox}: the project's
-   * synthesized tools not named in {@code taken}, and {@code create_tool} when allowed.
+   * synthesized tools not named in {@code taken}, and {@code create_tool} when the drone allows
+   * it and the chat ({@code chat}: its setting, or {@code null}) does not say no.
    */
-  public List<Tool> forProject(Path projectDir, CommandSandbox sandbox, Set<String> taken) {
+  public List<Tool> forProject(Path projectDir, CommandSandbox sandbox, Set<String> taken,
+      Boolean chat) {
     String project = projectDir.getFileName().toString();
     List<Tool> out = new ArrayList<>(SynthesizedTools.load(projectDir, project, registry, taken,
         report));
-    if (create && sandbox.policy() != SandboxPolicy.READ_ONLY) {
+    if (create && !Boolean.FALSE.equals(chat) && sandbox.policy() != SandboxPolicy.READ_ONLY) {
       out.add(new CreateToolTool(project, registry, taken));
     }
     return out;

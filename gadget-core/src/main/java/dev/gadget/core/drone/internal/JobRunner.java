@@ -9,7 +9,6 @@ import dev.gadget.core.agent.Tool;
 import dev.gadget.core.drone.TurnTools;
 import dev.gadget.core.drone.WorkOrderCache;
 import dev.gadget.core.drone.WorkspaceException;
-import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
@@ -41,8 +40,8 @@ public final class JobRunner {
   /** Makes a turn's agent loop. */
   @FunctionalInterface
   public interface Loops {
-    /** The loop for a work order's provider in {@code projectDir}, with these turn tools too. */
-    AgentLoop.Builder make(ProviderConfig provider, Path projectDir, List<Tool> turnTools);
+    /** The loop for {@code order} (its provider, its settings) in {@code projectDir}. */
+    AgentLoop.Builder make(WorkOrder order, Path projectDir, List<Tool> turnTools);
   }
 
   private final DroneState state;
@@ -176,7 +175,7 @@ public final class JobRunner {
       TurnCheckpoint checkpoint = TurnCheckpoint.take(projectDir, j.turnId, keptCheckpoints);
       extra = turnTools == null ? null : turnTools.apply(projectDir);
       AgentLoop.Builder builder =
-          loops.make(order.provider(), projectDir, extra == null ? List.of() : extra.tools());
+          loops.make(order, projectDir, extra == null ? List.of() : extra.tools());
       ApprovalPolicy policy = approvalPolicy(order);
       if (policy != ApprovalPolicy.NEVER) {
         DroneApprovals approvals = new DroneApprovals(j.turnId, link, link.heartbeatInterval());

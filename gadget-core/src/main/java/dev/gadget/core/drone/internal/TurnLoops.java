@@ -7,6 +7,7 @@ import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.tools.CommandSandbox;
 import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.model.ProviderConfig;
+import dev.gadget.core.model.WorkOrder;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -51,7 +52,8 @@ public final class TurnLoops implements JobRunner.Loops {
   }
 
   @Override
-  public AgentLoop.Builder make(ProviderConfig provider, Path projectDir, List<Tool> turnTools) {
+  public AgentLoop.Builder make(WorkOrder order, Path projectDir, List<Tool> turnTools) {
+    ProviderConfig provider = order.provider();
     secrets.accept(provider.apiKey());
     CommandSandbox box;
     synchronized (sandbox) {
@@ -60,7 +62,7 @@ public final class TurnLoops implements JobRunner.Loops {
     List<Tool> all = new ArrayList<>(tools);
     all.addAll(turnTools);
     all.addAll(synthesis.forProject(projectDir, box,
-        all.stream().map(Tool::name).collect(Collectors.toSet())));
+        all.stream().map(Tool::name).collect(Collectors.toSet()), order.createTools()));
     AgentLoop.Builder loop = AgentLoop.builder().llmClient(llmClients.apply(provider))
         .limits(limits).clock(clock).sandbox(box);
     return DroneSkills.offer(loop, skills.forProject(projectDir), all, deferral);
