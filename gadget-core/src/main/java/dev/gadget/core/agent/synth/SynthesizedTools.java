@@ -2,7 +2,6 @@ package dev.gadget.core.agent.synth;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.GadgetJson;
-import dev.gadget.core.agent.Tool;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -53,8 +52,18 @@ public final class SynthesizedTools {
       problems.accept("the tools in " + FOLDER + " cannot be listed: " + e.getMessage());
       return out;
     }
+    Path realProject;
+    try {
+      realProject = projectDir.toRealPath();
+    } catch (IOException e) {
+      realProject = projectDir.toAbsolutePath().normalize();
+    }
     for (Path d : folders.values()) {
       String where = FOLDER + "/" + d.getFileName();
+      if (!inside(d, realProject)) {
+        problems.accept("tool " + where + " is left out: its folder leads outside the project");
+        continue;
+      }
       if (out.size() >= MAX_TOOLS) {
         problems.accept("only the first " + MAX_TOOLS + " tools of " + FOLDER + " are offered");
         break;
@@ -79,6 +88,14 @@ public final class SynthesizedTools {
       }
     }
     return out;
+  }
+
+  private static boolean inside(Path p, Path realProject) {
+    try {
+      return p.toRealPath().startsWith(realProject);
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /**
@@ -123,10 +140,5 @@ public final class SynthesizedTools {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing", e);
     }
-  }
-
-  /** The tools as the loop's {@link Tool}s. */
-  public static List<Tool> asTools(List<SynthesizedTool> tools) {
-    return List.copyOf(tools);
   }
 }

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -22,17 +21,13 @@ import java.util.function.Consumer;
  * Thread-safe.
  */
 public final class DroneSkills {
-  /** The most distinct problems remembered as reported; past it, none is reported again. */
-  static final int MAX_REPORTED = 1000;
-
   private final List<Path> userFolders;
-  private final Consumer<String> report;
-  private final Set<String> reported = ConcurrentHashMap.newKeySet();
+  private final ReportOnce report;
 
   /** Skills from {@code userFolders} too; each problem goes to {@code report} once. */
   public DroneSkills(List<Path> userFolders, Consumer<String> report) {
     this.userFolders = List.copyOf(userFolders);
-    this.report = report;
+    this.report = new ReportOnce(report);
   }
 
   /** The user's folders of skills, for the sandbox to leave readable. */
@@ -42,13 +37,7 @@ public final class DroneSkills {
 
   /** The skills of a turn in {@code projectDir}. */
   public SkillCatalog forProject(Path projectDir) {
-    return SkillCatalog.discover(projectDir, userFolders, this::once);
-  }
-
-  private void once(String problem) {
-    if (reported.size() < MAX_REPORTED && reported.add(problem)) {
-      report.accept(problem);
-    }
+    return SkillCatalog.discover(projectDir, userFolders, report);
   }
 
   /**

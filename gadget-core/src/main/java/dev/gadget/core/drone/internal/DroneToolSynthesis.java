@@ -26,19 +26,19 @@ public final class DroneToolSynthesis {
 
   private final Path workspaceDir;
   private final boolean create;
-  private final Consumer<String> report;
+  private final ReportOnce report;
   private final ToolRegistry registry;
   private final int orphansCleaned;
 
   /**
    * Opens the registry of {@code workspaceDir} (its lock held), a tool stable after
    * {@value ToolRegistry#DEFAULT_THRESHOLD} successful turns, and drops its orphans;
-   * {@code create} offers {@code create_tool}; problems go to {@code report}.
+   * {@code create} offers {@code create_tool}; each problem goes to {@code report} once.
    */
   public DroneToolSynthesis(Path workspaceDir, boolean create, Consumer<String> report) {
     this.workspaceDir = workspaceDir;
     this.create = create;
-    this.report = report;
+    this.report = new ReportOnce(report);
     this.registry = new ToolRegistry(workspaceDir.resolve(REGISTRY),
         ToolRegistry.DEFAULT_THRESHOLD);
     this.orphansCleaned = registry.cleanOrphans((project, name) -> {

@@ -157,6 +157,21 @@ class CreateToolToolTest {
   }
 
   @Test
+  void aToolFolderLeadingOutsideTheProjectIsLeftOut() throws Exception {
+    Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere/evil"));
+    Files.writeString(elsewhere.resolve("tool.json"), "{\"name\":\"evil\",\"description\":"
+        + "\"x\",\"parameters\":{\"type\":\"object\"},\"language\":\"sh\",\"tests\":[]}");
+    Files.writeString(elsewhere.resolve("run.sh"), "echo evil\n");
+    Files.createDirectories(project.resolve(".agents/tools"));
+    Files.createSymbolicLink(project.resolve(".agents/tools/evil"), elsewhere);
+    List<String> problems = new ArrayList<>();
+    assertThat(SynthesizedTools.load(project, "project", registry, Set.of(), problems::add))
+        .isEmpty();
+    assertThat(problems).containsExactly("tool .agents/tools/evil is left out: its folder leads "
+        + "outside the project");
+  }
+
+  @Test
   void orphansAreEntriesWhoseFilesAreGone() throws Exception {
     assertThat(create.execute(args("echo_it", "sh", "cat", "hi", "hi"), turn()).error())
         .isFalse();
