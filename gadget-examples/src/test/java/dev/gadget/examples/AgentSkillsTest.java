@@ -6,14 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,16 +36,6 @@ class AgentSkillsTest {
   private static void write(Path file, String text) throws IOException {
     Files.createDirectories(file.getParent());
     Files.writeString(file, text);
-  }
-
-  private static void git(Path dir, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("git", "-c", "user.name=Test", "-c",
-        "user.email=test@gadget.invalid"));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(out).isZero();
   }
 
   @Test
@@ -78,8 +66,7 @@ class AgentSkillsTest {
         "printf 'skill-ok %s in %s\\n' \"$1\" \"$(basename \"$PWD\")\"\n");
     write(project.resolve(".agents/skills/bad/SKILL.md"), "---\nname: bad\n---\nNo "
         + "description.\n");
-    git(project, "add", "-A");
-    git(project, "commit", "-q", "-m", "skills");
+    ProjectGit.commitAll(project, "skills");
 
     Map<String, Object> c = new LinkedHashMap<>();
     c.put("url", fx.app.socketUri().resolve("/agent").toString());
