@@ -97,12 +97,6 @@ public final class ToolRegistry {
     return turns;
   }
 
-  /** Makes a version stable at once (a person promoted it). */
-  public synchronized void promote(String project, String name, String digest) {
-    put(new Entry(project, name, digest, Math.max(threshold,
-        successfulTurns(project, name, digest))));
-  }
-
   private void put(Entry e) {
     String k = key(e.project(), e.name());
     if (!entries.containsKey(k) && entries.size() >= MAX_ENTRIES) {

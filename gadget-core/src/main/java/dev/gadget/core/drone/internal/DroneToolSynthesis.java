@@ -72,11 +72,6 @@ public final class DroneToolSynthesis {
     return out;
   }
 
-  /** The registry, for an application that promotes a tool. */
-  public ToolRegistry registry() {
-    return registry;
-  }
-
   @Override
   public String toString() {
     return "DroneToolSynthesis{" + workspaceDir + ", create=" + create + "}";
