@@ -118,7 +118,7 @@ final class DroneCommand implements Command {
             + "(default ~/.agents/skills; none for none); commands may read them"),
         OptionSpec.flag("create-tools", "let the agent write itself tools (create_tool): "
             + "tested in the sandbox, kept in the project's .agents/tools/ (not under "
-            + "--sandbox read-only)"),
+            + "--sandbox read-only); and keep what worked as a skill (save_pattern)"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)"));

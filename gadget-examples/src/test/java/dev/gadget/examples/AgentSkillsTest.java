@@ -117,6 +117,56 @@ class AgentSkillsTest {
     assertThat(droneLog.indexOf(problem)).isEqualTo(droneLog.lastIndexOf(problem));
   }
 
+  @Test
+  void aSavedWorkflowPatternIsReusedAndReportedAsSuch() throws Exception {
+    ScriptedLlmClient llm = ScriptedLlmClient.of(
+        ScriptedLlmClient.reply().toolCall("run_command", "{\"command\":\"echo built\"}")
+            .build(),
+        ScriptedLlmClient.reply().toolCall("save_pattern", "{\"name\":\"build-check\","
+            + "\"description\":\"Check the build. Use before a release.\",\"steps\":"
+            + "[\"Build it\"],\"tools\":[\"run_command\"]}").build(),
+        ScriptedLlmClient.reply().text("Built, and kept how.").build(),
+        ScriptedLlmClient.reply().toolCall("activate_skill", "{\"name\":\"build-check\"}")
+            .build(),
+        ScriptedLlmClient.reply().toolCall("run_command", "{\"command\":\"echo built\"}")
+            .build(),
+        ScriptedLlmClient.reply().text("Built again.").build());
+    fx = new PageFixture(tmp, llm, false, true, b -> b.createTools(true));
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("url", fx.app.socketUri().resolve("/agent").toString());
+    c.put("token", fx.user.pageToken());
+    c.put("queries", List.of(query("Build it"), query("Build it again")));
+    c.put("timeoutMs", 30000);
+    c.put("lingerMs", 0);
+    JsonNode log = BrowserHarness.run("seed004-client.js", c, Map.of()).get("log");
+    List<JsonNode> events = new ArrayList<>();
+    log.forEach(e -> {
+      if (e.get("event").asText().equals("agent_event")) {
+        events.add(e.get("payload"));
+      }
+    });
+
+    assertThat(events).extracting(e -> e.get("event_type").asText()).containsExactly(
+        "executing", "execution_complete", "executing", "execution_complete",
+        "synthesizing_response", "complete",
+        "executing", "execution_complete", "using_workflow_pattern", "pattern_execution_start",
+        "pattern_step", "executing", "execution_complete", "pattern_step_complete",
+        "pattern_execution_complete", "synthesizing_response", "complete");
+    assertThat(events.get(2).get("data").get("tool_name").asText()).isEqualTo("save_pattern");
+    assertThat(events.get(8).get("data").toString()).isEqualTo("{\"pattern_name\":"
+        + "\"build-check\",\"tool_sequence\":[\"run_command\"]}");
+    assertThat(events.get(9).get("data").toString())
+        .isEqualTo("{\"pattern_name\":\"build-check\"}");
+    assertThat(events.get(10).get("data").toString())
+        .isEqualTo("{\"step\":1,\"total\":1,\"tool_name\":\"run_command\"}");
+    assertThat(events.get(13).get("data").get("result").asText()).contains("built");
+    assertThat(events.get(14).get("data").toString())
+        .isEqualTo("{\"pattern_name\":\"build-check\"}");
+    // the second turn's system prompt lists it with the other skills
+    assertThat(llm.requests().get(3).messages().get(0).content())
+        .contains("- build-check: Check the build. Use before a release. (project)");
+  }
+
   private static Map<String, Object> query(String prompt) {
     Map<String, Object> q = new LinkedHashMap<>();
     q.put("prompt", prompt);

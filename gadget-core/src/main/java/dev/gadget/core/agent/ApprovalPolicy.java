@@ -1,6 +1,7 @@
 package dev.gadget.core.agent;
 
 import dev.gadget.core.agent.internal.PolicyNames;
+import dev.gadget.core.agent.skills.SavePatternTool;
 import dev.gadget.core.agent.synth.CreateToolTool;
 import dev.gadget.core.agent.tools.EditFileTool;
 import dev.gadget.core.agent.tools.RunCommandTool;
@@ -16,8 +17,8 @@ public enum ApprovalPolicy {
   /** {@code run_command} calls wait, and {@code create_tool}'s (it runs the tool's tests). */
   COMMANDS,
   /**
-   * {@code run_command}, {@code write_file}, {@code edit_file} and {@code create_tool} calls
-   * wait.
+   * {@code run_command}, {@code write_file}, {@code edit_file}, {@code create_tool} and
+   * {@code save_pattern} calls wait.
    */
   COMMANDS_AND_WRITES,
   /** Every call waits, whatever the tool (an application's and MCP tools too). */
@@ -32,7 +33,8 @@ public enum ApprovalPolicy {
         return RunCommandTool.NAME.equals(toolName) || CreateToolTool.NAME.equals(toolName);
       case COMMANDS_AND_WRITES:
         return RunCommandTool.NAME.equals(toolName) || WriteFileTool.NAME.equals(toolName)
-            || EditFileTool.NAME.equals(toolName) || CreateToolTool.NAME.equals(toolName);
+            || EditFileTool.NAME.equals(toolName) || CreateToolTool.NAME.equals(toolName)
+            || SavePatternTool.NAME.equals(toolName);
       default:
         return true;
     }

@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -27,6 +29,8 @@ public final class ActivateSkillTool implements Tool {
   /** The most files listed. */
   public static final int MAX_FILES = 100;
 
+  private static final Pattern PATTERN_TAG = Pattern.compile(
+      "^<skill name=\"([^\"]+)\" folder=\"[^\"]*\" pattern=\"([^\"]*)\">");
   private final SkillCatalog catalog;
 
   ActivateSkillTool(SkillCatalog catalog) {
@@ -75,8 +79,11 @@ public final class ActivateSkillTool implements Tool {
     if (body.length() > MAX_BODY) {
       body = body.substring(0, MAX_BODY) + "\n[cut at " + MAX_BODY + " characters]";
     }
+    String pattern = file.metadata().get(SavePatternTool.PATTERN_KEY);
     StringBuilder sb = new StringBuilder("<skill name=\"").append(skill.name())
-        .append("\" folder=\"").append(skill.shownAs()).append("\">\n").append(body)
+        .append("\" folder=\"").append(skill.shownAs())
+        .append(pattern == null ? "" : "\" pattern=\"" + pattern.replace('"', ' ').strip())
+        .append("\">\n").append(body)
         .append("\n</skill>\n");
     List<String> files = files(skill.folder());
     sb.append("Files in ").append(skill.shownAs()).append(": ")
@@ -88,6 +95,24 @@ public final class ActivateSkillTool implements Tool {
       sb.append("Paths in the skill are relative to its folder.\n");
     }
     return ToolResult.ok(sb.toString());
+  }
+
+  /**
+   * The workflow pattern ({@link SavePatternTool}) an {@value #NAME} result loaded: its name,
+   * then its tools in order; empty when it loaded another skill.
+   */
+  public static List<String> pattern(String result) {
+    Matcher m = PATTERN_TAG.matcher(result == null ? "" : result);
+    if (!m.find()) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>(List.of(m.group(1)));
+    for (String t : m.group(2).split(" ")) {
+      if (!t.isBlank()) {
+        out.add(t);
+      }
+    }
+    return out;
   }
 
   /** The files of {@code folder}, relative to it, at most {@link #MAX_FILES}, sorted. */

@@ -15,9 +15,11 @@ import java.util.regex.Pattern;
  * @param name the {@code name}, or {@code null} when unusable
  * @param description the {@code description} (cut at {@link #MAX_DESCRIPTION}), or {@code null}
  * @param body the Markdown after the front matter, stripped
+ * @param metadata the {@code metadata} map's plain {@code key: value} entries
  * @param problems what is wrong, in words, each a sentence
  */
-public record SkillFile(String name, String description, String body, List<String> problems) {
+public record SkillFile(String name, String description, String body,
+    Map<String, String> metadata, List<String> problems) {
   /** The file's name in a skill's folder. */
   public static final String NAME = "SKILL.md";
   /** The longest name the standard allows. */
@@ -25,9 +27,11 @@ public record SkillFile(String name, String description, String body, List<Strin
   /** The longest description the standard allows; longer ones are cut. */
   public static final int MAX_DESCRIPTION = 1024;
   private static final Pattern NAME_RULE = Pattern.compile("[a-z0-9]+(-[a-z0-9]+)*");
-  private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_.-]+");
+  private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_-]+");
+  private static final String METADATA = "metadata.";
 
   public SkillFile {
+    metadata = Map.copyOf(metadata);
     problems = List.copyOf(problems);
   }
 
@@ -49,7 +53,7 @@ public record SkillFile(String name, String description, String body, List<Strin
     if (!t.startsWith("---\n")) {
       problems.add("it does not begin with a front matter block (a --- line, then name: and "
           + "description: lines, then a --- line)");
-      return new SkillFile(null, null, t.strip(), problems);
+      return new SkillFile(null, null, t.strip(), Map.of(), problems);
     }
     int end = t.indexOf("\n---\n", 3);
     int bodyAt = end + 5;
@@ -59,7 +63,7 @@ public record SkillFile(String name, String description, String body, List<Strin
     }
     if (end < 0) {
       problems.add("its front matter has no closing --- line");
-      return new SkillFile(null, null, "", problems);
+      return new SkillFile(null, null, "", Map.of(), problems);
     }
     String[] lines = t.substring(4, end + 1).split("\n", -1);
     Map<String, String> fields;
@@ -67,7 +71,7 @@ public record SkillFile(String name, String description, String body, List<Strin
       fields = fields(lines);
     } catch (IllegalArgumentException e) {
       problems.add("its front matter is not valid YAML: " + e.getMessage());
-      return new SkillFile(null, null, t.substring(bodyAt).strip(), problems);
+      return new SkillFile(null, null, t.substring(bodyAt).strip(), Map.of(), problems);
     }
     String name = fields.get("name");
     String description = fields.get("description");
@@ -96,7 +100,13 @@ public record SkillFile(String name, String description, String body, List<Strin
         description = description.substring(0, MAX_DESCRIPTION);
       }
     }
-    return new SkillFile(name, description, t.substring(bodyAt).strip(), problems);
+    Map<String, String> metadata = new LinkedHashMap<>();
+    fields.forEach((k, v) -> {
+      if (k.startsWith(METADATA) && v != null) {
+        metadata.put(k.substring(METADATA.length()), v);
+      }
+    });
+    return new SkillFile(name, description, t.substring(bodyAt).strip(), metadata, problems);
   }
 
   /** The top-level scalar fields of front matter {@code lines}; nested values are skipped. */
@@ -130,6 +140,16 @@ public record SkillFile(String name, String description, String body, List<Strin
           || Character.isWhitespace(lines[next].charAt(0)))) {
         nested.add(lines[next]);
         next++;
+      }
+      if (value.isEmpty() && key.equals("metadata")) {
+        for (String n : nested) {
+          String m = n.strip();
+          int c = m.indexOf(':');
+          if (c > 0 && !m.startsWith("-") && !m.startsWith("#")) {
+            out.put(METADATA + m.substring(0, c).strip(),
+                value(m.substring(c + 1).strip(), List.of(), i + 1));
+          }
+        }
       }
       out.put(key, value(value, nested, i + 1));
       i = next;

@@ -5,6 +5,7 @@ import dev.gadget.core.agent.SystemPrompt;
 import dev.gadget.core.agent.Tool;
 import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.skills.ActivateSkillTool;
+import dev.gadget.core.agent.skills.SavePatternTool;
 import dev.gadget.core.agent.skills.SkillCatalog;
 import dev.gadget.core.agent.synth.CreateToolTool;
 import java.nio.file.Path;
@@ -42,15 +43,17 @@ public final class DroneSkills {
 
   /**
    * {@code loop} with {@code tools} and offering {@code skills}: {@code activate_skill} added
-   * and the catalog after the default system prompt when there is one; {@code activate_skill}
-   * and {@code create_tool} (when among the tools) never deferred.
+   * and the catalog after the default system prompt when there is one; {@code activate_skill},
+   * {@code create_tool} and {@code save_pattern} (when among the tools) never deferred.
    */
   public static AgentLoop.Builder offer(AgentLoop.Builder loop, SkillCatalog skills,
       List<Tool> tools, ToolDeferral deferral) {
     List<Tool> all = new java.util.ArrayList<>(tools);
     Set<String> always = new HashSet<>(deferral.alwaysLoaded());
-    if (tools.stream().anyMatch(t -> t.name().equals(CreateToolTool.NAME))) {
-      always.add(CreateToolTool.NAME);
+    for (Tool t : tools) {
+      if (t.name().equals(CreateToolTool.NAME) || t.name().equals(SavePatternTool.NAME)) {
+        always.add(t.name());
+      }
     }
     if (!skills.isEmpty()) {
       all.add(skills.tool());

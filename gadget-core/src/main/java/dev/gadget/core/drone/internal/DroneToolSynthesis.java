@@ -1,6 +1,7 @@
 package dev.gadget.core.drone.internal;
 
 import dev.gadget.core.agent.Tool;
+import dev.gadget.core.agent.skills.SavePatternTool;
 import dev.gadget.core.agent.synth.CreateToolTool;
 import dev.gadget.core.agent.synth.SynthesizedTools;
 import dev.gadget.core.agent.synth.ToolRegistry;
@@ -58,8 +59,9 @@ public final class DroneToolSynthesis {
 
   /**
    * A turn's tools in {@code projectDir} whose commands run in {@code sandbox}: the project's
-   * synthesized tools not named in {@code taken}, and {@code create_tool} when the drone allows
-   * it and the chat ({@code chat}: its setting, or {@code null}) does not say no.
+   * synthesized tools not named in {@code taken}, and {@code create_tool} and
+   * {@code save_pattern} when the drone allows it and the chat ({@code chat}: its setting, or
+   * {@code null}) does not say no.
    */
   public List<Tool> forProject(Path projectDir, CommandSandbox sandbox, Set<String> taken,
       Boolean chat) {
@@ -68,6 +70,7 @@ public final class DroneToolSynthesis {
         report));
     if (create && !Boolean.FALSE.equals(chat) && sandbox.policy() != SandboxPolicy.READ_ONLY) {
       out.add(new CreateToolTool(project, registry, taken));
+      out.add(new SavePatternTool());
     }
     return out;
   }

@@ -3,6 +3,7 @@ package dev.gadget.core.server.internal;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.agent.catalog.ToolMatch;
 import dev.gadget.core.agent.catalog.ToolSearch;
+import dev.gadget.core.agent.skills.ActivateSkillTool;
 import dev.gadget.core.agent.synth.CreateToolTool;
 import dev.gadget.core.agent.tools.PlanTool;
 import dev.gadget.core.model.ToolCall;
@@ -39,6 +40,7 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
   private final Map<String, Double> found = new HashMap<>();
   private final AgentWorkflow workflow;
   private final AgentSynthesis synthesis = new AgentSynthesis(this::agentEvent);
+  private final AgentPatterns patterns = new AgentPatterns(this::agentEvent);
   private String turnId;
   private boolean ended;
   private String lastToolName = "";
@@ -94,6 +96,7 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
         synthesis.started(e.args());
       } else if (!PlanTool.NAME.equals(e.name())) {
         started.add(e.callId());
+        patterns.toolStarted(e.name());
         if (!workflow.toolStarted(e.callId(), e.name(), found.getOrDefault(e.name(), 1.0))) {
           agentEvent("executing", map("tool_name", e.name()));
         }
@@ -125,9 +128,19 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
       return;
     }
     synthesis.ran(call);
-    if (workflow.toolEnded(call.callId(), call.name(), lastToolResult, call.failed())) {
-      return; // the step's end tells it
+    if (!workflow.toolEnded(call.callId(), call.name(), lastToolResult, call.failed())) {
+      toldAlone(call); // else the step's end tells it
     }
+    if (started.contains(call.callId())) {
+      patterns.toolEnded(call);
+    }
+    if (ActivateSkillTool.NAME.equals(call.name())) {
+      patterns.activated(call);
+    }
+  }
+
+  /** A tool's result outside a plan step: {@code execution_*}. */
+  private void toldAlone(ToolCall call) {
     if (!started.contains(call.callId())) {
       // told without a start: a call a drone's crash interrupted, not run again
       agentEvent("execution_skipped", map("reason", call.response()));
@@ -193,6 +206,7 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
     String error = e.error() != null && !e.error().isBlank() ? e.error()
         : "the turn ended " + e.status().name().toLowerCase(java.util.Locale.ROOT);
     workflow.turnEnded(success, error);
+    patterns.turnEnded();
     if (success) {
       agentEvent("synthesizing_response", map("tool_result", lastToolResult));
       agentEvent("complete", map("response", text));
