@@ -81,7 +81,9 @@ public final class CreateToolTool implements Tool {
         + SynthesizedTools.FOLDER + "/NAME/ only when all pass, experimental until it has run "
         + "successfully in " + registry.threshold() + " turns, and offered from the next turn "
         + "on. Giving an existing tool's name writes a new version, which must pass the old "
-        + "tests too.";
+        + "tests too. A composite tool names the project's tools it runs in components and "
+        + "runs each as: printf '%s' JSON | python3 (or sh) " + SynthesizedTools.FOLDER
+        + "/NAME/run.py (or run.sh).";
   }
 
   @Override
@@ -97,6 +99,9 @@ public final class CreateToolTool implements Tool {
     ObjectNode lang = p.putObject("language").put("type", "string");
     ToolSpec.LANGUAGES.forEach(lang.putArray("enum")::add);
     p.putObject("code").put("type", "string").put("description", "the executable's source");
+    p.putObject("components").put("type", "array")
+        .put("description", "optional: the project's synthesized tools this one runs")
+        .putObject("items").put("type", "string");
     ObjectNode test = p.putObject("tests").put("type", "array")
         .put("description", "1 to " + ToolSpec.MAX_TESTS + " cases").putObject("items")
         .put("type", "object");
@@ -144,7 +149,16 @@ public final class CreateToolTool implements Tool {
       }
     }
     spec = new ToolSpec(spec.name(), spec.description(), spec.parameters(), spec.language(),
-        tests);
+        tests, spec.components());
+    for (String c : spec.components()) {
+      Path component = ctx.resolve(SynthesizedTools.FOLDER + "/" + c);
+      try {
+        SynthesizedTools.read(component);
+      } catch (IOException | IllegalArgumentException e) {
+        return failed(name, "specification", "its component " + c + " is not a tool of the "
+            + "project's " + SynthesizedTools.FOLDER + ": " + e.getMessage());
+      }
+    }
     List<String> testProblems = spec.problems();
     if (!testProblems.isEmpty()) {
       return failed(name, "tests", String.join("; ", testProblems));

@@ -23,6 +23,10 @@ import java.util.regex.Pattern;
 public final class SynthesizedTool implements Tool {
   /** How the line that flags an experimental tool's result begins. */
   public static final String EXPERIMENTAL = "[experimental tool ";
+  /** How the line that names a composite tool's components begins. */
+  public static final String COMPOSITE = "[composite tool ";
+  private static final Pattern COMPOSITE_LINE = Pattern.compile(
+      "^(?:Error: )?(?:\\[experimental tool [^\\n]*\\n)?\\[composite tool (\\S+): uses ([^\\]\\n]*)\\]");
   private static final Pattern FLAG = Pattern.compile(
       "^(?:Error: )?\\[experimental tool (\\S+): ([^\\]\\n]*)\\]");
   /** Runs the executables: the bounds of one run. */
@@ -82,6 +86,10 @@ public final class SynthesizedTool implements Tool {
   public ToolResult execute(JsonNode arguments, ToolContext context) throws Exception {
     int before = registry.successfulTurns(project, spec.name(), digest);
     ToolResult r = run(spec, folder, arguments, context);
+    if (!spec.components().isEmpty()) {
+      r = new ToolResult(COMPOSITE + spec.name() + ": uses " + String.join(" ",
+          spec.components()) + "]\n" + r.output(), r.error());
+    }
     if (!r.error() && context.state(Ran.class, Ran::new).add(spec.name())) {
       registry.ranInATurn(project, spec.name(), digest);
     }
@@ -109,6 +117,20 @@ public final class SynthesizedTool implements Tool {
 
   private static String quote(String s) {
     return "'" + s.replace("'", "'\\''") + "'";
+  }
+
+  /**
+   * The components a composite tool's result names: {@code [tool name, component…]}, or an empty
+   * list when {@code result} is not a composite tool's.
+   */
+  public static java.util.List<String> composite(String result) {
+    Matcher m = result == null ? null : COMPOSITE_LINE.matcher(result);
+    if (m == null || !m.find()) {
+      return java.util.List.of();
+    }
+    java.util.List<String> out = new java.util.ArrayList<>(java.util.List.of(m.group(1)));
+    out.addAll(java.util.List.of(m.group(2).trim().split(" ")));
+    return out;
   }
 
   /**

@@ -21,9 +21,11 @@ import java.util.regex.Pattern;
  * @param parameters an {@code object} JSON Schema
  * @param language {@code sh} or {@code python3}
  * @param tests the cases every version must pass
+ * @param components the project's other synthesized tools this one runs (a composite tool),
+ *     empty for none
  */
 public record ToolSpec(String name, String description, JsonNode parameters, String language,
-    List<TestCase> tests) {
+    List<TestCase> tests, List<String> components) {
   /** The file that describes a tool in its folder. */
   public static final String FILE = "tool.json";
   /** The languages a tool may be written in. */
@@ -54,6 +56,7 @@ public record ToolSpec(String name, String description, JsonNode parameters, Str
     Objects.requireNonNull(parameters, "parameters");
     Objects.requireNonNull(language, "language");
     tests = List.copyOf(tests);
+    components = components == null ? List.of() : List.copyOf(components);
   }
 
   /** The executable's file name: {@code run.sh} or {@code run.py}. */
@@ -75,6 +78,11 @@ public record ToolSpec(String name, String description, JsonNode parameters, Str
     }
     if (!parameters.isObject() || !"object".equals(parameters.path("type").asText())) {
       out.add("parameters must be a JSON Schema of type object");
+    }
+    for (String c : components) {
+      if (!NAME.matcher(c).matches() || c.equals(name)) {
+        out.add("the component \"" + c + "\" is not another tool's name");
+      }
     }
     if (!LANGUAGES.contains(language)) {
       out.add("the language must be sh or python3, not \"" + language + "\"");
@@ -105,6 +113,9 @@ public record ToolSpec(String name, String description, JsonNode parameters, Str
     ObjectNode o = GadgetJson.mapper().createObjectNode();
     o.put("name", name).put("description", description).set("parameters", parameters);
     o.put("language", language).put("entry", entry());
+    if (!components.isEmpty()) {
+      components.forEach(o.putArray("components")::add);
+    }
     ArrayNode ts = o.putArray("tests");
     for (TestCase t : tests) {
       ts.addObject().put("expect", t.expect()).set("arguments", t.arguments());
@@ -133,10 +144,16 @@ public record ToolSpec(String name, String description, JsonNode parameters, Str
           ? GadgetJson.mapper().createObjectNode() : t.get("arguments"),
           t.get("expect").asText()));
     }
+    List<String> components = new ArrayList<>();
+    JsonNode cs = json.path("components");
+    if (!cs.isMissingNode() && !cs.isArray()) {
+      throw new IllegalArgumentException("\"components\" must be a list of tool names");
+    }
+    cs.forEach(c -> components.add(c.asText()));
     return new ToolSpec(text(json, "name"), text(json, "description"),
         json.path("parameters").isMissingNode() ? GadgetJson.mapper().createObjectNode()
             : json.get("parameters"),
-        text(json, "language").toLowerCase(Locale.ROOT), tests);
+        text(json, "language").toLowerCase(Locale.ROOT), tests, components);
   }
 
   private static String text(JsonNode json, String field) {

@@ -75,8 +75,16 @@ final class AgentSynthesis {
     return o.registered();
   }
 
-  /** A tool's result: {@code tool_experimental_warning} when it flags an experimental tool. */
+  /**
+   * A tool's result: {@code using_composite_tool} when a composite tool's, and
+   * {@code tool_experimental_warning} when it flags an experimental tool.
+   */
   void ran(ToolCall call) {
+    java.util.List<String> composite = SynthesizedTool.composite(call.response());
+    if (!composite.isEmpty() && composite.get(0).equals(call.name())) {
+      events.accept("using_composite_tool", map("tool_name", call.name(), "component_tools",
+          java.util.List.copyOf(composite.subList(1, composite.size()))));
+    }
     String[] flag = SynthesizedTool.flag(call.response());
     if (flag != null && flag[0].equals(call.name())) {
       events.accept("tool_experimental_warning", map("tool_name", flag[0], "reason",

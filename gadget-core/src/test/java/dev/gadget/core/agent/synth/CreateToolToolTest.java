@@ -157,6 +157,36 @@ class CreateToolToolTest {
   }
 
   @Test
+  void aCompositeToolRunsTheProjectsOtherToolsAndSaysWhich() throws Exception {
+    assertThat(create.execute(args("upper", "sh", "tr a-z A-Z", "hi", "HI"), turn()).error())
+        .isFalse();
+    ObjectNode twice = args("upper_twice", "sh", "a=$(cat)\nfor i in 1 2; do printf '%s' \"$a\""
+        + " | sh .agents/tools/upper/run.sh; echo; done", "hi", "HI");
+    twice.putArray("components").add("upper");
+    ToolResult made = create.execute(twice, turn());
+    assertThat(made.error()).as(made.output()).isFalse();
+    assertThat(project.resolve(".agents/tools/upper_twice/tool.json")).content()
+        .contains("\"components\" : [ \"upper\" ]");
+
+    SynthesizedTool tool = load().stream().filter(t -> t.name().equals("upper_twice"))
+        .findFirst().orElseThrow();
+    ToolResult r = tool.execute(text("ok"), turn());
+    assertThat(r.output()).startsWith("[experimental tool upper_twice: it had run "
+        + "successfully in 0 of 3 turns before this run]\n[composite tool upper_twice: uses "
+        + "upper]\nexit code: 0\n");
+    assertThat(r.output()).contains("\"TEXT\":\"OK\"}\n{\"TEXT\":\"OK\"}");
+    assertThat(SynthesizedTool.composite(r.output())).containsExactly("upper_twice", "upper");
+    assertThat(SynthesizedTool.composite("Error: " + r.output())).hasSize(2);
+    assertThat(SynthesizedTool.composite("exit code: 0")).isEmpty();
+
+    ObjectNode missing = args("lower_twice", "sh", "cat", "hi", "hi");
+    missing.putArray("components").add("lower");
+    assertThat(create.execute(missing, turn()).output()).startsWith("Tool lower_twice is not "
+        + "registered: specification failed: its component lower is not a tool of the "
+        + "project's .agents/tools: it has no tool.json");
+  }
+
+  @Test
   void aToolFolderLeadingOutsideTheProjectIsLeftOut() throws Exception {
     Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere/evil"));
     Files.writeString(elsewhere.resolve("tool.json"), "{\"name\":\"evil\",\"description\":"
