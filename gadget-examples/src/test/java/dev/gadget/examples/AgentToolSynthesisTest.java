@@ -114,6 +114,32 @@ class AgentToolSynthesisTest {
   }
 
   @Test
+  void aCompositeToolIsToldWithItsComponents() throws Exception {
+    String upper = "{\"name\":\"upper\",\"description\":\"Upper-case it.\",\"parameters\":"
+        + "{\"type\":\"object\"},\"language\":\"sh\",\"code\":\"tr a-z A-Z\",\"tests\":"
+        + "[{\"arguments\":{\"w\":\"hi\"},\"expect\":\"HI\"}]}";
+    String twice = "{\"name\":\"upper_twice\",\"description\":\"Upper-case it twice.\","
+        + "\"parameters\":{\"type\":\"object\"},\"language\":\"sh\",\"components\":"
+        + "[\"upper\"],\"code\":\"a=$(cat); for i in 1 2; do printf '%s' \\\"$a\\\" | sh "
+        + ".agents/tools/upper/run.sh; echo; done\",\"tests\":[{\"arguments\":{\"w\":\"hi\"},"
+        + "\"expect\":\"HI\"}]}";
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(call("create_tool", upper),
+        call("create_tool", twice), text("Made."), call("upper_twice", "{\"w\":\"ok\"}"),
+        text("OK twice.")), false, true, b -> b.createTools(true));
+    List<List<JsonNode>> q = events(client(2));
+
+    assertThat(types(q.get(0))).containsSubsequence("synthesis_successful",
+        "synthesis_successful");
+    assertThat(types(q.get(1))).containsExactly("executing", "using_composite_tool",
+        "tool_experimental_warning", "execution_complete", "synthesizing_response", "complete",
+        "query_complete");
+    assertThat(data(q.get(1), "using_composite_tool", 0).toString()).isEqualTo(
+        "{\"tool_name\":\"upper_twice\",\"component_tools\":[\"upper\"]}");
+    assertThat(data(q.get(1), "execution_complete", 0).get("result").asText())
+        .contains("{\"W\":\"OK\"}\n{\"W\":\"OK\"}");
+  }
+
+  @Test
   void aToolIsTestedRegisteredFoundRunFlaggedUntilStableAndItsOrphanCleaned() throws Exception {
     String counts = "import json, sys\nprint(len(json.load(sys.stdin)['text'].split())%s)";
     ScriptedLlmClient llm = ScriptedLlmClient.of(
