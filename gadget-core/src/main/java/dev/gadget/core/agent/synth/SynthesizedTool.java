@@ -26,7 +26,8 @@ public final class SynthesizedTool implements Tool {
   /** How the line that names a composite tool's components begins. */
   public static final String COMPOSITE = "[composite tool ";
   private static final Pattern COMPOSITE_LINE = Pattern.compile(
-      "^(?:Error: )?(?:\\[experimental tool [^\\n]*\\n)?\\[composite tool (\\S+): uses ([^\\]\\n]*)\\]");
+      "^(?:Error: )?(?:\\[experimental tool [^\\n]*\\n)?"
+      + "\\[composite tool (\\S+): uses ([^\\]\\n]*)\\]");
   private static final Pattern FLAG = Pattern.compile(
       "^(?:Error: )?\\[experimental tool (\\S+): ([^\\]\\n]*)\\]");
   /** Runs the executables: the bounds of one run. */
