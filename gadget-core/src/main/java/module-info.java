@@ -20,6 +20,8 @@ module dev.gadget.core {
   exports dev.gadget.core.agent.tools;
   exports dev.gadget.core.agent.tools.annotations;
   exports dev.gadget.core.agent.catalog;
+  exports dev.gadget.core.agent.skills;
+  exports dev.gadget.core.agent.synth;
   // dev.gadget.core.llm.internal (parsers, HTTP plumbing) is deliberately not exported
   exports dev.gadget.core.transport;
   exports dev.gadget.core.protocol;

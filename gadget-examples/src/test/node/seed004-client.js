@@ -51,12 +51,13 @@ async function main() {
   for (const q of cfg.queries || []) {
     const from = log.length;
     socket.emit('query', q);
-    // a query ends with tool_count after query_complete (the documented flows), or an error
+    // a query ends with tool_count after query_complete (the documented flows; a query that
+    // failed has its error among them), or with an error when it was refused
     await waitFor('the end of query "' + q.prompt + '"', () => {
       const after = log.slice(from);
       const done = after.findIndex((e) => e.event === 'query_complete');
-      return after.some((e) => e.event === 'error')
-        || (done >= 0 && after.slice(done).some((e) => e.event === 'tool_count'));
+      return done >= 0 ? after.slice(done).some((e) => e.event === 'tool_count')
+        : after.some((e) => e.event === 'error');
     });
     if (cfg.lingerMs) await new Promise((r) => setTimeout(r, cfg.lingerMs));
   }

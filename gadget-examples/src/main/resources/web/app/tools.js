@@ -74,7 +74,8 @@ function show(d, call, live) {
   if (state === 'running') d.open = true; // its output shows as it comes
   d.querySelector('.dot').className = 'dot ' + state;
   const took = typeof call.durationMs === 'number' ? ' · ' + seconds(call.durationMs) : '';
-  const found = ran && call.name === 'search_tools' ? searchOutcome(call) : null;
+  const found = !ran ? null : call.name === 'search_tools' ? searchOutcome(call)
+    : call.name === 'create_tool' ? synthesisOutcome(call) : experimentalRun(call, state);
   d.querySelector('.tool-status').textContent = state === 'running' ? 'running…'
     : (found || state) + took;
   d.querySelector('.tool-result-label').textContent = ran ? 'Result' : 'Output so far';
@@ -92,6 +93,24 @@ function searchOutcome(call) {
   if (text.startsWith('No tool is a close match')) return 'no close match; closest ' + names[0];
   if (text.startsWith('No tool matches')) return 'no tool found';
   return null;
+}
+
+/**
+ * What a create_tool call came to: the tool registered (experimental at first), or the step of
+ * its synthesis that failed (its result's first line).
+ */
+function synthesisOutcome(call) {
+  const text = call.response || '';
+  const ok = text.match(/^Tool (\S+) is registered/);
+  if (ok) return 'registered ' + ok[1] + ' (experimental)';
+  const no = text.match(/^(?:Error: )?Tool (\S+) is not registered: (\w+) failed: (.*)$/m);
+  return no ? 'not registered: ' + no[2] + ' failed (' + no[3] + ')' : null;
+}
+
+/** A run of a synthesized tool still experimental: its state, marked so. */
+function experimentalRun(call, state) {
+  return /^(?:Error: )?\[experimental tool \S+: /.test(call.response || '')
+    ? state + ' · experimental tool' : null;
 }
 
 function seconds(ms) {

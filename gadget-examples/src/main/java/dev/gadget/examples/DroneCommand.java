@@ -82,6 +82,11 @@ final class DroneCommand implements Command {
         the wrong tools, --embed-model. Each turn's footer on the page, and this drone's line
         when the turn ends, say how many tools were loaded and how many deferred (docs/AGENT.md,
         "Many tools").
+        Agent Skills (folders with a SKILL.md) in a project's .agents/skills or .claude/skills
+        and in --user-skills are listed to the agent, which loads one with activate_skill and
+        runs its scripts in the sandbox (docs/AGENT.md, "Skills"). --create-tools lets the agent
+        write itself tools, registered in the project's .agents/tools only when their tests pass
+        in the sandbox (docs/AGENT.md, "Synthesized tools").
         """;
   }
 
@@ -118,6 +123,12 @@ final class DroneCommand implements Command {
         OptionSpec.value("embed-api", "API", "how to ask it: ollama (/api/embed, the default) "
             + "or openai (/v1/embeddings, also llama.cpp's server and vLLM; its key from "
             + "GADGET_EMBED_API_KEY, else OPENAI_API_KEY)"),
+        OptionSpec.value("user-skills", "DIRS", "folders (:-separated) of Agent Skills "
+            + "every turn offers besides the project's .agents/skills and .claude/skills "
+            + "(default ~/.agents/skills; none for none); commands may read them"),
+        OptionSpec.flag("create-tools", "let the agent write itself tools (create_tool): "
+            + "tested in the sandbox, kept in the project's .agents/tools/ (not under "
+            + "--sandbox read-only); and keep what worked as a skill (save_pattern)"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)")));
@@ -178,7 +189,8 @@ final class DroneCommand implements Command {
     Running drone = new RunningDrone(servers, held, sockets -> start(sockets, token, workspace,
         hostname, clients, listener, tools, projectMcp,
         b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)
-            .toolEmbeddings(embeddings)),
+            .toolEmbeddings(embeddings).userSkills(userSkills(args))
+            .createTools(args.flag("create-tools"))),
         listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);
@@ -256,6 +268,15 @@ final class DroneCommand implements Command {
       throw new CommandException(e.getMessage(), e);
     }
     return drone;
+  }
+
+  /** The folders --user-skills names: by default ~/.agents/skills, none with "none". */
+  static List<Path> userSkills(Args args) {
+    String v = args.get("user-skills").orElse(null);
+    if (v == null) {
+      return List.of(Path.of(System.getProperty("user.home"), ".agents", "skills"));
+    }
+    return v.strip().equals("none") ? List.of() : List.of(SandboxOptions.paths(args, "user-skills"));
   }
 
   private static int keptCheckpoints(Args args) {

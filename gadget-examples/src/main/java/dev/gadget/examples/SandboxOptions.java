@@ -59,13 +59,11 @@ final class SandboxOptions {
 
   /** Where commands run, in a sentence, without probing bubblewrap. */
   static String policy(CommandSandbox sandbox) {
-    return "Commands run " + (sandbox.policy() == SandboxPolicy.FULL_ACCESS
-        ? "with full access (no sandbox)" : "in a " + sandbox.policy().wireName()
-        + " sandbox" + (sandbox.network() ? " with network" : ""));
+    return "Commands run " + sandbox.where();
   }
 
   /** The directories a PATH-like option lists ({@code :}-separated); each must exist. */
-  private static Path[] paths(Args args, String option) {
+  static Path[] paths(Args args, String option) {
     String value = args.get(option).orElse(null);
     if (value == null) {
       return new Path[0];

@@ -3,15 +3,19 @@ package dev.gadget.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
 import dev.gadget.core.Ids;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.drone.GadgetDrone;
+import dev.gadget.core.llm.OpenAiClient;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.Project;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,9 +39,13 @@ class AgentFaceTest {
   @TempDir Path tmp;
   PageFixture fx;
   GadgetDrone bobsDrone;
+  HttpServer model;
 
   @AfterEach
   void tearDown() {
+    if (model != null) {
+      model.stop(0);
+    }
     if (bobsDrone != null) {
       bobsDrone.close();
     }
@@ -79,8 +87,9 @@ class AgentFaceTest {
       }
       current.add(e);
       String name = e.get("event").asText();
-      if (name.equals("error") || (name.equals("tool_count") && current.stream()
-          .anyMatch(x -> x.get("event").asText().equals("query_complete")))) {
+      boolean completed = current.stream()
+          .anyMatch(x -> x.get("event").asText().equals("query_complete"));
+      if ((name.equals("error") && !completed) || (name.equals("tool_count") && completed)) {
         out.add(current);
         current = new ArrayList<>();
       }
@@ -97,6 +106,12 @@ class AgentFaceTest {
     return events.stream().filter(e -> e.get("event").asText().equals("agent_event")
         && e.get("payload").get("event_type").asText().equals(type)).findFirst().orElseThrow()
         .get("payload").get("data");
+  }
+
+  private static List<JsonNode> all(List<JsonNode> events, String type) {
+    return events.stream().filter(e -> e.get("event").asText().equals("agent_event")
+        && e.get("payload").get("event_type").asText().equals(type))
+        .map(e -> e.get("payload").get("data")).toList();
   }
 
   private static JsonNode payload(List<JsonNode> events, String name) {
@@ -117,11 +132,21 @@ class AgentFaceTest {
         ScriptedLlmClient.reply().text("It is a greeter project.").build(),
         ScriptedLlmClient.reply().toolCall("run_command",
             "{\"command\":\"echo nope; exit 3\"}").build(),
-        ScriptedLlmClient.reply().text("That failed.").build()), false);
+        ScriptedLlmClient.reply().text("That failed.").build(),
+        ScriptedLlmClient.reply().toolCall("update_plan",
+            plan("Run the check", "in_progress")).build(),
+        ScriptedLlmClient.reply().toolCall("run_command",
+            "{\"command\":\"echo broken; exit 4\"}").build(),
+        ScriptedLlmClient.reply().toolCall("update_plan",
+            plan("Run the check", "completed")).build(),
+        ScriptedLlmClient.reply().text("The check failed.").build(),
+        ScriptedLlmClient.reply().text("Hello!").build()), false);
     JsonNode log = client(fx.user.pageToken(), List.of(
         query("What is this project?", "my-session-1"),
         query("Run the failing thing", "my-session-1"),
-        query("", "my-session-1")), 0);
+        query("", "my-session-1"),
+        query("Check it, in a plan", "my-session-1"),
+        query("Say hello", "my-session-1")), 0);
 
     assertThat(log.get(0).get("event").asText()).isEqualTo("connect");
     assertThat(log.get(1).get("event").asText()).isEqualTo("connected");
@@ -129,13 +154,13 @@ class AgentFaceTest {
     assertThat(log.get(2).get("event").asText()).isEqualTo("tool_count");
     assertThat(log.get(2).get("payload").get("count").isInt()).isTrue();
     List<List<JsonNode>> queries = perQuery(log);
-    assertThat(queries).hasSize(3);
+    assertThat(queries).hasSize(5);
 
     // seed 004's "Multi-Tool Workflow Flow", with executing/execution_complete for the tool
     List<JsonNode> first = queries.get(0);
     assertThat(names(first)).containsExactly("planning_query", "plan_complete",
-        "multi_tool_workflow", "workflow_start", "workflow_step", "executing",
-        "execution_complete", "workflow_step_complete", "workflow_step",
+        "multi_tool_workflow", "workflow_start", "workflow_step", "workflow_step_tool_found",
+        "workflow_step_executing", "workflow_step_complete", "workflow_step",
         "workflow_step_complete", "workflow_complete", "synthesizing_response", "complete",
         "query_complete", "session_memory", "tool_count");
     assertThat(data(first, "planning_query").get("query").asText())
@@ -150,8 +175,17 @@ class AgentFaceTest {
     assertThat(step.get("step").asInt()).isEqualTo(1);
     assertThat(step.get("total").asInt()).isEqualTo(2);
     assertThat(step.get("task").asText()).isEqualTo("Read the README");
-    assertThat(data(first, "executing").get("tool_name").asText()).isEqualTo("read_file");
-    assertThat(data(first, "execution_complete").get("result").asText())
+    assertThat(data(first, "workflow_step_tool_found").get("tool_name").asText())
+        .isEqualTo("read_file");
+    assertThat(data(first, "workflow_step_tool_found").get("similarity").asDouble())
+        .isEqualTo(1.0); // the model named it
+    assertThat(data(first, "workflow_step_executing").get("tool_name").asText())
+        .isEqualTo("read_file");
+    // what the step produced: its tool's result; the second step ran nothing and wrote nothing
+    List<JsonNode> stepsDone = all(first, "workflow_step_complete");
+    assertThat(stepsDone.get(0).get("result").asText()).contains("Greeter");
+    assertThat(stepsDone.get(1).get("result").asText()).isEmpty();
+    assertThat(data(first, "synthesizing_response").get("tool_result").asText())
         .contains("Greeter");
     assertThat(data(first, "workflow_complete").get("tool_sequence").toString())
         .isEqualTo("[\"read_file\"]");
@@ -194,13 +228,80 @@ class AgentFaceTest {
     assertThat(payload(queries.get(2), "error").get("message").asText())
         .isEqualTo("No prompt provided");
 
+    // a step whose tool failed ends workflow_step_failed with the tool's words
+    List<JsonNode> fourth = queries.get(3);
+    assertThat(names(fourth)).containsExactly("planning_query", "plan_complete",
+        "workflow_start", "workflow_step", "workflow_step_tool_found", "workflow_step_executing",
+        "workflow_step_failed", "workflow_complete", "synthesizing_response", "complete",
+        "query_complete", "session_memory", "tool_count");
+    assertThat(data(fourth, "plan_complete").get("strategy").asText()).isEqualTo("single");
+    assertThat(data(fourth, "workflow_step_failed").get("error").asText())
+        .startsWith("Error: exit code: 4").contains("broken");
+    assertThat(data(fourth, "workflow_step_failed").get("step").asInt()).isEqualTo(1);
+
+    // no tool ran: metadata's tool_name and tool_result are still strings
+    List<JsonNode> fifth = queries.get(4);
+    assertThat(names(fifth)).containsExactly("synthesizing_response", "complete",
+        "query_complete", "session_memory", "tool_count");
+    assertThat(data(fifth, "synthesizing_response").get("tool_result").isTextual()).isTrue();
+    JsonNode meta = payload(fifth, "query_complete").get("metadata");
+    assertThat(meta.get("tool_name").isTextual()).isTrue();
+    assertThat(meta.get("tool_name").asText()).isEmpty();
+    assertThat(meta.get("tool_result").isTextual()).isTrue();
+    assertThat(meta.get("tool_result").asText()).isEmpty();
+
     // a session of the user's default project, named after the client's id, with both turns
     List<ChatSession> sessions = fx.store.store().listSessions(fx.user.user().id(), null);
     ChatSession made = sessions.stream()
         .filter(s -> s.name().equals("Agent session my-session-1")).findFirst().orElseThrow();
     assertThat(made.projectId()).isEqualTo(fx.project.id());
     assertThat(fx.store.store().listTurns(made.id())).extracting(ChatTurn::prompt)
-        .containsExactly("What is this project?", "Run the failing thing");
+        .containsExactly("What is this project?", "Run the failing thing",
+            "Check it, in a plan", "Say hello");
+  }
+
+  @Test
+  void aModelThatRefusesIsAnErrorInTheProvidersWordsAndNoEmptyReplyIsRemembered()
+      throws Exception {
+    // a real OpenAI-compatible HTTP server on 127.0.0.1 that refuses every request with 400
+    String refusal = "{\"error\":{\"message\":\"Invalid schema for function 'read_file': "
+        + "'path' is not valid\",\"type\":\"invalid_request_error\",\"param\":null,"
+        + "\"code\":null}}";
+    model = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    model.createContext("/v1/chat/completions", ex -> {
+      ex.getRequestBody().readAllBytes();
+      byte[] b = refusal.getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().add("Content-Type", "application/json");
+      ex.sendResponseHeaders(400, b.length);
+      ex.getResponseBody().write(b);
+      ex.close();
+    });
+    model.start();
+    fx = new PageFixture(tmp, OpenAiClient.builder()
+        .baseUrl("http://127.0.0.1:" + model.getAddress().getPort() + "/v1").build(), false);
+    JsonNode log = client(fx.user.pageToken(), List.of(query("Read the README", "refused"),
+        query("Try again", "refused")), 0);
+
+    List<List<JsonNode>> queries = perQuery(log);
+    assertThat(queries).hasSize(2);
+    for (List<JsonNode> q : queries) {
+      assertThat(names(q)).containsExactly("query_complete", "error", "session_memory",
+          "tool_count");
+      assertThat(payload(q, "error").get("message").asText())
+          .startsWith("The model call failed: ").contains("HTTP 400",
+              "Invalid schema for function 'read_file': 'path' is not valid");
+      JsonNode done = payload(q, "query_complete");
+      assertThat(done.get("success").asBoolean()).isFalse();
+      assertThat(done.get("response").asText())
+          .isEqualTo(payload(q, "error").get("message").asText());
+      assertThat(done.get("metadata").get("tool_name").asText()).isEmpty();
+    }
+    // the memory holds the two prompts and no empty assistant message
+    JsonNode memory = payload(queries.get(1), "session_memory");
+    assertThat(memory.get("messages")).hasSize(2);
+    assertThat(memory.get("messages").get(0).get("role").asText()).isEqualTo("user");
+    assertThat(memory.get("messages").get(1).get("role").asText()).isEqualTo("user");
+    assertThat(memory.get("messages").get(1).get("content").asText()).isEqualTo("Try again");
   }
 
   @Test

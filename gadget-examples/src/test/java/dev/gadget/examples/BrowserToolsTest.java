@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.ToolCall;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,6 +94,41 @@ class BrowserToolsTest extends BrowserTestBase {
         + " tools loaded, 302 deferred";
     assertThat(r.get("liveFooter").asText()).contains(counts);
     assertThat(r.get("storedFooter").asText()).contains(counts);
+  }
+
+  @Test
+  void aToolsSynthesisAndAnExperimentalToolsRunSayWhatCameOfThem() throws Exception {
+    String spec = "{\"name\":\"shout\",\"description\":\"Say it loudly.\",\"parameters\":"
+        + "{\"type\":\"object\"},\"language\":\"sh\",\"code\":\"%s\",\"tests\":"
+        + "[{\"arguments\":{\"w\":\"hi\"},\"expect\":\"HI\"}]}";
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(
+        ScriptedLlmClient.reply().toolCall("create_tool", spec.formatted("cat")).build(),
+        ScriptedLlmClient.reply().toolCall("create_tool", spec.formatted("tr a-z A-Z"))
+            .build(),
+        ScriptedLlmClient.reply().toolCall("whisper", "{\"w\":\"HUSH\"}").build(),
+        ScriptedLlmClient.reply().text("Done.").build()), true, true, b -> b.createTools(true));
+    // a tool already in the project, not yet run in any turn: experimental
+    Path project = tmp.resolve("greeter");
+    Path whisper = Files.createDirectories(project.resolve(".agents/tools/whisper"));
+    Files.writeString(whisper.resolve("tool.json"), "{\"name\":\"whisper\",\"description\":"
+        + "\"Say it softly.\",\"parameters\":{\"type\":\"object\"},\"language\":\"sh\","
+        + "\"tests\":[{\"arguments\":{},\"expect\":\"{}\"}]}");
+    Files.writeString(whisper.resolve("run.sh"), "tr A-Z a-z\n");
+    ProjectGit.commitAll(project, "a tool");
+    JsonNode r = BrowserHarness.run(config("toolSearch", "Make a tool"));
+
+    assertThat(r.get("status").asText()).isEqualTo("finished");
+    for (String phase : List.of("live", "stored")) {
+      JsonNode blocks = r.get(phase);
+      assertThat(blocks).as(phase).hasSize(3);
+      assertThat(blocks.get(0).get("status").asText()).as(phase).startsWith(
+          "not registered: verification failed (1 of 1 tests failed)");
+      assertThat(blocks.get(1).get("status").asText()).as(phase)
+          .startsWith("registered shout (experimental)");
+      assertThat(blocks.get(2).get("name").asText()).isEqualTo("whisper");
+      assertThat(blocks.get(2).get("status").asText()).as(phase)
+          .startsWith("done · experimental tool");
+    }
   }
 
   /** {@code update_plan}'s arguments: step, status, step, status, …, and an explanation. */

@@ -1,6 +1,8 @@
 package dev.gadget.core.agent;
 
 import dev.gadget.core.agent.internal.PolicyNames;
+import dev.gadget.core.agent.skills.SavePatternTool;
+import dev.gadget.core.agent.synth.CreateToolTool;
 import dev.gadget.core.agent.tools.EditFileTool;
 import dev.gadget.core.agent.tools.RunCommandTool;
 import dev.gadget.core.agent.tools.WriteFileTool;
@@ -12,9 +14,12 @@ import dev.gadget.core.agent.tools.WriteFileTool;
 public enum ApprovalPolicy {
   /** Nothing waits: every call runs at once (the default). */
   NEVER,
-  /** {@code run_command} calls wait. */
+  /** {@code run_command} calls wait, and {@code create_tool}'s (it runs the tool's tests). */
   COMMANDS,
-  /** {@code run_command}, {@code write_file} and {@code edit_file} calls wait. */
+  /**
+   * {@code run_command}, {@code write_file}, {@code edit_file}, {@code create_tool} and
+   * {@code save_pattern} calls wait.
+   */
   COMMANDS_AND_WRITES,
   /** Every call waits, whatever the tool (an application's and MCP tools too). */
   EVERYTHING;
@@ -25,10 +30,11 @@ public enum ApprovalPolicy {
       case NEVER:
         return false;
       case COMMANDS:
-        return RunCommandTool.NAME.equals(toolName);
+        return RunCommandTool.NAME.equals(toolName) || CreateToolTool.NAME.equals(toolName);
       case COMMANDS_AND_WRITES:
         return RunCommandTool.NAME.equals(toolName) || WriteFileTool.NAME.equals(toolName)
-            || EditFileTool.NAME.equals(toolName);
+            || EditFileTool.NAME.equals(toolName) || CreateToolTool.NAME.equals(toolName)
+            || SavePatternTool.NAME.equals(toolName);
       default:
         return true;
     }

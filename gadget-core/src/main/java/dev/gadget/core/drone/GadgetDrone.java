@@ -11,12 +11,16 @@ import dev.gadget.core.agent.tools.SandboxPolicy;
 import dev.gadget.core.drone.internal.CrashRecovery;
 import dev.gadget.core.drone.internal.ServerLink;
 import dev.gadget.core.drone.internal.DroneLog;
+import dev.gadget.core.drone.internal.DroneSkills;
+import dev.gadget.core.drone.internal.DroneToolSynthesis;
 import dev.gadget.core.drone.internal.DroneState;
+import dev.gadget.core.drone.internal.DroneThreads;
 import dev.gadget.core.drone.internal.DroneWorkspace;
 import dev.gadget.core.drone.internal.JobRunner;
 import dev.gadget.core.drone.internal.SafeDroneListener;
 import dev.gadget.core.drone.internal.ServerEvents;
 import dev.gadget.core.drone.internal.TurnCompletion;
+import dev.gadget.core.drone.internal.TurnLoops;
 import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.transport.TransportClient;
@@ -59,14 +63,11 @@ public final class GadgetDrone implements AutoCloseable {
   private final String token;
   private final Path workspaceDir;
   private final String hostname;
-  private final Function<ProviderConfig, LlmClient> llmClients;
   private final List<Tool> tools;
   private final Function<Path, TurnTools> turnTools;
   private final CommandSandbox sandbox;
   private final int keptCheckpoints;
-  private final AgentLimits limits;
-  private final ToolDeferral deferral;
-  private final dev.gadget.core.agent.catalog.SemanticToolIndex embeddings;
+  private final TurnLoops.Settings loopSettings;
   private final Duration heartbeatInterval;
   private final Duration ackTimeout;
   private final Duration stopTimeout;
@@ -74,6 +75,8 @@ public final class GadgetDrone implements AutoCloseable {
   private final Clock clock;
   private final DroneListener listener;
   private final DroneLog droneLog;
+  private final DroneSkills skills;
+  private final boolean createTools;
   private final ScheduledExecutorService timer;
   private final ExecutorService worker;
   private final DroneState state = new DroneState();
@@ -81,20 +84,19 @@ public final class GadgetDrone implements AutoCloseable {
   private Workspace workspace;
   private WorkspaceLock lock;
   private JobRunner jobs;
+  private DroneToolSynthesis synthesis;
 
   private GadgetDrone(Builder b) {
     this.transport = Objects.requireNonNull(b.transport, "transport");
     this.token = Objects.requireNonNull(b.token, "token");
     this.workspaceDir = Objects.requireNonNull(b.workspaceDir, "workspaceDir");
     this.hostname = b.hostname;
-    this.llmClients = Objects.requireNonNull(b.llmClients, "llmClients");
+    this.loopSettings = new TurnLoops.Settings(Objects.requireNonNull(b.llmClients,
+        "llmClients"), b.limits, b.deferral, b.embeddings, b.clock);
     this.tools = b.tools;
     this.turnTools = b.turnTools;
     this.sandbox = b.sandbox;
     this.keptCheckpoints = b.keptCheckpoints;
-    this.limits = b.limits;
-    this.deferral = b.deferral;
-    this.embeddings = b.embeddings;
     this.heartbeatInterval = b.heartbeatInterval;
     this.ackTimeout = b.ackTimeout;
     this.stopTimeout = b.stopTimeout;
@@ -103,14 +105,16 @@ public final class GadgetDrone implements AutoCloseable {
     this.droneLog = new DroneLog(workspaceDir, b.clock, b.logLimit, token,
         new SafeDroneListener(b.listener));
     this.listener = droneLog;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gadget-drone-timer"));
-    this.worker = Executors.newSingleThreadExecutor(r -> daemon(r, "gadget-drone-worker"));
+    this.skills = new DroneSkills(b.userSkills, this::reportProblem);
+    this.createTools = b.createTools;
+    this.timer = Executors.newSingleThreadScheduledExecutor(
+        DroneThreads.daemon("gadget-drone-timer"));
+    this.worker = Executors.newSingleThreadExecutor(DroneThreads.daemon("gadget-drone-worker"));
   }
 
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
+  private void reportProblem(String problem) { // a skill's or a synthesized tool's
+    log.warn("{}", problem);
+    droneLog.line("WARN", problem);
   }
 
   /** A new builder. */
@@ -142,40 +146,25 @@ public final class GadgetDrone implements AutoCloseable {
         + " in " + workspace.dir());
     sandbox.problem().ifPresentOrElse(
         problem -> log.error("run_command will refuse every command: {}", problem),
-        () -> log.info("commands run {}", sandbox.policy() == SandboxPolicy.FULL_ACCESS
-            ? "with full access (no sandbox)" : "in a " + sandbox.policy().wireName()
-            + " bubblewrap sandbox"));
+        () -> log.info("commands run {}", sandbox.where()));
+    synthesis = new DroneToolSynthesis(workspace.dir(), createTools, this::reportProblem);
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
     files.starting();
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
         heartbeatInterval, ackTimeout);
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer,
         droneLog::redact);
-    jobs = new JobRunner(state, files, link, completion, this::newLoop, turnTools, clock,
+    TurnLoops loops = new TurnLoops(loopSettings, tools, sandbox.newBuilder()
+        .hide(workspace.dir()).readable(skills.userFolders()), token, skills, synthesis,
+        droneLog::secret);
+    jobs = new JobRunner(state, files, link, completion, loops, turnTools, clock,
         worker, keptCheckpoints);
     jobs.restoreMode();
     CrashRecovery recovery = new CrashRecovery(state, files, link, jobs, completion, timer,
         clock);
     recovery.load();
-    link.tools(tools);
+    link.tools(tools, synthesis.orphansCleaned());
     link.connect(new ServerEvents(jobs, recovery, files, state, link), recovery::ask);
-  }
-
-  /**
-   * The agent loop for a work order's provider, with the drone's tools and the turn's, its
-   * commands in the drone's sandbox with the whole workspace hidden but the project, and
-   * neither the drone's token nor the turn's API key in their environment.
-   */
-  private AgentLoop.Builder newLoop(ProviderConfig provider, List<Tool> turnTools) {
-    droneLog.secret(provider.apiKey());
-    LlmClient llm = llmClients.apply(provider);
-    List<Tool> all = new java.util.ArrayList<>(tools);
-    all.addAll(turnTools);
-    return AgentLoop.builder().llmClient(llm).tools(all).limits(limits).clock(clock)
-        .toolDeferral(deferral)
-        .toolEmbeddings(embeddings)
-        .sandbox(sandbox.newBuilder().hide(workspace.dir())
-            .withhold(token, provider.apiKey()).build());
   }
 
   /** The workspace's id (after {@link #start()}). */
@@ -251,8 +240,7 @@ public final class GadgetDrone implements AutoCloseable {
     }
     timer.shutdownNow();
     worker.shutdownNow();
-    // as the operating system would on a crash
-    releaseLock();
+    releaseLock(); // as the operating system would on a crash
   }
 
   /** Builds a {@link GadgetDrone}. */
@@ -266,6 +254,8 @@ public final class GadgetDrone implements AutoCloseable {
     private CommandSandbox sandbox = CommandSandbox.of(SandboxPolicy.WORKSPACE_WRITE);
     private int keptCheckpoints = GitChanges.DEFAULT_KEPT_CHECKPOINTS;
     private Function<Path, TurnTools> turnTools;
+    private List<Path> userSkills = List.of();
+    private boolean createTools;
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private ToolDeferral deferral = ToolDeferral.DEFAULT;
     private dev.gadget.core.agent.catalog.SemanticToolIndex embeddings;
@@ -318,6 +308,24 @@ public final class GadgetDrone implements AutoCloseable {
     /** The tools offered to the model (default: {@link CodingTools#all()}). */
     public Builder tools(List<Tool> tools) {
       this.tools = List.copyOf(tools);
+      return this;
+    }
+
+    /**
+     * Folders of Agent Skills of the drone host's user (such as {@code ~/.agents/skills}), offered
+     * with the project's and readable by commands; default none (docs/AGENT.md, "Skills").
+     */
+    public Builder userSkills(List<Path> folders) {
+      this.userSkills = List.copyOf(folders);
+      return this;
+    }
+
+    /**
+     * Whether the agent may write itself tools with {@code create_tool}: default false, never
+     * under a read-only sandbox (docs/AGENT.md, "Synthesized tools").
+     */
+    public Builder createTools(boolean allowed) {
+      this.createTools = allowed;
       return this;
     }
 

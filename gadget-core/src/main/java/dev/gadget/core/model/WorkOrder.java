@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param approvalPolicy which tool calls wait for a person's approval: {@code never} (also when
  *     {@code null}), {@code commands}, {@code commands-and-writes} or {@code everything} (the
  *     wire names of {@code dev.gadget.core.agent.ApprovalPolicy})
+ * @param createTools whether the agent may write itself tools ({@code create_tool}) in this
+ *     turn, where its drone allows it; {@code null}: as the drone says
  */
 public record WorkOrder(
     @JsonProperty("_id") String id,
@@ -31,7 +33,8 @@ public record WorkOrder(
     SessionRef chatSession,
     TurnRef chatTurn,
     String workspaceId,
-    String approvalPolicy) {
+    String approvalPolicy,
+    Boolean createTools) {
   @JsonCreator // the canonical constructor, of the several
   public WorkOrder {
     Objects.requireNonNull(id, "id");
@@ -39,6 +42,12 @@ public record WorkOrder(
     Objects.requireNonNull(provider, "provider");
     Objects.requireNonNull(chatSession, "chatSession");
     Objects.requireNonNull(chatTurn, "chatTurn");
+  }
+
+  /** A work order whose tool writing is as its drone says. */
+  public WorkOrder(String id, ProjectRef project, ProviderConfig provider,
+      SessionRef chatSession, TurnRef chatTurn, String workspaceId, String approvalPolicy) {
+    this(id, project, provider, chatSession, chatTurn, workspaceId, approvalPolicy, null);
   }
 
   /** A work order for any workspace ({@code workspaceId} {@code null}). */
@@ -61,7 +70,7 @@ public record WorkOrder(
     ProjectRef safe = new ProjectRef(project.id(), project.name(), project.slug(),
         ProjectRef.withoutCredentials(project.gitUrl()));
     return new WorkOrder(id, safe, provider.withoutApiKey(), chatSession, chatTurn,
-        workspaceId, approvalPolicy);
+        workspaceId, approvalPolicy, createTools);
   }
 
   /**

@@ -93,14 +93,16 @@ public final class ApprovalPayloads {
 
   /**
    * {@code approvalPolicy} (page to server): sets the session's policy, or with {@code policy}
-   * {@code null} reads it.
+   * {@code null} reads it; and whether the agent may write itself tools in it.
    *
    * @param sessionId the chat session
    * @param policy never, commands, commands-and-writes or everything
+   * @param createTools whether {@code create_tool} is offered in the session's turns (where the
+   *     drone allows it), or {@code null}: unchanged (at first: as the drone says)
    */
   public record ApprovalPolicyRequest(@Rule(required = true, maxLength = Limits.ID)
       String sessionId, @Rule(oneOf = {"never", "commands", "commands-and-writes",
-      "everything"}) String policy) {}
+      "everything"}) String policy, Boolean createTools) {}
 
   /**
    * The ack of {@code approvalPolicy}, and a session's approvals in the ack of
@@ -109,9 +111,10 @@ public final class ApprovalPayloads {
    * @param sessionId the chat session
    * @param policy its policy now
    * @param pending the calls that wait for approval, oldest first
+   * @param createTools the session's {@code createTools}, or {@code null}: as the drone says
    */
   public record ApprovalPolicyReply(String sessionId, String policy,
-      List<ApprovalPending> pending) {
+      List<ApprovalPending> pending, Boolean createTools) {
     public ApprovalPolicyReply {
       pending = pending == null ? List.of() : List.copyOf(pending);
     }

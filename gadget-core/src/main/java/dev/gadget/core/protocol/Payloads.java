@@ -361,8 +361,10 @@ public final class Payloads {
    * turn.
    *
    * @param tools their definitions, as the model is offered them
+   * @param orphansCleaned how many synthesized tools' registry entries the drone dropped when it
+   *     started because their files were gone, or {@code null} (none, or an older drone)
    */
-  public record DroneTools(@Rule(required = true) List<ToolInfo> tools) {
+  public record DroneTools(@Rule(required = true) List<ToolInfo> tools, Integer orphansCleaned) {
     public DroneTools {
       tools = tools == null ? List.of() : List.copyOf(tools);
     }

@@ -154,11 +154,43 @@ class ApprovalLoopTest {
   }
 
   @Test
+  void aSynthesizedToolRunsCodeSoItWaitsWheneverCommandsDo() throws Exception {
+    Path folder = Files.createDirectories(repo.dir().resolve(".agents/tools/mark_it"));
+    Files.writeString(folder.resolve("tool.json"), "{\"name\":\"mark_it\",\"description\":"
+        + "\"Mark.\",\"parameters\":{\"type\":\"object\"},\"language\":\"sh\",\"tests\":"
+        + "[{\"arguments\":{},\"expect\":\"ran\"}]}");
+    Files.writeString(folder.resolve("run.sh"), "echo ran >> log.txt; echo ran\n");
+    List<Tool> tools = new java.util.ArrayList<>(dev.gadget.core.agent.tools.CodingTools.all());
+    tools.addAll(dev.gadget.core.agent.synth.SynthesizedTools.load(repo.dir(), "p",
+        new dev.gadget.core.agent.synth.ToolRegistry(null, 3), java.util.Set.of(), p -> { }));
+    for (ApprovalPolicy policy : List.of(ApprovalPolicy.COMMANDS, ApprovalPolicy.NEVER)) {
+      asked.clear();
+      AgentLoop loop = AgentLoop.builder().tools(tools).llmClient(ScriptedLlmClient.of(
+          reply().toolCall("mark_it", "{}").build(), reply().text("Done.").build()))
+          .approvals(policy, r -> {
+            asked.add(r);
+            return CompletableFuture.completedFuture(ToolApproval.deny("ada", "not now"));
+          }).build();
+      loop.start(AgentRequest.builder(repo.dir(), "m", "go").build(), new AgentListener() {})
+          .outcome().get(20, TimeUnit.SECONDS);
+      if (policy == ApprovalPolicy.COMMANDS) {
+        assertThat(asked).extracting(ApprovalRequest::toolName).containsExactly("mark_it");
+        assertThat(log()).isEmpty();
+      } else {
+        assertThat(asked).isEmpty();
+        assertThat(log()).containsExactly("ran");
+      }
+    }
+  }
+
+  @Test
   void policiesSayWhichToolsWait() {
     assertThat(ApprovalPolicy.NEVER.asksFor("run_command")).isFalse();
     assertThat(ApprovalPolicy.COMMANDS.asksFor("run_command")).isTrue();
     assertThat(ApprovalPolicy.COMMANDS.asksFor("write_file")).isFalse();
     assertThat(ApprovalPolicy.COMMANDS_AND_WRITES.asksFor("edit_file")).isTrue();
+    assertThat(ApprovalPolicy.COMMANDS.asksFor("create_tool")).isTrue(); // it runs tests
+    assertThat(ApprovalPolicy.COMMANDS_AND_WRITES.asksFor("create_tool")).isTrue();
     assertThat(ApprovalPolicy.COMMANDS_AND_WRITES.asksFor("read_file")).isFalse();
     assertThat(ApprovalPolicy.EVERYTHING.asksFor("my_mcp_tool")).isTrue();
     assertThat(ApprovalPolicy.fromWireName("commands-and-writes"))

@@ -53,7 +53,18 @@ public record Approvals(ApprovalPolicy policy, ToolApprover approver, Duration t
    * @throws Cancelled if the run is cancelled while it waits
    */
   public ToolApproval decide(ToolContext ctx, LlmToolCall call, String parameters) {
-    if (!policy.asksFor(call.name())) {
+    return decide(ctx, call, parameters, false);
+  }
+
+  /**
+   * The same for a tool that {@code runsCode} as a command does (a synthesized tool): it waits
+   * whenever commands do.
+   */
+  public ToolApproval decide(ToolContext ctx, LlmToolCall call, String parameters,
+      boolean runsCode) {
+    boolean asks = policy.asksFor(call.name())
+        || (runsCode && policy.asksFor(dev.gadget.core.agent.tools.RunCommandTool.NAME));
+    if (!asks) {
       return null;
     }
     String command = command(call);

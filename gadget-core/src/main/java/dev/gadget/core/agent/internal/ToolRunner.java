@@ -55,7 +55,8 @@ public final class ToolRunner {
     boolean loadsOnly = offer.deferring() && (ToolSearch.NAME.equals(call.name())
         || offer.awaitsLoading(call.name()));
     ToolApproval approval = loadsOnly ? null
-        : approvals.decide(ctx, call, parametersText(call.arguments()));
+        : approvals.decide(ctx, call, parametersText(call.arguments()),
+            tools.get(call.name()) instanceof dev.gadget.core.agent.synth.SynthesizedTool);
     ToolCall started = new ToolCall(call.id(), call.name(), parametersText(call.arguments()),
         null, approval);
     events.emit(l -> l.onToolStart(started));

@@ -104,6 +104,15 @@ public final class CommandSandbox {
   }
 
   /**
+   * Where commands run, in words after "commands run": {@code with full access (no sandbox)}
+   * or {@code in a workspace-write sandbox with network}. Does not probe bubblewrap.
+   */
+  public String where() {
+    return policy == SandboxPolicy.FULL_ACCESS ? "with full access (no sandbox)"
+        : "in a " + policy.wireName() + " sandbox" + (network ? " with network" : "");
+  }
+
+  /**
    * The command line that runs a command in this sandbox for {@code projectDir}: what goes
    * before {@code /bin/sh -c command}. Empty under {@link SandboxPolicy#FULL_ACCESS}.
    *

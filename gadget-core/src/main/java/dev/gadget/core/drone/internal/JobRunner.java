@@ -9,7 +9,6 @@ import dev.gadget.core.agent.Tool;
 import dev.gadget.core.drone.TurnTools;
 import dev.gadget.core.drone.WorkOrderCache;
 import dev.gadget.core.drone.WorkspaceException;
-import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
@@ -25,7 +24,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,11 +37,18 @@ import org.slf4j.LoggerFactory;
 public final class JobRunner {
   private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
 
+  /** Makes a turn's agent loop. */
+  @FunctionalInterface
+  public interface Loops {
+    /** The loop for {@code order} (its provider, its settings) in {@code projectDir}. */
+    AgentLoop.Builder make(WorkOrder order, Path projectDir, List<Tool> turnTools);
+  }
+
   private final DroneState state;
   private final DroneWorkspace workspace;
   private final ServerLink link;
   private final TurnCompletion completion;
-  private final BiFunction<ProviderConfig, List<Tool>, AgentLoop.Builder> loops;
+  private final Loops loops;
   private final Function<Path, TurnTools> turnTools;
   private final Clock clock;
   private final ExecutorService worker;
@@ -52,12 +57,13 @@ public final class JobRunner {
 
   /**
    * Runs turns on {@code worker} with the loop {@code loops} makes for a work order's provider
+   * and project
    * and the tools {@code turnTools} (nullable) makes for its project, closed when the turn ends;
    * each project keeps the checkpoints of {@code keptCheckpoints} turns (and every turn's still
    * to undo or commit).
    */
   public JobRunner(DroneState state, DroneWorkspace workspace, ServerLink link,
-      TurnCompletion completion, BiFunction<ProviderConfig, List<Tool>, AgentLoop.Builder> loops,
+      TurnCompletion completion, Loops loops,
       Function<Path, TurnTools> turnTools, Clock clock, ExecutorService worker,
       int keptCheckpoints) {
     this.keptCheckpoints = keptCheckpoints;
@@ -169,7 +175,7 @@ public final class JobRunner {
       TurnCheckpoint checkpoint = TurnCheckpoint.take(projectDir, j.turnId, keptCheckpoints);
       extra = turnTools == null ? null : turnTools.apply(projectDir);
       AgentLoop.Builder builder =
-          loops.apply(order.provider(), extra == null ? List.of() : extra.tools());
+          loops.make(order, projectDir, extra == null ? List.of() : extra.tools());
       ApprovalPolicy policy = approvalPolicy(order);
       if (policy != ApprovalPolicy.NEVER) {
         DroneApprovals approvals = new DroneApprovals(j.turnId, link, link.heartbeatInterval());

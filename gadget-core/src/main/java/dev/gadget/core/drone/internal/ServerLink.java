@@ -48,7 +48,7 @@ public final class ServerLink {
   private volatile Connection connection;
   private final TurnOutbox outbox = new TurnOutbox();
   /** The tools the drone reports on each connection. */
-  private volatile Payloads.DroneTools tools = new Payloads.DroneTools(List.of());
+  private volatile Payloads.DroneTools tools = new Payloads.DroneTools(List.of(), 0);
   /** What to do on each connection; set once the handlers are registered. */
   private volatile Consumer<Connection> whenReady;
 
@@ -105,13 +105,16 @@ public final class ServerLink {
     return auth;
   }
 
-  /** The tools to report on each connection ({@code droneTools}). */
-  public void tools(List<dev.gadget.core.agent.Tool> offered) {
+  /**
+   * The tools to report on each connection ({@code droneTools}), with the number of synthesized
+   * tools' registry entries dropped at start because their files were gone.
+   */
+  public void tools(List<dev.gadget.core.agent.Tool> offered, int orphansCleaned) {
     List<Payloads.ToolInfo> infos = new java.util.ArrayList<>();
     for (dev.gadget.core.agent.Tool t : offered) {
       infos.add(new Payloads.ToolInfo(t.name(), t.description(), t.parameters()));
     }
-    tools = new Payloads.DroneTools(infos);
+    tools = new Payloads.DroneTools(infos, orphansCleaned);
   }
 
   private final class Lifecycle implements TransportClient.ClientListener {

@@ -66,6 +66,11 @@ public final class AgentFace {
     c.on(Protocol.QUERY, (args, ack) -> query(c, userId, args));
     emit(c, Protocol.CONNECTED, map("data", "Connected to agent"));
     emit(c, Protocol.TOOL_COUNT, map("count", router.toolCount(userId)));
+    int orphans = router.orphansCleaned(userId);
+    if (orphans > 0) {
+      emit(c, Protocol.AGENT_EVENT, map("event_type", "orphans_cleaned", "data",
+          map("count", orphans)));
+    }
   }
 
   /** A client disconnected: it follows no turn any more (the turns go on). */
@@ -156,15 +161,19 @@ public final class AgentFace {
     return s;
   }
 
-  /** {@code session_memory}: the session's last messages, the prompts and the final replies. */
+  /**
+   * {@code session_memory}: the session's last messages, the prompts and the final replies (a
+   * turn without one, such as a model's failure, has none: never an empty message).
+   */
   private Map<String, Object> memory(String sessionId, String named) {
     List<Map<String, Object>> messages = new ArrayList<>();
     try {
       for (ChatTurn t : store.listTurns(sessionId)) {
         messages.add(map("role", "user", "content", t.prompt(), "message_index",
             messages.size(), "created_at", t.createdAt().toString()));
-        if (t.status() != TurnStatus.PROCESSING) {
-          messages.add(map("role", "assistant", "content", finalText(t), "message_index",
+        String reply = t.status() == TurnStatus.PROCESSING ? "" : finalText(t);
+        if (!reply.isBlank()) { // a turn that failed before its model replied has no reply
+          messages.add(map("role", "assistant", "content", reply, "message_index",
               messages.size(), "created_at",
               (t.finishedAt() != null ? t.finishedAt() : t.createdAt()).toString()));
         }

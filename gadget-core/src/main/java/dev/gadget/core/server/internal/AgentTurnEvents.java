@@ -1,9 +1,10 @@
 package dev.gadget.core.server.internal;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.agent.catalog.ToolMatch;
 import dev.gadget.core.agent.catalog.ToolSearch;
+import dev.gadget.core.agent.skills.ActivateSkillTool;
+import dev.gadget.core.agent.synth.CreateToolTool;
 import dev.gadget.core.agent.tools.PlanTool;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnStatus;
@@ -11,6 +12,7 @@ import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,20 +33,18 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
   static final int MAX_EARLY = 10_000;
 
   private final Connection client;
-  private final String prompt;
   private final String sessionId;
   private final Consumer<AgentTurnEvents> onEnd;
   private final List<Object[]> early = new ArrayList<>();
   private final Set<String> started = new HashSet<>();
-  private final List<String> toolSequence = new ArrayList<>();
+  private final Map<String, Double> found = new HashMap<>();
+  private final AgentWorkflow workflow;
+  private final AgentSynthesis synthesis = new AgentSynthesis(this::agentEvent);
+  private final AgentPatterns patterns = new AgentPatterns(this::agentEvent);
   private String turnId;
   private boolean ended;
-  private List<String[]> plan;
-  private boolean workflowComplete;
-  private boolean afterTool;
-  private boolean synthesized;
-  private String lastToolName;
-  private String lastToolResult;
+  private String lastToolName = "";
+  private String lastToolResult = "";
 
   /**
    * Tells {@code client} about the turn of {@code prompt}, naming the session
@@ -53,9 +53,9 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
   AgentTurnEvents(Connection client, String prompt, String sessionId,
       Consumer<AgentTurnEvents> onEnd) {
     this.client = client;
-    this.prompt = prompt;
     this.sessionId = sessionId;
     this.onEnd = onEnd;
+    this.workflow = new AgentWorkflow(prompt, this::agentEvent);
   }
 
   /** The session as the client names it. */
@@ -85,16 +85,21 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
     }
     if (payload instanceof Payloads.TextEvent e && e.turnId().equals(turnId)
         && Protocol.RESPONSE.equals(event)) {
-      if (afterTool) {
-        synthesizing();
-      }
+      workflow.text(e.data());
     } else if (payload instanceof Payloads.ToolStarted e && e.turnId().equals(turnId)) {
       if (ToolSearch.NAME.equals(e.name())) {
         started.add(e.callId());
         agentEvent("searching", map("query", query(e.args())));
+      } else if (CreateToolTool.NAME.equals(e.name())) {
+        started.add(e.callId());
+        workflow.synthesisStarted(e.callId());
+        synthesis.started(e.args());
       } else if (!PlanTool.NAME.equals(e.name())) {
         started.add(e.callId());
-        agentEvent("executing", map("tool_name", e.name()));
+        patterns.toolStarted(e.name());
+        if (!workflow.toolStarted(e.callId(), e.name(), found.getOrDefault(e.name(), 1.0))) {
+          agentEvent("executing", map("tool_name", e.name()));
+        }
       }
     } else if (payload instanceof Payloads.ToolCallEvent e && e.turnId().equals(turnId)) {
       toolRan(e.call());
@@ -114,10 +119,28 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
       }
       return;
     }
-    toolSequence.add(call.name());
     lastToolName = call.name();
-    lastToolResult = call.response();
-    afterTool = true;
+    lastToolResult = call.response() == null ? "" : call.response();
+    if (CreateToolTool.NAME.equals(call.name())) {
+      boolean registered = synthesis.ended(call, started.contains(call.callId()));
+      workflow.synthesisEnded(registered, CreateToolTool.read(call.response()).toolName());
+      workflow.toolEnded(call.callId(), call.name(), lastToolResult, call.failed());
+      return;
+    }
+    synthesis.ran(call);
+    if (!workflow.toolEnded(call.callId(), call.name(), lastToolResult, call.failed())) {
+      toldAlone(call); // else the step's end tells it
+    }
+    if (started.contains(call.callId())) {
+      patterns.toolEnded(call);
+    }
+    if (ActivateSkillTool.NAME.equals(call.name())) {
+      patterns.activated(call);
+    }
+  }
+
+  /** A tool's result outside a plan step: {@code execution_*}. */
+  private void toldAlone(ToolCall call) {
     if (!started.contains(call.callId())) {
       // told without a start: a call a drone's crash interrupted, not run again
       agentEvent("execution_skipped", map("reason", call.response()));
@@ -147,6 +170,7 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
           best.similarity(), "reason", result.reason()));
     } else {
       for (ToolMatch m : result.matches()) {
+        found.put(m.name(), m.similarity());
         agentEvent("tool_found", map("tool_name", m.name(), "similarity", m.similarity()));
       }
     }
@@ -161,83 +185,41 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
     }
   }
 
-  private void synthesizing() {
-    afterTool = false;
-    synthesized = true;
-    agentEvent("synthesizing_response", map("tool_result",
-        lastToolResult == null ? "" : lastToolResult));
-  }
-
-  /** An {@code update_plan} call: the plan's first writing, or the steps that moved. */
+  /** An {@code update_plan} call: its arguments tell the workflow. */
   private void planned(ToolCall call) {
-    JsonNode args;
     try {
-      args = GadgetJson.mapper().readTree(call.parameters());
+      workflow.planned(GadgetJson.mapper().readTree(call.parameters()));
     } catch (java.io.IOException e) {
-      return;
-    }
-    List<String[]> steps = new ArrayList<>();
-    for (JsonNode s : args.path("plan")) {
-      steps.add(new String[] {s.path("step").asText(""), s.path("status").asText("")});
-    }
-    if (steps.isEmpty()) {
-      return;
-    }
-    List<String> tasks = steps.stream().map(s -> s[0]).toList();
-    if (plan == null) {
-      agentEvent("planning_query", map("query", prompt));
-      agentEvent("plan_complete", map("strategy", steps.size() > 1 ? "sequential" : "single",
-          "reasoning", args.path("explanation").asText("")));
-      if (steps.size() > 1) {
-        agentEvent("multi_tool_workflow", map("num_tasks", steps.size()));
-      }
-      agentEvent("workflow_start", map("total_steps", steps.size(), "tasks", tasks));
-      plan = List.of();
-    }
-    for (int i = 0; i < steps.size(); i++) {
-      String was = i < plan.size() ? plan.get(i)[1] : "pending";
-      String now = steps.get(i)[1];
-      boolean startsNow = !was.equals("in_progress") && !was.equals("completed")
-          && (now.equals("in_progress") || now.equals("completed"));
-      if (startsNow) {
-        agentEvent("workflow_step", map("step", i + 1, "total", steps.size(),
-            "task", steps.get(i)[0]));
-      }
-      if (now.equals("completed") && !was.equals("completed")) {
-        agentEvent("workflow_step_complete", map("result", steps.get(i)[0], "step", i + 1));
-      }
-    }
-    plan = steps;
-    if (!workflowComplete && steps.stream().allMatch(s -> s[1].equals("completed"))) {
-      workflowComplete = true;
-      agentEvent("workflow_complete", map("total_steps", steps.size(),
-          "tool_sequence", List.copyOf(toolSequence)));
+      // a plan the tool refused never reaches here; one that cannot be read tells nothing
     }
   }
 
+  /**
+   * The turn ended: a finished one is {@code synthesizing_response} (once, after the workflow)
+   * and {@code complete}; one that did not finish is told by {@code query_complete} and an
+   * {@code error} with its reason (a model's refusal in the provider's words).
+   */
   private void end(Payloads.WorkOrderComplete e) {
     ended = true;
     boolean success = e.status() == TurnStatus.FINISHED;
     String text = e.text() == null ? "" : e.text();
-    String error = e.error() != null ? e.error()
+    String error = e.error() != null && !e.error().isBlank() ? e.error()
         : "the turn ended " + e.status().name().toLowerCase(java.util.Locale.ROOT);
+    workflow.turnEnded(success, error);
+    patterns.turnEnded();
     if (success) {
-      if (afterTool || !synthesized) {
-        synthesizing();
-      }
+      agentEvent("synthesizing_response", map("tool_result", lastToolResult));
       agentEvent("complete", map("response", text));
-    } else if (plan != null) {
-      for (int i = 0; i < plan.size(); i++) {
-        if (plan.get(i)[1].equals("in_progress")) {
-          agentEvent("workflow_step_failed", map("error", error, "step", i + 1));
-        }
-      }
     }
-    Map<String, Object> metadata = map("tool_name", lastToolName, "synthesized", false,
+    Map<String, Object> metadata = map("tool_name", lastToolName, "synthesized",
+        synthesis.synthesized(),
         "tool_result", lastToolResult, "turn_id", turnId,
         "status", e.status().name().toLowerCase(java.util.Locale.ROOT));
     emit(Protocol.QUERY_COMPLETE, map("success", success, "response", success ? text : error,
         "metadata", metadata, "session_id", sessionId));
+    if (!success) {
+      emit(Protocol.ERROR, map("message", error));
+    }
     onEnd.accept(this);
   }
 

@@ -36,6 +36,7 @@ public final class ApprovalDesk {
   private final Duration timeout;
   private final ApprovalPolicy defaultPolicy;
   private final Map<String, ApprovalPolicy> policies = new ConcurrentHashMap<>();
+  private final Map<String, Boolean> createTools = new ConcurrentHashMap<>();
   /** Per session: {tool, command prefix or null} approved for the rest of the session. */
   private final Map<String, List<String[]>> grants = new ConcurrentHashMap<>();
 
@@ -58,6 +59,16 @@ public final class ApprovalDesk {
   /** Sets the policy of {@code sessionId} (its next turns use it). */
   void setPolicy(String sessionId, ApprovalPolicy policy) {
     policies.put(sessionId, policy);
+  }
+
+  /** Whether the agent may write tools in {@code sessionId}; {@code null}: as its drone says. */
+  public Boolean createTools(String sessionId) {
+    return createTools.get(sessionId);
+  }
+
+  /** Sets whether the agent may write tools in {@code sessionId} (its next turns). */
+  void setCreateTools(String sessionId, boolean allowed) {
+    createTools.put(sessionId, allowed);
   }
 
   /** {@code approvalRequest} from drone {@code droneId}: answers at once or holds the call. */

@@ -18,6 +18,8 @@ public final class ConnectedDrone {
   volatile String activeTurnId;
   /** The names of the tools it offers every turn ({@code droneTools}); empty until it says. */
   volatile java.util.List<String> toolNames = java.util.List.of();
+  /** The synthesized tools' registry entries the drone dropped at its start (droneTools). */
+  volatile int orphansCleaned;
   /**
    * The live turn this drone's stream events went to last ({@link LiveTurns#streamedBy}): a
    * drone streams one turn at a time, so its next token finds it without a lookup. Set by the

@@ -157,6 +157,7 @@ public final class DroneLink {
         turns.stream(me.id, e.turnId(), e.seq(), null, Protocol.TOOL_OUTPUT, e));
     handle(c, Protocol.DRONE_TOOLS, Payloads.DroneTools.class, (e, ack) -> {
       me.toolNames = e.tools().stream().map(Payloads.ToolInfo::name).distinct().toList();
+      me.orphansCleaned = e.orphansCleaned() == null ? 0 : Math.max(0, e.orphansCleaned());
       log.debug("drone {} offers {} tools", me.id, me.toolNames.size());
     });
     handle(c, Protocol.TURN_CHANGES, ChangePayloads.TurnChanges.class, (e, ack) -> {

@@ -78,6 +78,18 @@ public final class DroneRouter {
     return names.size();
   }
 
+  /**
+   * How many synthesized tools' registry entries the user's connected drones dropped at their
+   * start because their files were gone (seed 004's {@code orphans_cleaned}).
+   */
+  int orphansCleaned(String userId) {
+    int n = 0;
+    for (ConnectedDrone d : of(userId)) {
+      n += d.isConnected() ? d.orphansCleaned : 0;
+    }
+    return n;
+  }
+
   /** Frees drone {@code droneId} if it was running {@code turnId}. */
   void release(String droneId, String turnId) {
     ConnectedDrone d = drones.get(droneId);

@@ -67,6 +67,6 @@ final class LiveSnapshot {
       t.pendingApprovals.values().forEach(p -> pending.add(p.event()));
     }
     return new Payloads.SessionSnapshot(sessionId, turns, liveTurns,
-        new ApprovalPayloads.ApprovalPolicyReply(sessionId, null, pending));
+        new ApprovalPayloads.ApprovalPolicyReply(sessionId, null, pending, null));
   }
 }

@@ -141,7 +141,8 @@ public final class PageRequests {
       Payloads.SessionSnapshot s = turns.snapshot(c, owned.session(userId, req.sessionId()));
       reply(ack, new Payloads.SessionSnapshot(s.sessionId(), s.turns(), s.live(),
           new ApprovalPayloads.ApprovalPolicyReply(s.sessionId(),
-              approvals.policy(s.sessionId()).wireName(), s.approvals().pending())));
+              approvals.policy(s.sessionId()).wireName(), s.approvals().pending(),
+              approvals.createTools(s.sessionId()))));
     });
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
       rooms.leave(req.sessionId(), c);
@@ -203,7 +204,11 @@ public final class PageRequests {
       if (req.policy() != null) {
         approvals.setPolicy(id, ApprovalPolicy.fromWireName(req.policy()));
       }
-      reply(ack, new ApprovalPayloads.ApprovalPolicyReply(id, approvals.policy(id).wireName(), null));
+      if (req.createTools() != null) {
+        approvals.setCreateTools(id, req.createTools());
+      }
+      reply(ack, new ApprovalPayloads.ApprovalPolicyReply(id, approvals.policy(id).wireName(),
+          null, approvals.createTools(id)));
     });
     changeRequests.register(c, userId);
   }
