@@ -70,7 +70,7 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
   private JournaledChatStore(Builder b) {
     this.dir = StoreDirectory.open(b.directory);
     try {
-      this.data = new JournaledState(dir, b.compactAfterBytes, b.syncTimeout);
+      this.data = new JournaledState(dir, b.compactAfterBytes, b.syncTimeout, b.cacheBytes);
     } catch (RuntimeException e) {
       dir.close();
       throw e;
@@ -203,12 +203,12 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public Optional<ChatTurn> findTurn(String id) {
-    return data.readTurns(null, id, s -> s.findTurn(id));
+    return data.findTurn(id);
   }
 
   @Override
   public List<ChatTurn> listTurns(String sessionId) {
-    return data.readTurns(sessionId, null, s -> s.listTurns(sessionId));
+    return data.listTurns(sessionId);
   }
 
   @Override
@@ -348,10 +348,13 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
     public static final long DEFAULT_COMPACT_AFTER_BYTES = 64L << 20;
     /** How long a call waits for the disk to confirm a sync. */
     public static final Duration DEFAULT_SYNC_TIMEOUT = Duration.ofSeconds(30);
+    /** The heap the cache of finished turns may use. */
+    public static final long DEFAULT_CACHE_BYTES = 32L << 20;
 
     private final Path directory;
     private long compactAfterBytes = DEFAULT_COMPACT_AFTER_BYTES;
     private Duration syncTimeout = DEFAULT_SYNC_TIMEOUT;
+    private long cacheBytes = DEFAULT_CACHE_BYTES;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -379,6 +382,20 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
         throw new IllegalArgumentException("syncTimeout must be positive: " + timeout);
       }
       this.syncTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * How much heap the cache of finished turns read or written last may use (about twice their
+     * JSON); 0 for none. Default {@value #DEFAULT_CACHE_BYTES} (32 MiB). The rest of the heap the
+     * store needs is the running turns and about 150 bytes per finished turn, with the users,
+     * projects, sessions and drones.
+     */
+    public Builder cacheBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("cacheBytes must not be negative: " + bytes);
+      }
+      this.cacheBytes = bytes;
       return this;
     }
 
