@@ -44,35 +44,46 @@ record RecordPeek(String op, String turnId, String sessionId, long seq, TurnStat
    */
   static RecordPeek of(byte[] b, int from, int to) throws IOException {
     try (JsonParser p = FACTORY.createParser(b, from, to - from)) {
-      if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
-          || !"op".equals(p.currentName()) || p.nextToken() != JsonToken.VALUE_STRING) {
-        throw new IOException("no op first");
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new IOException("not an object");
       }
-      String op = p.getText();
-      boolean turn = "createTurn".equals(op);
+      String op = null;
+      String turnId = null;
+      RecordPeek head = null;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         JsonToken value = p.nextToken();
-        if (!turn && "turnId".equals(field) && value == JsonToken.VALUE_STRING) {
-          return new RecordPeek(op, p.getText(), null, 0, null);
+        if ("op".equals(field) && value == JsonToken.VALUE_STRING) {
+          op = p.getText();
+        } else if ("turnId".equals(field) && value == JsonToken.VALUE_STRING) {
+          turnId = p.getText();
+        } else if ("turn".equals(field) && value == JsonToken.START_OBJECT) {
+          // op comes first in what this store writes: then the turn's end is never read
+          head = turnHead(p, op != null);
+        } else {
+          p.skipChildren();
         }
-        if (turn && "turn".equals(field) && value == JsonToken.START_OBJECT) {
-          return turnHead(p);
+        if (op != null && (turnId != null || head != null)) {
+          break;
         }
-        p.skipChildren();
       }
-      return new RecordPeek(op, null, null, 0, null);
+      if (op == null) {
+        throw new IOException("no op");
+      }
+      return "createTurn".equals(op) && head != null ? head
+          : new RecordPeek(op, turnId, null, 0, null);
     }
   }
 
-  private static RecordPeek turnHead(JsonParser p) throws IOException {
+  /** The turn's first fields; {@code stopEarly}: leaves the parser inside the turn. */
+  private static RecordPeek turnHead(JsonParser p, boolean stopEarly) throws IOException {
     String id = null;
     String session = null;
     long seq = 0;
     TurnStatus status = null;
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
-      JsonToken value = p.nextToken();
+      p.nextToken();
       switch (field) {
         case "_id" -> id = p.getText();
         case "sessionId" -> session = p.getText();
@@ -80,7 +91,7 @@ record RecordPeek(String op, String turnId, String sessionId, long seq, TurnStat
         case "status" -> status = STATUSES.get(p.getText());
         default -> p.skipChildren();
       }
-      if (value != null && id != null && session != null && status != null) {
+      if (stopEarly && id != null && session != null && status != null) {
         break; // seq comes before status
       }
     }
