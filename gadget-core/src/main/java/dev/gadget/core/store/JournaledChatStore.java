@@ -345,7 +345,7 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
   /** Configures a {@link JournaledChatStore}. Not thread-safe. */
   public static final class Builder {
     /** The journal size past which a snapshot is written, unless the last one is larger. */
-    public static final long DEFAULT_COMPACT_AFTER_BYTES = 64L << 20;
+    public static final long DEFAULT_COMPACT_AFTER_BYTES = 8L << 20;
     /** How long a call waits for the disk to confirm a sync. */
     public static final Duration DEFAULT_SYNC_TIMEOUT = Duration.ofSeconds(30);
     /** The heap the cache of finished turns may use. */
@@ -361,8 +361,9 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
     }
 
     /**
-     * Compacts once the current journal is larger than this many bytes and than the last
-     * snapshot. Default {@value #DEFAULT_COMPACT_AFTER_BYTES} (64 MiB).
+     * Compacts once the current journal is larger than this many bytes and than a quarter of
+     * the last snapshot with its index. Default {@value #DEFAULT_COMPACT_AFTER_BYTES} (8 MiB):
+     * opening reads the journal written since the last compaction.
      */
     public Builder compactAfterBytes(long bytes) {
       if (bytes < 1) {

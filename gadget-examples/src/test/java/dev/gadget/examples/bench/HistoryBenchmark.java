@@ -59,7 +59,7 @@ public final class HistoryBenchmark {
     int seconds = Integer.parseInt(option(a, "--seconds", "5"));
     int warmUp = Integer.parseInt(option(a, "--warmup", "3"));
     boolean relay = !a.contains("--no-relay");
-    Path store = History.fresh(dir.resolve("store"));
+    Path store = Files.createDirectories(History.fresh(dir.resolve("store")));
     System.out.printf(Locale.ROOT, "Java %s, %d CPUs, load average %.1f, store on %s (%s)%n",
         System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), store,
@@ -92,13 +92,16 @@ public final class HistoryBenchmark {
       rows.add(String.format(Locale.ROOT, "%,9d %8.1f %s %s", size, bytes / 1e9, probe,
           relayed));
     }
+    Result again = relay ? relay("empty store, again", History.fresh(dir.resolve("empty")),
+        warmUp, seconds) : null;
     System.out.println();
     System.out.printf("%9s %8s %8s %8s %10s %10s %10s %s%n", "turns", "disk GB", "open ms",
         "heap MB", "read ms", "read2 ms", "list ms", "relay events/s (x empty) writes/turn");
     rows.forEach(System.out::println);
     if (empty != null) {
-      System.out.printf(Locale.ROOT, "empty store: %,.0f events/s, %.1f writes/turn%n",
-          empty.eventsPerSecond(), empty.writesPerTurn());
+      System.out.printf(Locale.ROOT, "empty store: %,.0f events/s, %.1f writes/turn; again "
+          + "after the history runs: %,.0f events/s%n", empty.eventsPerSecond(),
+          empty.writesPerTurn(), again.eventsPerSecond());
     }
   }
 
@@ -146,10 +149,10 @@ public final class HistoryBenchmark {
     for (int i = 0; i < 5; i++) {
       blocks.add(new TurnBlock.Thinking(seq++, T0, "weighing the next step ".repeat(16)));
       blocks.add(new TurnBlock.Responding(seq++, T0, "here is what changed and why. ".repeat(
-          22)));
+          16)));
       if (i < 3) {
         ToolCall call = new ToolCall("call-" + i, "read_file", "{\"path\":\"src/Main.java\"}",
-            "class Main { void run() {} }\n".repeat(20));
+            "class Main { void run() {} }\n".repeat(14));
         calls.add(call);
         blocks.add(new TurnBlock.Tool(seq++, T0, call));
       }

@@ -10,8 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps a store's journal short and its directory free of what was deleted: once the current
- * journal has grown past the bound (the larger of the configured minimum and the last snapshot's
- * size, so compacting never costs more than the writes it saves), a background thread, {@code
+ * journal has grown past the bound (the larger of the configured minimum and a quarter of the
+ * last snapshot's size with its index: a snapshot holds no blocks, so it is small, and the
+ * journal since it is what opening reads), a background thread, {@code
  * gadget-store-compact}:
  *
  * <ol>
@@ -57,7 +58,11 @@ public final class Compactor {
     this.state = state;
     this.turns = turns;
     this.minBytes = minBytes;
-    this.threshold = Math.max(minBytes, snapshotBytes);
+    this.threshold = bound(minBytes, snapshotBytes);
+  }
+
+  private static long bound(long minBytes, long snapshotBytes) {
+    return Math.max(minBytes, snapshotBytes / 4);
   }
 
   /** Starts a compaction if the journal has grown past the bound and none is running. */
@@ -115,7 +120,7 @@ public final class Compactor {
       long bytes = dir.writeSnapshot(records, next, index);
       int deleted = deleteUnused(next);
       synchronized (this) {
-        threshold = Math.max(minBytes, bytes);
+        threshold = bound(minBytes, bytes);
       }
       log.debug("Compacted the store in {}: {} records, {} finished turns, {} bytes, {} bytes of "
           + "turns copied, {} journals deleted, in {} ms", dir.path(), records.size(),
