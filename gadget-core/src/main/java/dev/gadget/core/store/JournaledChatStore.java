@@ -29,10 +29,14 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * A durable {@link ChatStore} in one directory, in plain Java: everything is held in memory with
- * the indexes of {@link InMemoryChatStore}, and every write is appended to a journal file as one
- * JSON record and synced to disk ({@code fdatasync}) <b>before the call returns</b>. A write the
- * store has returned from survives the process being killed and the machine losing power.
+ * A durable {@link ChatStore} in one directory, in plain Java: what the live path needs is held
+ * in memory with the indexes of {@link InMemoryChatStore} (users, tokens, projects, sessions,
+ * drones, the running turns, and of each finished turn its id, session, seq and place on disk);
+ * finished turns are read from disk when asked for, through a cache bounded by {@link
+ * Builder#cacheBytes}, so the heap does not grow with the history's blocks. Every write is
+ * appended to a journal file as one JSON record and synced to disk ({@code fdatasync}) <b>before
+ * the call returns</b>. A write the store has returned from survives the process being killed and
+ * the machine losing power.
  *
  * <pre>{@code
  * try (JournaledChatStore store = JournaledChatStore.open(Path.of(".gadget-data"))) {
@@ -47,12 +51,16 @@ import java.util.function.Function;
  * no write it cannot reflect (a read of users, projects or sessions does not wait for the block
  * writes of running turns; a session's turns wait for that session's turn writes).
  *
- * <p><b>Opening</b> reads the last snapshot and replays the journals after it. A record cut
+ * <p><b>Opening</b> reads the last snapshot (all but the finished turns) and its index of the
+ * finished turns, and replays the journal written since as metadata only, so it does not grow
+ * with the history; a directory of the format before is converted once, in place. A record cut
  * short at the end of the last journal (the process died while appending it, before it was
  * acknowledged) is dropped with a warning; a damaged record anywhere else refuses to open, with
  * a message naming the file and the byte. When the journal has grown past
  * {@link Builder#compactAfterBytes} (and past the last snapshot's size), a background thread
- * writes a new snapshot atomically and deletes the old journals.
+ * writes a new snapshot atomically, copies the finished turns out of journals that are mostly
+ * garbage (deleted chats, block records of finished turns) and deletes the journals nothing
+ * refers to.
  *
  * <p><b>The directory</b> is locked while the store is open: one process at a time. It and its
  * files are readable by their owner only (prompts, code and tool output live there). Its layout

@@ -164,7 +164,13 @@ public final class Compactor {
         byte[] record;
         try {
           record = turns.files().bytes(from);
+          RecordCodec.check(record, 0, record.length - 1);
         } catch (TurnFiles.GoneException gone) {
+          continue;
+        } catch (RecordCodec.BadRecordException damaged) {
+          // never copied: a damaged record would refuse the next open; its journal stays
+          log.warn("The finished turn {} in {} (byte {}) is damaged ({}); it is left where it "
+              + "is", r.id, dir.journal(r.journal), r.offset, damaged.getMessage());
           continue;
         }
         synchronized (storeLock) {

@@ -178,11 +178,7 @@ final class DiskTurns implements TurnTable {
       List<Ref> done = new ArrayList<>(refs.size());
       for (Ref r : refs) {
         if (r.journal != 0) {
-          Ref copy = new Ref(r.id, r.sessionId, r.seq);
-          copy.journal = r.journal;
-          copy.offset = r.offset;
-          copy.length = r.length;
-          done.add(copy);
+          done.add(copy(r));
         }
       }
       if (!done.isEmpty()) {
@@ -197,15 +193,23 @@ final class DiskTurns implements TurnTable {
     return liveBytes.getOrDefault(number, 0L);
   }
 
-  /** The refs kept in journal {@code number}. */
+  /** Copies of the refs kept in journal {@code number} (safe to read outside the lock). */
   List<Ref> keptIn(int number) {
     List<Ref> out = new ArrayList<>();
     for (Ref r : byId.values()) {
       if (r.journal == number) {
-        out.add(r);
+        out.add(copy(r));
       }
     }
     return out;
+  }
+
+  private static Ref copy(Ref r) {
+    Ref c = new Ref(r.id, r.sessionId, r.seq);
+    c.journal = r.journal;
+    c.offset = r.offset;
+    c.length = r.length;
+    return c;
   }
 
   private Ref ref(String id, String sessionId, long seq) {

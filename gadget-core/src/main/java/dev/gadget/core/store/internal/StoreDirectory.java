@@ -216,17 +216,6 @@ public final class StoreDirectory implements AutoCloseable {
     }
   }
 
-  /** Deletes the journals a snapshot has made unnecessary: those numbered below {@code keep}. */
-  void deleteJournalsBefore(int keep) throws IOException {
-    boolean deleted = false;
-    for (var e : journals().headMap(keep).entrySet()) {
-      deleted |= Files.deleteIfExists(e.getValue());
-    }
-    if (deleted) {
-      syncDirectory();
-    }
-  }
-
   /** Makes the directory's entries (created, renamed, deleted files) durable. */
   void syncDirectory() throws IOException {
     if (!posix) {
