@@ -170,6 +170,29 @@ class JournaledStoreFormatTest {
     }
   }
 
+  @Test
+  void aChatKeepsItsOrderWhenItsRunningTurnComesBeforeItsFinishedOnesInTheSnapshot() {
+    ChatTurn first = ChatTurn.start(Ids.next(), recent.id(), ada.id(), 0, "a", "build", T0);
+    ChatTurn second = ChatTurn.start(Ids.next(), recent.id(), ada.id(), 1, "b", "build", T0);
+    ChatTurn third = ChatTurn.start(Ids.next(), recent.id(), ada.id(), 2, "c", "build", T0);
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      s.createUser(ada);
+      s.createProject(project);
+      s.createSession(recent);
+      s.createTurn(first);
+      s.createTurn(second);
+      s.createTurn(third);
+      s.finalizeTurn(first.id(), TurnStatus.FINISHED, null, null, T0);
+      s.finalizeTurn(third.id(), TurnStatus.ERROR, null, "boom", T0);
+      s.compact(); // the snapshot holds turn 1 (running), its index turns 0 and 2
+    }
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      assertThat(s.listTurns(recent.id())).extracting(ChatTurn::seq).containsExactly(0L, 1L, 2L);
+      assertThat(s.listUnfinishedTurns()).extracting(ChatTurn::id).containsExactly(second.id());
+      assertThat(s.findTurn(third.id()).orElseThrow().error()).isEqualTo("boom");
+    }
+  }
+
   private List<String> files() throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       return files.map(p -> p.getFileName().toString()).sorted().toList();

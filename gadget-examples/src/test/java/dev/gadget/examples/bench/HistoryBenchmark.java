@@ -32,7 +32,8 @@ import java.util.stream.Stream;
  * directory with 10,000, then 100,000, then 300,000 finished turns of about 10 KB (13 blocks, 3
  * of them tool calls; 10 turns to a chat, 10 chats to a user) from 32 writers, and at each size
  * drops the directory's files from the OS's cache and starts a fresh JVM ({@link Probe}) that
- * opens it and prints the time to open, the heap in use after a full GC, the time to read one of
+ * opens it and prints the time to open (wall clock, the opening thread's CPU time and the whole
+ * JVM's, with its JIT and GC threads), the heap in use after a full GC, the time to read one of
  * the oldest chats (its 10 turns) and to list a user's chats. Then it relays live turns with
  * tool calls on that store, as {@link LiveBenchmark} does, beside a run on an empty store.
  *
@@ -95,8 +96,9 @@ public final class HistoryBenchmark {
     Result again = relay ? relay("empty store, again", History.fresh(dir.resolve("empty")),
         warmUp, seconds) : null;
     System.out.println();
-    System.out.printf("%9s %8s %8s %8s %10s %10s %10s %s%n", "turns", "disk GB", "open ms",
-        "heap MB", "read ms", "read2 ms", "list ms", "relay events/s (x empty) writes/turn");
+    System.out.printf("%9s %8s %8s %8s %8s %8s %10s %10s %10s %s%n", "turns", "disk GB",
+        "open ms", "thr cpu", "jvm cpu", "heap MB", "read ms", "read2 ms", "list ms",
+        "relay events/s (x empty) writes/turn");
     rows.forEach(System.out::println);
     if (empty != null) {
       System.out.printf(Locale.ROOT, "empty store: %,.0f events/s, %.1f writes/turn; again "
@@ -220,9 +222,16 @@ public final class HistoryBenchmark {
     private Probe() {}
 
     public static void main(String[] args) throws Exception {
+      com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+          ManagementFactory.getOperatingSystemMXBean();
+      long cpu0 = os.getProcessCpuTime();
+      long thread0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
       try (JournaledChatStore s = JournaledChatStore.open(Path.of(args[0]))) {
         double open = ms(t0);
+        double openCpu = (os.getProcessCpuTime() - cpu0) / 1e6;
+        double openThread = (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime()
+            - thread0) / 1e6;
         for (int i = 0; i < 3; i++) {
           System.gc();
         }
@@ -244,8 +253,8 @@ public final class HistoryBenchmark {
         if (turns != TURNS_PER_CHAT * (args.length - 2) || chats != CHATS_PER_USER) {
           throw new IllegalStateException("read " + turns + " turns and " + chats + " chats");
         }
-        System.out.printf(Locale.ROOT, "RESULT %8.0f %8.0f %10.2f %10.2f %10.3f%n", open, heap,
-            first, reads[reads.length / 2], list);
+        System.out.printf(Locale.ROOT, "RESULT %8.0f %8.0f %8.0f %8.0f %10.2f %10.2f %10.3f%n",
+            open, openThread, openCpu, heap, first, reads[reads.length / 2], list);
       }
     }
 

@@ -36,10 +36,10 @@ final class DiskTurns implements TurnTable {
   }
 
   private final TurnFiles files;
-  private final Map<String, Ref> byId = new HashMap<>();
+  private Map<String, Ref> byId = new HashMap<>();
   private final Map<String, List<Ref>> bySession = new HashMap<>();
   private final TreeMap<String, ChatTurn> running = new TreeMap<>();
-  private final TreeMap<Integer, Long> liveBytes = new TreeMap<>();
+  private final Map<Integer, Long> liveBytes = new HashMap<>();
   /** Where the record being applied is kept: set by the store before it applies one. */
   private Home pending;
 
@@ -120,6 +120,45 @@ final class DiskTurns implements TurnTable {
       unlive(r);
       r.journal = 0;
       running.put(t.id(), t);
+    }
+  }
+
+  /**
+   * Adds a chat's finished turns as a snapshot's index lists them: in {@code seq} order, none
+   * held yet (opening, with no lookup per turn).
+   */
+  void loadSession(String sessionId, List<Ref> refs) {
+    List<Ref> list = bySession.computeIfAbsent(sessionId, k -> new ArrayList<>(refs.size()));
+    boolean ordered = list.isEmpty(); // else it holds running turns from the snapshot's records
+    int journal = 0;
+    long bytes = 0;
+    for (Ref r : refs) {
+      if (byId.put(r.id, r) != null) {
+        throw new IllegalStateException("the turn " + r.id + " is listed twice");
+      }
+      if (ordered) {
+        list.add(r);
+      } else {
+        insert(list, r);
+      }
+      if (r.journal != journal) {
+        if (bytes > 0) {
+          liveBytes.merge(journal, bytes, Long::sum);
+        }
+        journal = r.journal;
+        bytes = 0;
+      }
+      bytes += r.length;
+    }
+    if (bytes > 0) {
+      liveBytes.merge(journal, bytes, Long::sum);
+    }
+  }
+
+  /** Makes room for {@code turns} finished turns before an index is loaded. */
+  void expect(long turns) {
+    if (byId.isEmpty()) {
+      byId = new HashMap<>((int) Math.min(Integer.MAX_VALUE / 2, turns * 4 / 3 + 16));
     }
   }
 

@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -93,12 +94,16 @@ final class IndexFile {
       for (int s = 0; s < sessions; s++) {
         String sessionId = sessionIds.apply(utf(in));
         int n = in.getInt();
+        List<DiskTurns.Ref> refs = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-          String id = utf(in);
-          long seq = in.getLong();
-          turns.putHome(id, sessionId, seq, new Home(in.getInt(), in.getLong(), in.getInt()));
-          count++;
+          DiskTurns.Ref r = new DiskTurns.Ref(utf(in), sessionId, in.getLong());
+          r.journal = in.getInt();
+          r.offset = in.getLong();
+          r.length = in.getInt();
+          refs.add(r);
         }
+        turns.loadSession(sessionId, refs);
+        count += n;
       }
       if (in.hasRemaining()) {
         throw new IOException("it holds more than its sessions");

@@ -53,6 +53,7 @@ public final class StoreLoader {
       int first = header.journal();
       if (header.turns() > 0) {
         Path index = dir.index(first);
+        turns.expect(header.turns());
         try {
           IndexFile.read(index, turns, id -> state.findSession(id).map(ChatSession::id)
               .orElse(id));
