@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedOutputStream;
 
@@ -64,14 +63,16 @@ final class IndexFile {
     return turns;
   }
 
+  /** A chat's finished turns as an index lists them, in {@code seq} order. */
+  record Chat(String sessionId, List<DiskTurns.Ref> turns) {}
+
   /**
-   * Reads the index at {@code file} into {@code turns}, taking each session's id from {@code
-   * sessionIds} (so the heap holds it once).
+   * Reads the index at {@code file}: each chat with its finished turns (no store state touched,
+   * so it can run beside the reading of the snapshot).
    *
    * @throws IOException with a reason in words if it is not an index, damaged or cut short
    */
-  static long read(Path file, DiskTurns turns, UnaryOperator<String> sessionIds)
-      throws IOException {
+  static List<Chat> read(Path file) throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     if (bytes.length < MAGIC.length + 16) {
       throw new IOException("it ends before its last turn");
@@ -90,9 +91,9 @@ final class IndexFile {
         throw new IOException("it is not an index this version can read");
       }
       int sessions = in.getInt();
-      long count = 0;
+      List<Chat> chats = new ArrayList<>(sessions);
       for (int s = 0; s < sessions; s++) {
-        String sessionId = sessionIds.apply(utf(in));
+        String sessionId = utf(in);
         int n = in.getInt();
         List<DiskTurns.Ref> refs = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -102,13 +103,12 @@ final class IndexFile {
           r.length = in.getInt();
           refs.add(r);
         }
-        turns.loadSession(sessionId, refs);
-        count += n;
+        chats.add(new Chat(sessionId, refs));
       }
       if (in.hasRemaining()) {
         throw new IOException("it holds more than its sessions");
       }
-      return count;
+      return chats;
     } catch (BufferUnderflowException e) {
       throw new IOException("it ends before its last turn");
     }

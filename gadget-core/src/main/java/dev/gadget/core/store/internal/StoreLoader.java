@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 /**
@@ -49,18 +51,33 @@ public final class StoreLoader {
       if (!Files.exists(dir.snapshot())) {
         dir.writeSnapshot(List.of(), 1, Map.of());
       }
+      // the index (binary, of every finished turn) is read beside the snapshot (JSON)
+      SnapshotHeader peek = readSnapshot(dir, c -> { }, true);
+      Path index = dir.index(peek.journal());
+      CompletableFuture<List<IndexFile.Chat>> chats = peek.turns() == 0
+          ? CompletableFuture.completedFuture(List.of())
+          : CompletableFuture.supplyAsync(() -> {
+            try {
+              return IndexFile.read(index);
+            } catch (IOException e) {
+              throw new CompletionException(e);
+            }
+          }, r -> {
+            Thread t = new Thread(r, "gadget-store-open");
+            t.setDaemon(true);
+            t.start();
+          });
       SnapshotHeader header = readSnapshot(dir, state::apply, false);
       int first = header.journal();
-      if (header.turns() > 0) {
-        Path index = dir.index(first);
+      try {
         turns.expect(header.turns());
-        try {
-          IndexFile.read(index, turns, id -> state.findSession(id).map(ChatSession::id)
-              .orElse(id));
-        } catch (IOException e) {
-          throw JournalReader.refuse(dir, index.getFileName() + " cannot be read: "
-              + e.getMessage() + ". Restore the directory from a backup");
+        for (IndexFile.Chat chat : chats.join()) {
+          turns.loadSession(state.findSession(chat.sessionId()).map(ChatSession::id)
+              .orElse(chat.sessionId()), chat.turns());
         }
+      } catch (CompletionException e) {
+        throw JournalReader.refuse(dir, index.getFileName() + " cannot be read: "
+            + e.getCause().getMessage() + ". Restore the directory from a backup");
       }
       Loaded loaded = JournalReader.replay(dir, first, Integer.MAX_VALUE,
           Files.size(dir.snapshot()) + (header.turns() > 0 ? Files.size(dir.index(first)) : 0),
