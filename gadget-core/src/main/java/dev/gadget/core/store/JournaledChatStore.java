@@ -106,7 +106,11 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
     return dir.path();
   }
 
-  /** Writes a snapshot now and deletes the journals it replaces (normally done by itself). */
+  /**
+   * Compacts now (normally done by itself): copies the finished turns out of journals that are
+   * less than half live, writes a snapshot with its index and deletes the journals nothing refers
+   * to any more.
+   */
   public void compact() {
     data.compactNow();
   }
