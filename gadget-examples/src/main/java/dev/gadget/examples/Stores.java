@@ -23,6 +23,9 @@ final class Stores {
   static final List<OptionSpec> OPTIONS = List.of(
       OptionSpec.value("data-dir", "DIR",
           "where the embedded store keeps its files (default " + DEFAULT_DATA_DIR + ")"),
+      OptionSpec.value("store-cache", "MB",
+          "heap the embedded store may use to cache finished turns read from disk (default "
+              + (JournaledChatStore.Builder.DEFAULT_CACHE_BYTES >> 20) + ")"),
       OptionSpec.value("mongo", "URI",
           "use this MongoDB instead of the embedded store, e.g. mongodb://127.0.0.1:27017"),
       OptionSpec.value("database", "NAME", "the MongoDB database (default gadget)"));
@@ -87,6 +90,10 @@ final class Stores {
       if (args.get("data-dir").isPresent()) {
         throw new UsageException("--mongo and --data-dir do not go together");
       }
+      if (args.get("store-cache").isPresent()) {
+        throw new UsageException("--store-cache sizes the embedded store's cache: it does not "
+            + "go with --mongo");
+      }
       String database = args.get("database", MongoChatStore.Builder.DEFAULT_DATABASE);
       return new Opened(mongo(mongo.get(), database), "MongoDB " + redact(mongo.get())
           + " (database " + database + ")", null);
@@ -94,7 +101,25 @@ final class Stores {
     if (args.get("database").isPresent()) {
       throw new UsageException("--database names a MongoDB database: it goes with --mongo");
     }
-    return embedded(dataDir(args));
+    return embedded(dataDir(args), storeCache(args));
+  }
+
+  /** The embedded store's cache in bytes: {@code --store-cache} MiB, or the default. */
+  static long storeCache(Args args) {
+    Optional<String> v = args.get("store-cache");
+    if (v.isEmpty()) {
+      return JournaledChatStore.Builder.DEFAULT_CACHE_BYTES;
+    }
+    try {
+      long mb = Long.parseLong(v.get().strip());
+      if (mb >= 0 && mb <= 1 << 20) {
+        return mb << 20;
+      }
+    } catch (NumberFormatException e) {
+      // said below
+    }
+    throw new UsageException("--store-cache takes a number of megabytes, 0 (no cache) or more; "
+        + "not '" + v.get() + "'");
   }
 
   /**
@@ -105,9 +130,14 @@ final class Stores {
    *     it open
    */
   static Opened embedded(Path dir) {
+    return embedded(dir, JournaledChatStore.Builder.DEFAULT_CACHE_BYTES);
+  }
+
+  /** {@link #embedded(Path)} with a cache of finished turns of {@code cacheBytes}. */
+  static Opened embedded(Path dir, long cacheBytes) {
     Path abs = dir.toAbsolutePath().normalize();
     try {
-      return openEmbedded(abs);
+      return openEmbedded(abs, cacheBytes);
     } catch (StoreException e) {
       throw new CommandException("the data directory " + abs + " is in use by another Gadget "
           + "server or command (" + e.getMessage() + ")", e);
@@ -122,17 +152,19 @@ final class Stores {
    */
   static Optional<Opened> embeddedIfFree(Path dir) {
     try {
-      return Optional.of(openEmbedded(dir.toAbsolutePath().normalize()));
+      return Optional.of(openEmbedded(dir.toAbsolutePath().normalize(),
+          JournaledChatStore.Builder.DEFAULT_CACHE_BYTES));
     } catch (StoreException e) {
       return Optional.empty();
     }
   }
 
   /** Throws StoreException only when the directory is in use. */
-  private static Opened openEmbedded(Path abs) {
+  private static Opened openEmbedded(Path abs, long cacheBytes) {
     refuseTheOldFormat(abs);
     try {
-      return new Opened(JournaledChatStore.open(abs), "the embedded store in " + abs, abs);
+      return new Opened(JournaledChatStore.builder(abs).cacheBytes(cacheBytes).build(),
+          "the embedded store in " + abs, abs);
     } catch (StoreException e) {
       if (e.reason() == StoreException.Reason.UNAVAILABLE) {
         throw e;

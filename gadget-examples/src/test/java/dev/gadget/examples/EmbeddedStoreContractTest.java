@@ -73,6 +73,29 @@ class EmbeddedStoreContractTest extends ChatStoreContract {
     assertThat(files(dir)).containsExactly(dir.resolve(Stores.OLD_STORE_FILE));
   }
 
+  @Test
+  void storeCacheIsInMegabytesAndGoesWithTheEmbeddedStoreOnly(@TempDir Path dir) {
+    assertThat(Stores.storeCache(args("--store-cache", "64"))).isEqualTo(64L << 20);
+    assertThat(Stores.storeCache(args())).isEqualTo(
+        JournaledChatStore.Builder.DEFAULT_CACHE_BYTES);
+    assertThatThrownBy(() -> Stores.storeCache(args("--store-cache", "lots")))
+        .isInstanceOf(UsageException.class)
+        .hasMessage("--store-cache takes a number of megabytes, 0 (no cache) or more; not "
+            + "'lots'");
+    assertThatThrownBy(() -> Stores.open(args("--mongo", "mongodb://127.0.0.1:1",
+        "--store-cache", "8"))).isInstanceOf(UsageException.class)
+        .hasMessageContaining("does not go with --mongo");
+    try (Stores.Opened s = Stores.open(args("--data-dir", dir.toString(), "--store-cache",
+        "0"))) {
+      s.store().createUser(new User(Ids.next(), "ann", "Ann", Instant.now()));
+      assertThat(s.store().findUserByName("ann")).isPresent();
+    }
+  }
+
+  private static Args args(String... argv) {
+    return Args.parse(Stores.OPTIONS, List.of(argv));
+  }
+
   private static List<Path> files(Path dir) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
       return s.filter(Files::isRegularFile).sorted().toList();

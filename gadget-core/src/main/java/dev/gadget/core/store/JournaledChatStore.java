@@ -29,10 +29,14 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * A durable {@link ChatStore} in one directory, in plain Java: everything is held in memory with
- * the indexes of {@link InMemoryChatStore}, and every write is appended to a journal file as one
- * JSON record and synced to disk ({@code fdatasync}) <b>before the call returns</b>. A write the
- * store has returned from survives the process being killed and the machine losing power.
+ * A durable {@link ChatStore} in one directory, in plain Java: what the live path needs is held
+ * in memory with the indexes of {@link InMemoryChatStore} (users, tokens, projects, sessions,
+ * drones, the running turns, and of each finished turn its id, session, seq and place on disk);
+ * finished turns are read from disk when asked for, through a cache bounded by {@link
+ * Builder#cacheBytes}, so the heap does not grow with the history's blocks. Every write is
+ * appended to a journal file as one JSON record and synced to disk ({@code fdatasync}) <b>before
+ * the call returns</b>. A write the store has returned from survives the process being killed and
+ * the machine losing power.
  *
  * <pre>{@code
  * try (JournaledChatStore store = JournaledChatStore.open(Path.of(".gadget-data"))) {
@@ -47,12 +51,16 @@ import java.util.function.Function;
  * no write it cannot reflect (a read of users, projects or sessions does not wait for the block
  * writes of running turns; a session's turns wait for that session's turn writes).
  *
- * <p><b>Opening</b> reads the last snapshot and replays the journals after it. A record cut
+ * <p><b>Opening</b> reads the last snapshot (all but the finished turns) and its index of the
+ * finished turns, and replays the journal written since as metadata only, so it does not grow
+ * with the history; a directory of the format before is converted once, in place. A record cut
  * short at the end of the last journal (the process died while appending it, before it was
  * acknowledged) is dropped with a warning; a damaged record anywhere else refuses to open, with
  * a message naming the file and the byte. When the journal has grown past
  * {@link Builder#compactAfterBytes} (and past the last snapshot's size), a background thread
- * writes a new snapshot atomically and deletes the old journals.
+ * writes a new snapshot atomically, copies the finished turns out of journals that are mostly
+ * garbage (deleted chats, block records of finished turns) and deletes the journals nothing
+ * refers to.
  *
  * <p><b>The directory</b> is locked while the store is open: one process at a time. It and its
  * files are readable by their owner only (prompts, code and tool output live there). Its layout
@@ -70,7 +78,7 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
   private JournaledChatStore(Builder b) {
     this.dir = StoreDirectory.open(b.directory);
     try {
-      this.data = new JournaledState(dir, b.compactAfterBytes, b.syncTimeout);
+      this.data = new JournaledState(dir, b.compactAfterBytes, b.syncTimeout, b.cacheBytes);
     } catch (RuntimeException e) {
       dir.close();
       throw e;
@@ -98,7 +106,11 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
     return dir.path();
   }
 
-  /** Writes a snapshot now and deletes the journals it replaces (normally done by itself). */
+  /**
+   * Compacts now (normally done by itself): copies the finished turns out of journals that are
+   * less than half live, writes a snapshot with its index and deletes the journals nothing refers
+   * to any more.
+   */
   public void compact() {
     data.compactNow();
   }
@@ -203,12 +215,12 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
 
   @Override
   public Optional<ChatTurn> findTurn(String id) {
-    return data.readTurns(null, id, s -> s.findTurn(id));
+    return data.findTurn(id);
   }
 
   @Override
   public List<ChatTurn> listTurns(String sessionId) {
-    return data.readTurns(sessionId, null, s -> s.listTurns(sessionId));
+    return data.listTurns(sessionId);
   }
 
   @Override
@@ -345,21 +357,25 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
   /** Configures a {@link JournaledChatStore}. Not thread-safe. */
   public static final class Builder {
     /** The journal size past which a snapshot is written, unless the last one is larger. */
-    public static final long DEFAULT_COMPACT_AFTER_BYTES = 64L << 20;
+    public static final long DEFAULT_COMPACT_AFTER_BYTES = 8L << 20;
     /** How long a call waits for the disk to confirm a sync. */
     public static final Duration DEFAULT_SYNC_TIMEOUT = Duration.ofSeconds(30);
+    /** The heap the cache of finished turns may use. */
+    public static final long DEFAULT_CACHE_BYTES = 32L << 20;
 
     private final Path directory;
     private long compactAfterBytes = DEFAULT_COMPACT_AFTER_BYTES;
     private Duration syncTimeout = DEFAULT_SYNC_TIMEOUT;
+    private long cacheBytes = DEFAULT_CACHE_BYTES;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
     }
 
     /**
-     * Compacts once the current journal is larger than this many bytes and than the last
-     * snapshot. Default {@value #DEFAULT_COMPACT_AFTER_BYTES} (64 MiB).
+     * Compacts once the current journal is larger than this many bytes and than a quarter of
+     * the last snapshot with its index. Default {@value #DEFAULT_COMPACT_AFTER_BYTES} (8 MiB):
+     * opening reads the journal written since the last compaction.
      */
     public Builder compactAfterBytes(long bytes) {
       if (bytes < 1) {
@@ -379,6 +395,20 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
         throw new IllegalArgumentException("syncTimeout must be positive: " + timeout);
       }
       this.syncTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * How much heap the cache of finished turns read or written last may use (about twice their
+     * JSON); 0 for none. Default {@value #DEFAULT_CACHE_BYTES} (32 MiB). The rest of the heap the
+     * store needs is the running turns and about 150 bytes per finished turn, with the users,
+     * projects, sessions and drones.
+     */
+    public Builder cacheBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("cacheBytes must not be negative: " + bytes);
+      }
+      this.cacheBytes = bytes;
       return this;
     }
 

@@ -238,7 +238,9 @@ class JournaledChatStoreTest extends ChatStoreContract {
         turns.add(fill(s, "user" + i));
       }
       s.compact();
-      assertThat(journals()).containsExactly("journal-000002.jsonl");
+      // journal 1 keeps the finished turns' records; the snapshot indexes them
+      assertThat(journals()).containsExactly("journal-000001.jsonl", "journal-000002.jsonl");
+      assertThat(dir.resolve("index-000002.bin")).exists();
       turns.add(fill(s, "after"));
     }
     assertThat(dir.resolve("snapshot.jsonl")).exists();

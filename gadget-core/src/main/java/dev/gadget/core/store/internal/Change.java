@@ -53,6 +53,20 @@ public sealed interface Change {
   /** Applies this change to {@code state}, which must have been checked to accept it. */
   void applyTo(IndexedState state);
 
+  /** A change to one turn that exists: a new version of it, computed from the one before. */
+  sealed interface TurnChange extends Change {
+    /** The turn changed. */
+    String turnId();
+
+    /** The turn as this change leaves {@code t}. */
+    ChatTurn applyToTurn(ChatTurn t);
+
+    @Override
+    default void applyTo(IndexedState state) {
+      state.putTurn(applyToTurn(state.turn(turnId())));
+    }
+  }
+
   /** Adds a user. */
   record CreateUser(User user) implements Change {
     public CreateUser {
@@ -138,46 +152,46 @@ public sealed interface Change {
   }
 
   /** Adds one block, whose {@code seq} the turn does not have yet, to a turn. */
-  record AppendBlock(String turnId, TurnBlock block) implements Change {
+  record AppendBlock(String turnId, TurnBlock block) implements TurnChange {
     public AppendBlock {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(block, "block");
     }
 
     @Override
-    public void applyTo(IndexedState state) {
-      state.putTurn(Turns.withBlock(state.turn(turnId), block));
+    public ChatTurn applyToTurn(ChatTurn t) {
+      return Turns.withBlock(t, block);
     }
   }
 
   /** Adds a text block, or replaces the one with its seq. */
-  record SaveBlock(String turnId, TurnBlock block) implements Change {
+  record SaveBlock(String turnId, TurnBlock block) implements TurnChange {
     public SaveBlock {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(block, "block");
     }
 
     @Override
-    public void applyTo(IndexedState state) {
-      state.putTurn(Turns.withSavedBlock(state.turn(turnId), block));
+    public ChatTurn applyToTurn(ChatTurn t) {
+      return Turns.withSavedBlock(t, block);
     }
   }
 
   /** Records which drone runs a turn. */
-  record SetTurnDrone(String turnId, String droneId) implements Change {
+  record SetTurnDrone(String turnId, String droneId) implements TurnChange {
     public SetTurnDrone {
       Objects.requireNonNull(turnId, "turnId");
     }
 
     @Override
-    public void applyTo(IndexedState state) {
-      state.putTurn(state.turn(turnId).withDrone(droneId));
+    public ChatTurn applyToTurn(ChatTurn t) {
+      return t.withDrone(droneId);
     }
   }
 
   /** Ends a turn that was still processing. */
   record FinalizeTurn(String turnId, TurnStatus status, TurnStats stats, String error,
-      Instant finishedAt) implements Change {
+      Instant finishedAt) implements TurnChange {
     public FinalizeTurn {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(status, "status");
@@ -185,8 +199,8 @@ public sealed interface Change {
     }
 
     @Override
-    public void applyTo(IndexedState state) {
-      state.putTurn(Turns.finished(state.turn(turnId), status, stats, error, finishedAt));
+    public ChatTurn applyToTurn(ChatTurn t) {
+      return Turns.finished(t, status, stats, error, finishedAt);
     }
   }
 

@@ -19,14 +19,12 @@ import dev.gadget.core.model.User;
 import dev.gadget.core.spi.StoreException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeSet;
 
 /**
  * Everything a store holds, in memory, with an index for every lookup the {@code ChatStore} SPI
@@ -40,9 +38,6 @@ import java.util.TreeSet;
  * then {@link #apply} applies it. In between, a journaled store writes the change to its journal.
  */
 public final class IndexedState {
-  private static final Comparator<ChatTurn> TURN_ORDER =
-      Comparator.comparingLong(ChatTurn::seq).thenComparing(ChatTurn::id);
-
   private final Map<String, User> users = new HashMap<>();
   private final Map<String, String> userIdByName = new HashMap<>();
   private final Map<String, StoredToken> tokens = new HashMap<>();
@@ -52,11 +47,19 @@ public final class IndexedState {
   private final Map<String, ChatSession> sessions = new HashMap<>();
   private final Map<String, NavigableSet<String>> sessionsByUser = new HashMap<>();
   private final Map<String, NavigableSet<String>> sessionsByProject = new HashMap<>();
-  private final Map<String, ChatTurn> turns = new HashMap<>();
-  private final Map<String, NavigableSet<ChatTurn>> turnsBySession = new HashMap<>();
-  private final NavigableSet<String> unfinished = new TreeSet<>();
+  private final TurnTable turns;
   private final DroneState drones = new DroneState();
   private final ProviderState providers = new ProviderState();
+
+  /** A state with every turn in memory. */
+  public IndexedState() {
+    this(new MemoryTurns());
+  }
+
+  /** A state whose turns are kept by {@code turns}. */
+  IndexedState(TurnTable turns) {
+    this.turns = turns;
+  }
 
   // ------------------------------------------------------------------ reads
 
@@ -96,12 +99,31 @@ public final class IndexedState {
   }
 
   public List<ChatTurn> listTurns(String sessionId) {
-    NavigableSet<ChatTurn> ordered = turnsBySession.get(sessionId);
-    return ordered == null ? List.of() : new ArrayList<>(ordered);
+    return turns.listSession(sessionId);
   }
 
   public List<ChatTurn> listUnfinishedTurns() {
-    return resolve(unfinished, turns::get);
+    return turns.unfinished();
+  }
+
+  /** The session of a turn, or null if there is no such turn (read nothing from disk). */
+  public String sessionOfTurn(String turnId) {
+    return turnId == null ? null : turns.sessionOf(turnId);
+  }
+
+  /**
+   * The change as a store that keeps finished turns whole on disk journals it: a change that
+   * ends a turn, or changes one that has ended, becomes the whole turn as it leaves it (one
+   * {@link Change.CreateTurn} record holding its blocks: where the finished turn is read from).
+   */
+  public Change wholeTurns(Change change) {
+    if (change instanceof Change.TurnChange c) {
+      ChatTurn after = c.applyToTurn(turn(c.turnId()));
+      if (after.status().isTerminal()) {
+        return new Change.CreateTurn(after);
+      }
+    }
+    return change;
   }
 
   /** Users' drones. */
@@ -117,7 +139,7 @@ public final class IndexedState {
     tokens.values().forEach(t -> out.add(new Change.SaveToken(t)));
     projects.values().forEach(p -> out.add(new Change.CreateProject(p)));
     sessions.values().forEach(s -> out.add(new Change.CreateSession(s)));
-    turns.values().forEach(t -> out.add(new Change.CreateTurn(t)));
+    turns.snapshotInto(out);
     drones.snapshotInto(out);
     providers.snapshotInto(out);
     return out;
@@ -240,7 +262,7 @@ public final class IndexedState {
 
   public Change checkCreateTurn(ChatTurn turn) {
     Objects.requireNonNull(turn, "turn");
-    if (turns.containsKey(turn.id())) {
+    if (turns.contains(turn.id())) {
       throw duplicate("chat turn " + turn.id());
     }
     return new Change.CreateTurn(turn);
@@ -281,8 +303,7 @@ public final class IndexedState {
       throw new IllegalArgumentException("not a terminal status: " + status);
     }
     Objects.requireNonNull(finishedAt, "finishedAt");
-    ChatTurn t = turnId == null ? null : turns.get(turnId);
-    if (t == null || t.status().isTerminal()) {
+    if (turnId == null || !turns.running(turnId)) {
       return null;
     }
     return new Change.FinalizeTurn(turnId, status, stats, error, finishedAt);
@@ -350,13 +371,7 @@ public final class IndexedState {
     }
     unindex(sessionsByUser, old.userId(), old.id());
     unindex(sessionsByProject, key(old.userId(), old.projectId()), old.id());
-    NavigableSet<ChatTurn> owned = turnsBySession.remove(sessionId);
-    if (owned != null) {
-      for (ChatTurn t : owned) {
-        turns.remove(t.id());
-        unfinished.remove(t.id());
-      }
-    }
+    turns.removeSession(sessionId);
   }
 
   /** Removes a project with its sessions and their turns. */
@@ -373,20 +388,7 @@ public final class IndexedState {
   }
 
   void putTurn(ChatTurn t) {
-    ChatTurn old = turns.put(t.id(), t);
-    if (old != null) {
-      NavigableSet<ChatTurn> set = turnsBySession.get(old.sessionId());
-      set.remove(old);
-      if (set.isEmpty()) {
-        turnsBySession.remove(old.sessionId());
-      }
-    }
-    turnsBySession.computeIfAbsent(t.sessionId(), k -> new TreeSet<>(TURN_ORDER)).add(t);
-    if (t.status() == TurnStatus.PROCESSING) {
-      unfinished.add(t.id());
-    } else {
-      unfinished.remove(t.id());
-    }
+    turns.put(t);
   }
 
   Project project(String id) {

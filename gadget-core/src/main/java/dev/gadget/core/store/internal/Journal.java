@@ -48,6 +48,8 @@ public final class Journal implements AutoCloseable {
   /** How far the current file is written (records, then zeros). */
   private long filled;
   private long appended;
+  /** Where in its file the last record was written. */
+  private long lastOffset;
   private volatile long durable;
   /** Tests only: runs on the sync thread before each sync (to hold syncs back). */
   public static volatile Runnable beforeSync;
@@ -101,6 +103,7 @@ public final class Journal implements AutoCloseable {
           fillAhead(fileBytes + record.length);
         }
         long at = fileBytes;
+        lastOffset = at;
         while (buf.hasRemaining()) {
           at += channel.write(buf, at);
         }
@@ -123,6 +126,29 @@ public final class Journal implements AutoCloseable {
     try {
       usable();
       return appended;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The number of the journal file records are appended to. */
+  public int number() {
+    lock.lock();
+    try {
+      return number;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Where in its file ({@link #number()}) the last record appended starts: read under the lock
+   * of the store that appended it.
+   */
+  public long lastOffset() {
+    lock.lock();
+    try {
+      return lastOffset;
     } finally {
       lock.unlock();
     }

@@ -23,7 +23,7 @@ public final class RecordCodec {
     private static final long serialVersionUID = 1L;
     private final boolean intact;
 
-    BadRecordException(String message, boolean intact) {
+    public BadRecordException(String message, boolean intact) {
       super(message);
       this.intact = intact;
     }
@@ -66,6 +66,22 @@ public final class RecordCodec {
    */
   public static <T> T decode(byte[] line, int from, int to, Class<T> type)
       throws BadRecordException {
+    int length = check(line, from, to) + 9;
+    try {
+      return JSON.readValue(line, from, length - 9, type);
+    } catch (java.io.IOException | RuntimeException e) {
+      // Intact but unreadable: written by a newer version, or edited by hand.
+      throw new BadRecordException("it is not a record this version can read", true);
+    }
+  }
+
+  /**
+   * Checks the checksum of one line ({@code line[from, to)}, without its newline); returns the
+   * length of its JSON.
+   *
+   * @throws BadRecordException if the checksum is missing or wrong
+   */
+  public static int check(byte[] line, int from, int to) throws BadRecordException {
     int length = to - from;
     if (length < TRAILER || line[to - 9] != '\t') {
       throw new BadRecordException("it has no checksum", false);
@@ -81,11 +97,6 @@ public final class RecordCodec {
     if (crc.getValue() != expected) {
       throw new BadRecordException("its checksum does not match its content", false);
     }
-    try {
-      return JSON.readValue(line, from, length - 9, type);
-    } catch (java.io.IOException | RuntimeException e) {
-      // Intact but unreadable: written by a newer version, or edited by hand.
-      throw new BadRecordException("it is not a record this version can read", true);
-    }
+    return length - 9;
   }
 }

@@ -18,6 +18,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -29,8 +30,11 @@ import java.util.stream.Stream;
  *
  * <pre>
  * lock                   held (FileChannel.tryLock) while a process has the store open
- * snapshot.jsonl         everything as of the start of journal N: a header, then one record each
- * journal-00000N.jsonl   every write since, one record each, appended and synced
+ * snapshot.jsonl         all but finished turns as of the start of journal N: a header, then one
+ *                        record each
+ * index-00000N.bin       where each finished turn is kept, as of the same moment ({@link IndexFile})
+ * journal-00000N.jsonl   every write since, one record each, appended and synced; the journals
+ *                        before N that still keep finished turns' records
  * </pre>
  *
  * The directory and every file are readable by their owner only, where the file system has POSIX
@@ -41,6 +45,7 @@ public final class StoreDirectory implements AutoCloseable {
   static final String SNAPSHOT = "snapshot.jsonl";
   static final String SNAPSHOT_TMP = "snapshot.jsonl.tmp";
   static final Pattern JOURNAL = Pattern.compile("journal-(\\d{6,9})\\.jsonl");
+  static final Pattern INDEX = Pattern.compile("index-(\\d{6,9})\\.bin");
   private static final Set<PosixFilePermission> DIR_PERMS =
       PosixFilePermissions.fromString("rwx------");
   private static final Set<PosixFilePermission> FILE_PERMS =
@@ -117,12 +122,21 @@ public final class StoreDirectory implements AutoCloseable {
     return dir.resolve(SNAPSHOT);
   }
 
+  Path index(int journal) {
+    return dir.resolve(String.format("index-%06d.bin", journal));
+  }
+
   /** The journals present, by number. */
   TreeMap<Integer, Path> journals() throws IOException {
+    return numbered(JOURNAL);
+  }
+
+  /** The files whose names {@code pattern} matches, by the number in their name. */
+  TreeMap<Integer, Path> numbered(Pattern pattern) throws IOException {
     TreeMap<Integer, Path> out = new TreeMap<>();
     try (Stream<Path> files = Files.list(dir)) {
       files.forEach(p -> {
-        Matcher m = JOURNAL.matcher(p.getFileName().toString());
+        Matcher m = pattern.matcher(p.getFileName().toString());
         if (m.matches()) {
           out.put(Integer.parseInt(m.group(1)), p);
         }
@@ -157,17 +171,29 @@ public final class StoreDirectory implements AutoCloseable {
   }
 
   /**
-   * Writes a snapshot atomically: to a temporary file, synced, renamed over the old one, and the
-   * rename synced. Returns its size in bytes.
+   * Writes a snapshot atomically: the index of the finished turns to {@code index-N.bin}, synced;
+   * the records to a temporary file, synced, renamed over the old snapshot, and the rename
+   * synced; then deletes the other indexes. Returns their size in bytes.
    */
-  public long writeSnapshot(List<Change> records, int journal) throws IOException {
+  public long writeSnapshot(List<Change> records, int journal,
+      Map<String, List<DiskTurns.Ref>> finished) throws IOException {
+    long turns = 0;
+    Path index = index(journal);
+    if (!finished.isEmpty()) {
+      try (FileChannel ch = FileChannel.open(index, Set.of(StandardOpenOption.CREATE,
+          StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE),
+          fileAttributes(posix))) {
+        turns = IndexFile.write(Channels.newOutputStream(ch), finished);
+        ch.force(true);
+      }
+    }
     Path tmp = dir.resolve(SNAPSHOT_TMP);
     Files.deleteIfExists(tmp);
     try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE), fileAttributes(posix))) {
       OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
       out.write(RecordCodec.encode(new SnapshotHeader(SnapshotHeader.FORMAT,
-          SnapshotHeader.VERSION, journal, records.size())));
+          SnapshotHeader.VERSION, journal, records.size(), turns)));
       for (Change c : records) {
         out.write(RecordCodec.encode(c));
       }
@@ -177,17 +203,16 @@ public final class StoreDirectory implements AutoCloseable {
     Files.move(tmp, snapshot(), StandardCopyOption.ATOMIC_MOVE,
         StandardCopyOption.REPLACE_EXISTING);
     syncDirectory();
-    return Files.size(snapshot());
+    deleteIndexesBut(turns > 0 ? journal : -1);
+    return Files.size(snapshot()) + (turns > 0 ? Files.size(index) : 0);
   }
 
-  /** Deletes the journals a snapshot has made unnecessary: those numbered below {@code keep}. */
-  void deleteJournalsBefore(int keep) throws IOException {
-    boolean deleted = false;
-    for (var e : journals().headMap(keep).entrySet()) {
-      deleted |= Files.deleteIfExists(e.getValue());
-    }
-    if (deleted) {
-      syncDirectory();
+  /** Deletes the index files but the one of journal {@code keep}. */
+  void deleteIndexesBut(int keep) throws IOException {
+    for (var e : numbered(INDEX).entrySet()) {
+      if (e.getKey() != keep) {
+        Files.deleteIfExists(e.getValue());
+      }
     }
   }
 
@@ -232,12 +257,14 @@ public final class StoreDirectory implements AutoCloseable {
    * The first line of a snapshot.
    *
    * @param format always {@value #FORMAT}
-   * @param version the layout's version, {@value #VERSION}
+   * @param version the layout's version: {@value #VERSION}; 1 held finished turns whole as
+   *     records, and is converted when opened
    * @param journal the first journal that is not in the snapshot
    * @param records how many records follow
+   * @param turns how many finished turns {@code index-N.bin} holds (0: there is none)
    */
-  record SnapshotHeader(String format, int version, int journal, long records) {
+  record SnapshotHeader(String format, int version, int journal, long records, long turns) {
     static final String FORMAT = "gadget-store-snapshot";
-    static final int VERSION = 1;
+    static final int VERSION = 2;
   }
 }

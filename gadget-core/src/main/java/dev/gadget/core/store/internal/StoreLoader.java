@@ -1,5 +1,6 @@
 package dev.gadget.core.store.internal;
 
+import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.store.internal.RecordCodec.BadRecordException;
 import dev.gadget.core.store.internal.StoreDirectory.SnapshotHeader;
@@ -7,146 +8,163 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 
 /**
- * Reads a store directory back into memory: the snapshot, then every journal after it, record by
- * record. A record cut short at the very end of the last journal (the process died while
- * appending it, so it was never acknowledged) is dropped with a warning and cut off the file. A
- * damaged or unreadable record anywhere else refuses the whole directory, changing nothing,
- * with a message that names the file and the byte.
+ * Opens a store directory without reading its history: loads the snapshot (users, tokens,
+ * projects, sessions, drones, providers, the running turns) and its index of where each finished
+ * turn is kept, then replays the journals written since as metadata only: a finished turn's
+ * record is checked (its checksum) and its first fields read ({@link RecordPeek}), never decoded
+ * whole. Deletes the journals before the snapshot that keep no finished turn any more (a crash
+ * after a compaction, before it deleted them). An empty directory gets an empty snapshot; a
+ * directory of the format before (version 1) is for {@link StoreConverter}.
  */
 public final class StoreLoader {
-  private static final Logger log = LoggerFactory.getLogger(StoreLoader.class);
-
   /**
    * What was loaded.
    *
    * @param journal the number of the journal to append to
    * @param journalBytes its size, without a dropped torn record
    * @param exists whether that journal exists (else it must be created)
-   * @param snapshotBytes the snapshot's size, 0 without one
+   * @param snapshotBytes the snapshot's size with its index, 0 without one
    */
   public record Loaded(int journal, long journalBytes, boolean exists, long snapshotBytes) {}
 
   private StoreLoader() {}
 
-  /** Loads {@code dir} into {@code state}, which must be empty. */
-  public static Loaded load(StoreDirectory dir, IndexedState state) {
+  /** Whether {@code dir} holds a store of the format before this one, to be converted. */
+  static boolean oldFormat(StoreDirectory dir) throws IOException {
+    if (!Files.exists(dir.snapshot())) {
+      return !dir.journals().isEmpty();
+    }
+    return readSnapshot(dir, c -> { }, true).version() < SnapshotHeader.VERSION;
+  }
+
+  /** Loads {@code dir} into {@code state}, whose turns are {@code turns}; both empty. */
+  static Loaded load(StoreDirectory dir, IndexedState state, DiskTurns turns) {
     try {
       Files.deleteIfExists(dir.path().resolve(StoreDirectory.SNAPSHOT_TMP));
-      int first = 1;
-      long snapshotBytes = 0;
-      if (Files.exists(dir.snapshot())) {
-        first = readSnapshot(dir, state);
-        snapshotBytes = Files.size(dir.snapshot());
+      if (!Files.exists(dir.snapshot())) {
+        dir.writeSnapshot(List.of(), 1, Map.of());
       }
-      TreeMap<Integer, Path> journals = dir.journals();
-      dir.deleteJournalsBefore(first);
-      Map<Integer, Path> live = journals.tailMap(first, true);
-      int expected = first;
-      for (int n : live.keySet()) {
-        if (n != expected) {
-          throw refuse(dir, dir.journal(expected).getFileName() + " is missing (the journals "
-              + "after it cannot be applied without it)");
+      // the index (binary, of every finished turn) is read beside the snapshot (JSON)
+      SnapshotHeader peek = readSnapshot(dir, c -> { }, true);
+      Path index = dir.index(peek.journal());
+      CompletableFuture<List<IndexFile.Chat>> chats = peek.turns() == 0
+          ? CompletableFuture.completedFuture(List.of())
+          : CompletableFuture.supplyAsync(() -> {
+            try {
+              return IndexFile.read(index);
+            } catch (IOException e) {
+              throw new CompletionException(e);
+            }
+          }, r -> {
+            Thread t = new Thread(r, "gadget-store-open");
+            t.setDaemon(true);
+            t.start();
+          });
+      SnapshotHeader header = readSnapshot(dir, state::apply, false);
+      int first = header.journal();
+      try {
+        turns.expect(header.turns());
+        for (IndexFile.Chat chat : chats.join()) {
+          turns.loadSession(state.findSession(chat.sessionId()).map(ChatSession::id)
+              .orElse(chat.sessionId()), chat.turns());
         }
-        expected++;
+      } catch (CompletionException e) {
+        throw JournalReader.refuse(dir, index.getFileName() + " cannot be read: "
+            + e.getCause().getMessage() + ". Restore the directory from a backup");
       }
-      if (live.isEmpty()) {
-        return new Loaded(first, 0, false, snapshotBytes);
-      }
-      int last = journals.lastKey();
-      long lastSize = 0;
-      for (var e : live.entrySet()) {
-        lastSize = replay(dir, e.getValue(), state, e.getKey() == last);
-      }
-      return new Loaded(last, lastSize, true, snapshotBytes);
+      Loaded loaded = JournalReader.replay(dir, first, Integer.MAX_VALUE,
+          Files.size(dir.snapshot()) + (header.turns() > 0 ? Files.size(dir.index(first)) : 0),
+          (b, from, to, journal, offset) -> metadata(state, turns, b, from, to, journal, offset));
+      deleteUnused(dir, turns, first);
+      return loaded;
     } catch (IOException e) {
       throw new StoreException(StoreException.Reason.FAILED,
           "cannot read the store in " + dir.path() + ": " + e, e);
     }
   }
 
-  /** Applies the snapshot; returns the first journal it does not contain. */
-  private static int readSnapshot(StoreDirectory dir, IndexedState state) throws IOException {
+  /** One record of the journals since the snapshot: a finished turn's by its first fields. */
+  private static void metadata(IndexedState state, DiskTurns turns, byte[] b, int from, int to,
+      int journal, long offset) throws BadRecordException {
+    int json = RecordCodec.check(b, from, to);
+    RecordPeek peek;
+    try {
+      peek = RecordPeek.of(b, from, from + json);
+    } catch (IOException e) {
+      throw new BadRecordException("it is not a record this version can read", true);
+    }
+    if (peek.finishedTurn()) {
+      if (state.findSession(peek.sessionId()).isEmpty()) {
+        throw new IllegalStateException("the chat session " + peek.sessionId()
+            + " does not exist");
+      }
+      turns.putHome(peek.turnId(), peek.sessionId(), peek.seq(),
+          new Home(journal, offset, to - from + 1));
+    } else {
+      state.apply(RecordCodec.decode(b, from, to, Change.class));
+    }
+  }
+
+  /** Deletes the journals before {@code first} that keep no finished turn, and stray indexes. */
+  static void deleteUnused(StoreDirectory dir, DiskTurns turns, int first) throws IOException {
+    boolean deleted = false;
+    for (var e : dir.journals().headMap(first).entrySet()) {
+      if (turns.liveBytes(e.getKey()) == 0) {
+        deleted |= Files.deleteIfExists(e.getValue());
+      }
+    }
+    if (deleted) {
+      dir.syncDirectory();
+    }
+  }
+
+  /**
+   * Reads the snapshot's header and hands each of its records to {@code apply}; with {@code
+   * headerOnly}, the header alone (any version).
+   */
+  static SnapshotHeader readSnapshot(StoreDirectory dir, Consumer<Change> apply,
+      boolean headerOnly) throws IOException {
     Path file = dir.snapshot();
     try (InputStream in = Files.newInputStream(file)) {
       LineReader lines = new LineReader(in);
       if (!lines.next()) {
-        throw refuse(dir, file.getFileName() + " is empty");
+        throw JournalReader.refuse(dir, file.getFileName() + " is empty");
       }
       SnapshotHeader header = record(dir, file, lines, 1, SnapshotHeader.class);
-      if (!SnapshotHeader.FORMAT.equals(header.format()) || header.version() != 1
-          || header.journal() < 1) {
-        throw refuse(dir, file.getFileName() + " is not a snapshot this version can read "
-            + "(format " + header.format() + ", version " + header.version() + ")");
+      if (!SnapshotHeader.FORMAT.equals(header.format()) || header.version() < 1
+          || header.version() > SnapshotHeader.VERSION || header.journal() < 1) {
+        throw JournalReader.refuse(dir, file.getFileName() + " is not a snapshot this version "
+            + "can read (format " + header.format() + ", version " + header.version() + ")");
+      }
+      if (headerOnly) {
+        return header;
       }
       for (long i = 0; i < header.records(); i++) {
         if (!lines.next() || !lines.terminated) {
-          throw refuse(dir, file.getFileName() + " ends after " + i + " of its "
+          throw JournalReader.refuse(dir, file.getFileName() + " ends after " + i + " of its "
               + header.records() + " records");
         }
-        apply(dir, file, lines, i + 2, record(dir, file, lines, i + 2, Change.class), state);
+        Change c = record(dir, file, lines, i + 2, Change.class);
+        try {
+          apply.accept(c);
+        } catch (RuntimeException e) {
+          throw JournalReader.refuse(dir, "line " + (i + 2) + " of " + file.getFileName()
+              + " refers to something the store does not hold (" + e.getMessage() + ")");
+        }
       }
       if (lines.next()) {
-        throw refuse(dir, file.getFileName() + " has more records than its header says");
+        throw JournalReader.refuse(dir, file.getFileName() + " has more records than its "
+            + "header says");
       }
-      return header.journal();
+      return header;
     }
-  }
-
-  /** Applies one journal; returns its size without a dropped torn record. */
-  private static long replay(StoreDirectory dir, Path file, IndexedState state, boolean last)
-      throws IOException {
-    long line = 0;
-    try (InputStream in = Files.newInputStream(file)) {
-      LineReader lines = new LineReader(in);
-      while (lines.next()) {
-        line++;
-        Change change;
-        try {
-          if (!lines.terminated) {
-            throw new BadRecordException("it has no end of line", false);
-          }
-          change = RecordCodec.decode(lines.bytes(), lines.from, lines.to, Change.class);
-        } catch (BadRecordException e) {
-          long at = lines.lineOffset;
-          int length = lines.to - lines.from;
-          boolean nul = has(lines, true);
-          boolean zeros = nul && !has(lines, false);
-          // A record holds no NUL byte, and a record is acknowledged once a sync has covered it
-          // and all before it: from a NUL on, nothing was acknowledged (zeros written ahead, or
-          // pages of a write cut short that the disk had not all taken).
-          if (last && !e.intact() && (nul || lines.restIsZeros())) {
-            if (zeros && lines.restIsZeros()) {
-              log.debug("{} ends at byte {}, before the zeros written ahead", file, at);
-            } else {
-              log.warn("The end of {} from line {} (byte {}, {} bytes) was cut short when the "
-                  + "process writing it died, so it was never acknowledged: dropping it",
-                  file, line, at, Files.size(file) - at);
-            }
-            return at;
-          }
-          throw damaged(dir, file, line, at, e.getMessage());
-        }
-        apply(dir, file, lines, line, change, state);
-      }
-    }
-    return Files.size(file);
-  }
-
-  /** Whether the current line holds a NUL byte ({@code nul}), or any other byte. */
-  private static boolean has(LineReader lines, boolean nul) {
-    byte[] b = lines.bytes();
-    for (int i = lines.from; i < lines.to; i++) {
-      if ((b[i] == 0) == nul) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** A record of the snapshot, which is written whole or not at all: any damage refuses. */
@@ -155,34 +173,9 @@ public final class StoreLoader {
     try {
       return RecordCodec.decode(lines.bytes(), lines.from, lines.to, type);
     } catch (BadRecordException e) {
-      throw refuse(dir, "line " + line + " of " + file.getFileName() + " (byte "
+      throw JournalReader.refuse(dir, "line " + line + " of " + file.getFileName() + " (byte "
           + lines.lineOffset + ") is damaged: " + e.getMessage() + ". Restore the directory "
           + "from a backup");
     }
-  }
-
-  private static void apply(StoreDirectory dir, Path file, LineReader lines, long line,
-      Change change, IndexedState state) {
-    try {
-      state.apply(change);
-    } catch (RuntimeException e) {
-      throw refuse(dir, "line " + line + " of " + file.getFileName() + " (byte "
-          + lines.lineOffset + ") refers to something the store does not hold ("
-          + e.getMessage() + "); the directory was changed by hand or by another program");
-    }
-  }
-
-  private static StoreException damaged(StoreDirectory dir, Path file, long line, long offset,
-      String why) {
-    return refuse(dir, "line " + line + " of " + file.getFileName() + " (byte " + offset
-        + ") is damaged: " + why + ". It is not the end of the last journal, so it is not a "
-        + "write cut short by a crash. Restore the directory from a backup; or, to keep only "
-        + "what comes before that record, cut the file there (truncate -s " + offset + " '"
-        + file + "') and delete any later journal");
-  }
-
-  private static StoreException refuse(StoreDirectory dir, String why) {
-    return new StoreException(StoreException.Reason.FAILED,
-        "cannot open the store in " + dir.path() + ": " + why + ". Nothing was changed.");
   }
 }
