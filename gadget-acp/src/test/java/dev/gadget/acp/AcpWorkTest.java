@@ -82,7 +82,15 @@ class AcpWorkTest {
       List<JsonNode> sent = acp.wireUpdates();
       assertThat(Updates.linesWithUsage(sent)).containsExactlyElementsOf(expected(""));
       assertThat(acp.writes).isEmpty();
+      assertThat(acp.permissionRequests).as("the policy \"never\" asks nothing").isEmpty();
       assertThat(Files.readString(hello)).isEqualTo("Hi from disk\n");
+      // each call's update carries what the tool returned
+      List<String> outputs = sent.stream()
+          .filter(u -> u.path("sessionUpdate").asText().equals("tool_call_update"))
+          .filter(u -> u.path("status").asText().equals("completed"))
+          .map(u -> u.path("content").path(0).path("content").path("text").asText()).toList();
+      assertThat(outputs.get(1)).as("the read").contains("Hello from disk");
+      assertThat(outputs.get(3)).as("the command").isEqualTo("exit code: 0\nHi from disk\n");
       // the sandbox ran the command on the edited disk
       assertThat(Updates.message(sent)).isEqualTo("cat said: exit code: 0\nHi from disk. Done.");
       assertUsage(sent);
