@@ -6,6 +6,7 @@ import com.agentclientprotocol.sdk.spec.AcpSchema;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,51 @@ class AcpCancelTest {
       assertThat(Updates.message(acp.wireUpdates()).length()).isLessThan("word ".length() * 5000);
       // the session takes the next prompt
       assertThat(acp.prompt(session, "again")).isEqualTo(AcpSchema.StopReason.END_TURN);
+    }
+  }
+
+  @Test
+  void cancelKillsTheSandboxedCommandsWholeProcessTree() throws Exception {
+    // two sleeps of their own, in the background and in the foreground of the command's shell
+    long a = 100_000 + new java.util.Random().nextInt(800_000);
+    String child = "sleep " + a;
+    String grandchild = "sleep " + (a + 1);
+    AcpClientHarness.Editor editor = new AcpClientHarness.Editor();
+    editor.noEditorTerminal = true;
+    try (AcpClientHarness acp = new AcpClientHarness(editor)) {
+      String session = acp.newSession(project);
+      CompletableFuture<AcpSchema.StopReason> stop = CompletableFuture.supplyAsync(() ->
+          acp.prompt(session, "run sh -c '" + grandchild + "' & " + child + "; wait"));
+      awaitProcesses(List.of(child, grandchild), true);
+      Instant cancelled = Instant.now();
+      acp.client.cancel(new AcpSchema.CancelNotification(session));
+      assertThat(stop.get(AcpClientHarness.DEADLINE.toSeconds(), TimeUnit.SECONDS))
+          .isEqualTo(AcpSchema.StopReason.CANCELLED);
+      assertThat(Duration.between(cancelled, Instant.now())).isLessThan(Duration.ofSeconds(5));
+      awaitProcesses(List.of(child, grandchild), false);
+      assertThat(acp.prompt(session, "again")).isEqualTo(AcpSchema.StopReason.END_TURN);
+    }
+  }
+
+  /** Waits until a process runs each of {@code commands} ({@code running}), or none does. */
+  private static void awaitProcesses(List<String> commands, boolean running) throws Exception {
+    Instant end = Instant.now().plus(AcpClientHarness.DEADLINE);
+    while (true) {
+      List<String> seen = ProcessHandle.allProcesses().map(p -> p.info().commandLine().orElse(""))
+          .filter(c -> commands.stream().anyMatch(c::endsWith)).toList();
+      boolean done = running
+          ? commands.stream().allMatch(c -> seen.stream().anyMatch(s -> s.endsWith(c)))
+          : seen.isEmpty();
+      if (done) {
+        return;
+      }
+      if (Instant.now().isAfter(end)) {
+        throw new AssertionError((running ? "not running: " : "still running: ") + commands
+            + "; seen " + seen);
+      }
+      synchronized (commands) {
+        commands.wait(20);
+      }
     }
   }
 

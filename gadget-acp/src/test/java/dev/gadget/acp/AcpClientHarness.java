@@ -42,6 +42,8 @@ final class AcpClientHarness implements AutoCloseable {
     Path sessions;
     /** The turn's context budget in tokens; {@code null}: the default. */
     Integer contextBudget;
+    /** The turn's most model round trips; {@code null}: the default. */
+    Integer maxRoundTrips;
     /** The editor's terminal, when it offers one. */
     RealTerminals terminal;
     /** Whether the agent is told not to use the editor's terminal. */
@@ -67,6 +69,9 @@ final class AcpClientHarness implements AutoCloseable {
     }
     if (editor.contextBudget != null) {
       agent.addEnvVar("ACP_CONTEXT_BUDGET", editor.contextBudget.toString());
+    }
+    if (editor.maxRoundTrips != null) {
+      agent.addEnvVar("ACP_MAX_ROUND_TRIPS", editor.maxRoundTrips.toString());
     }
     AgentParameters params = agent.build();
     AcpClient.SyncSpec spec = AcpClient.sync(new StdioAcpClientTransport(params))

@@ -44,6 +44,24 @@ class AcpPermissionTest {
   }
 
   @Test
+  void theApprovalPolicyDecidesWhichCallsAsk() throws Exception {
+    for (String policy : List.of("never", "commands", "commands-and-writes")) {
+      java.nio.file.Files.writeString(project.resolve("hello.txt"), "Hello from disk\n");
+      try (AcpClientHarness acp = new AcpClientHarness(answering("allow_once"), policy)) {
+        String session = acp.newSession(project);
+        assertThat(acp.prompt(session, "work")).isEqualTo(AcpSchema.StopReason.END_TURN);
+        List<String> asked = acp.permissionRequests.stream()
+            .map(r -> r.toolCall().kind() + " " + r.toolCall().title()).toList();
+        assertThat(asked).as(policy).isEqualTo(switch (policy) {
+          case "never" -> List.of();
+          case "commands" -> List.of("EXECUTE Run `cat hello.txt`");
+          default -> List.of("EDIT Edit hello.txt", "EXECUTE Run `cat hello.txt`");
+        });
+      }
+    }
+  }
+
+  @Test
   void aRejectedCommandDoesNotRunAndTheModelIsTold() throws Exception {
     try (AcpClientHarness acp = new AcpClientHarness(answering("reject_once"), "commands")) {
       String session = acp.newSession(project);

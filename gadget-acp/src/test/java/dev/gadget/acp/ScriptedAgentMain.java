@@ -18,13 +18,17 @@ import java.util.List;
  * The ACP agent with a scripted model, run by the tests as a subprocess:
  * {@code ScriptedAgentMain [approval-policy]}. The prompt picks the script: {@code edit} plans,
  * reads {@code hello.txt}, replaces "Hello" with "Hi", completes the plan and answers;
+ * {@code work} plans, reads {@code hello.txt}, replaces "Hello" with "Hi", runs {@code cat hello.txt},
+ * completes the plan and answers with what the command printed;
  * {@code run <command>} runs a command and says what it printed; {@code mcp <text>} calls the
  * {@code everything} MCP server's echo tool; {@code slow} streams a long
  * answer; {@code big <word>} answers with 600 words; {@code recall} lists the user messages the
- * model was given before the prompt; anything else is echoed. A compactor's summary request is
+ * model was given before the prompt; {@code model} names the model it was asked as; {@code loop}
+ * lists the project until a limit stops it, {@code repeat} the same way each time; anything else is echoed. A compactor's summary request is
  * answered {@code SUMMARY of N messages}. The environment: {@code ACP_SESSIONS} the sessions
  * directory (none: in memory), {@code ACP_CONTEXT_BUDGET} the turn's context budget in tokens,
- * {@code ACP_NO_EDITOR_TERMINAL} (any value) keeps commands out of the editor's terminal.
+ * {@code ACP_NO_EDITOR_TERMINAL} (any value) keeps commands out of the editor's terminal,
+ * {@code ACP_MAX_ROUND_TRIPS} the turn's most model round trips.
  */
 public final class ScriptedAgentMain {
   private ScriptedAgentMain() {}
@@ -35,11 +39,13 @@ public final class ScriptedAgentMain {
         .script(ScriptedAgentMain::reply).build();
     String sessions = System.getenv("ACP_SESSIONS");
     String budget = System.getenv("ACP_CONTEXT_BUDGET");
+    String trips = System.getenv("ACP_MAX_ROUND_TRIPS");
+    AgentLimits limits = budget == null ? AgentLimits.DEFAULTS
+        : AgentLimits.DEFAULTS.withContextTokenBudget(Integer.parseInt(budget));
     AcpAgent.builder().llmClient(llm).model("scripted-test").approvalPolicy(policy)
         .sessionsDirectory(sessions == null ? null : Path.of(sessions))
         .editorTerminal(System.getenv("ACP_NO_EDITOR_TERMINAL") == null)
-        .limits(budget == null ? AgentLimits.DEFAULTS
-            : AgentLimits.DEFAULTS.withContextTokenBudget(Integer.parseInt(budget)))
+        .limits(trips == null ? limits : limits.withMaxRoundTrips(Integer.parseInt(trips)))
         .maxMessageBytes(64 * 1024).build().serve(System.in, wire(System.out));
   }
 
@@ -115,6 +121,20 @@ public final class ScriptedAgentMain {
           return ScriptedLlmClient.reply().text("hello.txt now says Hi.").build();
       }
     }
+    if (prompt.equals("work")) {
+      return work(step, lastResult);
+    }
+    if (prompt.equals("model")) {
+      return ScriptedLlmClient.reply().text("Asked as " + request.model()).build();
+    }
+    if (prompt.equals("loop")) {
+      // a different directory each time: the round-trip limit ends it, not the repeat limit
+      return ScriptedLlmClient.reply().toolCall("list_dir", "{\"path\":\"."
+          + "/.".repeat(step) + "\"}").build();
+    }
+    if (prompt.equals("repeat")) {
+      return ScriptedLlmClient.reply().toolCall("list_dir", "{\"path\":\".\"}").build();
+    }
     if (prompt.startsWith("run ")) {
       return step == 0
           ? ScriptedLlmClient.reply().toolCall("run_command", "{\"command\":\""
@@ -144,5 +164,31 @@ public final class ScriptedAgentMain {
       return ScriptedLlmClient.reply().text("word ".repeat(5000)).build();
     }
     return ScriptedLlmClient.reply().text("You said: " + prompt).build();
+  }
+
+  private static ScriptedLlmClient.Reply work(int step, String lastResult) {
+    switch (step) {
+      case 0:
+        return ScriptedLlmClient.reply().thinking("Planning the change.")
+            .toolCall("update_plan", "{\"plan\":[{\"step\":\"Read hello.txt\",\"status\":"
+                + "\"in_progress\"},{\"step\":\"Say Hi\",\"status\":\"pending\"},{\"step\":"
+                + "\"Check\",\"status\":\"pending\"}]}").build();
+      case 1:
+        return ScriptedLlmClient.reply().toolCall("read_file", "{\"path\":\"hello.txt\"}")
+            .build();
+      case 2:
+        return ScriptedLlmClient.reply().toolCall("edit_file", "{\"path\":\"hello.txt\","
+            + "\"old_text\":\"Hello\",\"new_text\":\"Hi\"}").build();
+      case 3:
+        return ScriptedLlmClient.reply().toolCall("run_command",
+            "{\"command\":\"cat hello.txt\"}").build();
+      case 4:
+        return ScriptedLlmClient.reply().text("cat said: " + lastResult.strip() + ".")
+            .toolCall("update_plan", "{\"plan\":[{\"step\":\"Read hello.txt\",\"status\":"
+                + "\"completed\"},{\"step\":\"Say Hi\",\"status\":\"completed\"},{\"step\":"
+                + "\"Check\",\"status\":\"completed\"}]}").build();
+      default:
+        return ScriptedLlmClient.reply().text(" Done.").build();
+    }
   }
 }

@@ -11,9 +11,19 @@ final class Updates {
 
   /** One line per update as sent, consecutive chunks of one kind merged, usage left out. */
   static List<String> lines(List<JsonNode> updates) {
+    return lines(updates, false);
+  }
+
+  /** As {@link #lines(List)}, with each {@code usage_update} as a line {@code usage}. */
+  static List<String> linesWithUsage(List<JsonNode> updates) {
+    return lines(updates, true);
+  }
+
+  private static List<String> lines(List<JsonNode> updates, boolean usage) {
     List<String> out = new ArrayList<>();
     for (JsonNode u : updates) {
-      String line = line(u);
+      String line = usage && u.path("sessionUpdate").asText().equals("usage_update") ? "usage"
+          : line(u);
       if (line == null) {
         continue;
       }
