@@ -7,7 +7,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A turn that hits a limit of the loop ends with the matching stopReason, and says why. */
+/**
+ * A turn that hits a limit of the loop, or of the model, ends with the matching stopReason, and
+ * says why.
+ */
 class AcpLimitTest {
   @TempDir Path project;
 
@@ -45,6 +48,18 @@ class AcpLimitTest {
           "message");
       assertThat(Updates.message(acp.wireUpdates())).startsWith("\n\nStopped: the model called "
           + "list_dir with the same arguments 3 times in a row");
+    }
+  }
+
+  @Test
+  void aReplyCutAtTheModelsOutputLimitEndsWithMaxTokens() throws Exception {
+    try (AcpClientHarness acp = new AcpClientHarness(new AcpClientHarness.Editor())) {
+      String session = acp.newSession(project);
+      assertThat(acp.prompt(session, "cut")).isEqualTo(AcpSchema.StopReason.MAX_TOKENS);
+      acp.awaitWire(u -> u.path("content").path("text").asText().contains("mod"));
+      assertThat(Updates.message(acp.wireUpdates())).isEqualTo("The answer is cut at the mod");
+      assertThat(acp.prompt(session, "refuse")).isEqualTo(AcpSchema.StopReason.REFUSAL);
+      assertThat(acp.prompt(session, "again")).isEqualTo(AcpSchema.StopReason.END_TURN);
     }
   }
 }

@@ -5,6 +5,7 @@ import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.agent.SummarizingCompactor;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmRequest;
+import dev.gadget.core.llm.FinishReason;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.model.Role;
 import java.io.FileOutputStream;
@@ -131,6 +132,14 @@ public final class ScriptedAgentMain {
       // a different directory each time: the round-trip limit ends it, not the repeat limit
       return ScriptedLlmClient.reply().toolCall("list_dir", "{\"path\":\"."
           + "/.".repeat(step) + "\"}").build();
+    }
+    if (prompt.equals("cut")) {
+      return ScriptedLlmClient.reply().text("The answer is cut at the mod")
+          .finishReason(FinishReason.LENGTH).build();
+    }
+    if (prompt.equals("refuse")) {
+      return ScriptedLlmClient.reply().text("I cannot help with that.")
+          .finishReason(FinishReason.CONTENT_FILTER).build();
     }
     if (prompt.equals("repeat")) {
       return ScriptedLlmClient.reply().toolCall("list_dir", "{\"path\":\".\"}").build();

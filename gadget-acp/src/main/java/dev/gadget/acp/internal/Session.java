@@ -183,7 +183,7 @@ final class Session {
     recorder.finish(outcome);
     switch (outcome.status()) {
       case FINISHED:
-        return "end_turn";
+        return finishedReason(outcome.finishReason());
       case CANCELLED:
         return "cancelled";
       case LIMIT_HIT:
@@ -193,6 +193,17 @@ final class Session {
         throw new RpcException(RpcException.INTERNAL_ERROR, outcome.message() == null
             ? "The turn failed." : outcome.message());
     }
+  }
+
+  /**
+   * ACP's stopReason for a turn the model ended: {@code max_tokens} when its last reply was cut
+   * at its output limit, {@code refusal} when the provider filtered it or the model refused.
+   */
+  static String finishedReason(dev.gadget.core.llm.FinishReason reason) {
+    if (reason == dev.gadget.core.llm.FinishReason.LENGTH) {
+      return "max_tokens";
+    }
+    return reason == dev.gadget.core.llm.FinishReason.CONTENT_FILTER ? "refusal" : "end_turn";
   }
 
   /** Cancels the running turn, if any: its stream, its commands, its pending permission. */

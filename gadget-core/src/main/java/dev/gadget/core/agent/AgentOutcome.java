@@ -1,5 +1,6 @@
 package dev.gadget.core.agent;
 
+import dev.gadget.core.llm.FinishReason;
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnStats;
@@ -21,6 +22,9 @@ import java.util.Objects;
  *     tool result as a {@link dev.gadget.core.model.Role#TOOL} message whose first line is the call
  *     ({@code name arguments}) and the rest its result
  * @param error the exception behind {@link Status#ERROR}, or {@code null}
+ * @param finishReason why the model's last reply stopped ({@link FinishReason#LENGTH} when it was
+ *     cut at the model's output limit, {@link FinishReason#CONTENT_FILTER} when the provider
+ *     filtered or the model refused), or {@code null} when no reply came
  */
 public record AgentOutcome(
     Status status,
@@ -29,7 +33,14 @@ public record AgentOutcome(
     TurnStats stats,
     List<ToolCall> toolCalls,
     List<ChatMessage> messages,
-    Throwable error) {
+    Throwable error,
+    FinishReason finishReason) {
+  /** An outcome without a model's finish reason. */
+  public AgentOutcome(Status status, String text, String message, TurnStats stats,
+      List<ToolCall> toolCalls, List<ChatMessage> messages, Throwable error) {
+    this(status, text, message, stats, toolCalls, messages, error, null);
+  }
+
   public AgentOutcome {
     Objects.requireNonNull(status, "status");
     text = text == null ? "" : text;

@@ -104,16 +104,19 @@ public final class ScriptedLlmClient implements LlmClient {
   public static final class Reply {
     private final List<Object> steps;
     private final LlmUsage usage;
+    private final FinishReason finishReason;
 
-    private Reply(List<Object> steps, LlmUsage usage) {
+    private Reply(List<Object> steps, LlmUsage usage, FinishReason finishReason) {
       this.steps = List.copyOf(steps);
       this.usage = usage;
+      this.finishReason = finishReason;
     }
 
     /** Builds a {@link Reply}. */
     public static final class Builder {
       private final List<Object> steps = new ArrayList<>();
       private LlmUsage usage;
+      private FinishReason finishReason;
 
       /** Streams reasoning. */
       public Builder thinking(String text) {
@@ -149,9 +152,19 @@ public final class ScriptedLlmClient implements LlmClient {
         return this;
       }
 
+      /**
+       * Why the model says it stopped (default: {@link FinishReason#TOOL_CALLS} when the reply
+       * calls tools, else {@link FinishReason#STOP}), such as {@link FinishReason#LENGTH} for a
+       * reply cut at the model's output limit.
+       */
+      public Builder finishReason(FinishReason reason) {
+        this.finishReason = Objects.requireNonNull(reason, "reason");
+        return this;
+      }
+
       /** The reply. */
       public Reply build() {
-        return new Reply(steps, usage);
+        return new Reply(steps, usage, finishReason);
       }
     }
 
@@ -203,6 +216,7 @@ public final class ScriptedLlmClient implements LlmClient {
     private final List<LlmToolCall> calls = new ArrayList<>();
     private long tokens;
     private LlmUsage usage;
+    private FinishReason finishReason;
     private ScheduledFuture<?> next;
     private boolean done;
 
@@ -214,6 +228,7 @@ public final class ScriptedLlmClient implements LlmClient {
         return;
       }
       usage = reply.usage;
+      finishReason = reply.finishReason;
       for (Object step : reply.steps) {
         if (step instanceof String s) {
           split(s, false);
@@ -292,7 +307,8 @@ public final class ScriptedLlmClient implements LlmClient {
       LlmUsage usage = this.usage != null ? this.usage
           : new LlmUsage(0, tokens, 0, null, null, null, null);
       LlmCompletion completion = new LlmCompletion(text.toString(), thinking.toString(), calls,
-          usage, calls.isEmpty() ? FinishReason.STOP : FinishReason.TOOL_CALLS);
+          usage, finishReason != null ? finishReason
+              : calls.isEmpty() ? FinishReason.STOP : FinishReason.TOOL_CALLS);
       try {
         if (error == null) {
           listener.onComplete(completion);

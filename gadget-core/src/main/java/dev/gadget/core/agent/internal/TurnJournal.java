@@ -33,6 +33,7 @@ public final class TurnJournal {
   private int toolsLoaded;
   private int toolsDeferred;
   private String lastText = "";
+  private dev.gadget.core.llm.FinishReason lastFinish;
   private Long loadMs;
   private Long promptEvalMs;
   private Long evalMs;
@@ -107,6 +108,7 @@ public final class TurnJournal {
   /** The model's reply: its text is the turn's text so far; with text or thinking it is kept. */
   public void reply(LlmCompletion reply) {
     lastText = reply.text();
+    lastFinish = reply.finishReason();
     if (!reply.text().isEmpty() || !reply.thinking().isEmpty()) {
       chatMessages.add(ChatMessage.assistant(clock.instant(), reply.thinking(), reply.text()));
     }
@@ -122,6 +124,7 @@ public final class TurnJournal {
   /** The outcome of the turn as it stands. */
   public AgentOutcome outcome(AgentOutcome.Status status, String message, Throwable error) {
     TurnStats stats = stats();
-    return new AgentOutcome(status, lastText, message, stats, toolCalls, chatMessages, error);
+    return new AgentOutcome(status, lastText, message, stats, toolCalls, chatMessages, error,
+        lastFinish);
   }
 }
