@@ -104,6 +104,11 @@ public sealed interface TurnBlock {
       this(seq, createdAt, content, null, List.of());
     }
 
+    /** This block without its signed reasoning. */
+    public Thinking withoutReasoning() {
+      return reasoning.isEmpty() ? this : new Thinking(seq, createdAt, content, superseded);
+    }
+
     /** This block with {@code more} signed reasoning after what it has. */
     public Thinking withReasoning(List<SignedReasoning> more) {
       List<SignedReasoning> all = new java.util.ArrayList<>(reasoning);
