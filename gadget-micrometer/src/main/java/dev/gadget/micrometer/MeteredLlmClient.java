@@ -8,6 +8,7 @@ import dev.gadget.core.llm.LlmListener;
 import dev.gadget.core.llm.LlmRequest;
 import dev.gadget.core.llm.LlmToolCall;
 import dev.gadget.core.llm.LlmUsage;
+import dev.gadget.core.llm.ThinkingBlock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -37,6 +38,11 @@ final class MeteredLlmClient implements LlmClient {
       @Override
       public void onThinking(String text) {
         listener.onThinking(text);
+      }
+
+      @Override
+      public void onSignedThinking(ThinkingBlock block) {
+        listener.onSignedThinking(block);
       }
 
       @Override

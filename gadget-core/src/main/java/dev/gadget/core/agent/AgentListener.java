@@ -24,7 +24,10 @@ public interface AgentListener {
   /**
    * A piece of the stream: {@link StreamChunk.Thinking} and {@link StreamChunk.Response} tokens as
    * the model streams them, and a {@link StreamChunk.ToolCallChunk} once a tool has run (its
-   * {@code response} is what the model receives). No chunk arrives after the run was cancelled.
+   * {@code response} is what the model receives). A {@link StreamChunk.Thinking} with empty text
+   * and {@link StreamChunk.Thinking#reasoning() reasoning} carries a block of reasoning as the
+   * provider signed or encrypted it, for the next turn (never to be shown). No chunk arrives
+   * after the run was cancelled.
    */
   default void onChunk(StreamChunk chunk) {}
 

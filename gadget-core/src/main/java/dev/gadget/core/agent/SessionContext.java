@@ -4,6 +4,7 @@ import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.Role;
+import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStatus;
@@ -136,6 +137,7 @@ public final class SessionContext {
         }
         if (b instanceof TurnBlock.Thinking th) {
           join(round.thinking, th.content());
+          round.reasoning.addAll(th.reasoning());
         } else {
           join(round.text, ((TurnBlock.Responding) b).content());
         }
@@ -181,7 +183,7 @@ public final class SessionContext {
       calls.add(new ToolCall(c.callId(), c.name(), c.parameters(), null));
     }
     out.add(new ChatMessage(r.at, Role.ASSISTANT, r.text.toString(), r.thinking.toString(),
-        calls, null, null, t.id(), null));
+        calls, null, null, t.id(), null, r.reasoning));
     for (ToolCall c : r.calls) {
       out.add(new ChatMessage(r.at, Role.TOOL, c.response() == null ? NO_RESULT : c.response(),
           null, List.of(), c.callId(), c.name(), t.id(), null));
@@ -193,6 +195,7 @@ public final class SessionContext {
     final StringBuilder thinking = new StringBuilder();
     final StringBuilder text = new StringBuilder();
     final List<ToolCall> calls = new ArrayList<>();
+    final List<SignedReasoning> reasoning = new ArrayList<>();
 
     Round(Instant at) {
       this.at = at;

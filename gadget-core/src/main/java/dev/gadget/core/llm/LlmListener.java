@@ -14,6 +14,13 @@ public interface LlmListener {
   /** A tool call, once its name and arguments are complete. */
   default void onToolCall(LlmToolCall call) {}
 
+  /**
+   * A block of reasoning as the server signed or encrypted it, once it is complete (before the
+   * reply text or tool calls that follow it); also in {@link LlmCompletion#thinkingBlocks()}.
+   * Opaque: keep it to send back, never show or log it.
+   */
+  default void onSignedThinking(ThinkingBlock block) {}
+
   /** The call succeeded. Terminal. */
   default void onComplete(LlmCompletion completion) {}
 

@@ -39,6 +39,21 @@ public record ThinkingBlock(String text, String signature, String redactedData) 
     return redactedData != null;
   }
 
+  /**
+   * The provider kind whose reasoning this is: {@code "openai-responses"} for an OpenAI
+   * Responses {@code reasoning} item (its {@link #redactedData()} is the item as JSON), otherwise
+   * {@code "anthropic"}. Each client sends back only its own kind's blocks.
+   */
+  public String provider() {
+    return redactedData != null && redactedData.startsWith("{") ? OPENAI_RESPONSES : ANTHROPIC;
+  }
+
+  /** {@link #provider()} of Anthropic's signed and redacted thinking. */
+  public static final String ANTHROPIC = "anthropic";
+
+  /** {@link #provider()} of OpenAI Responses reasoning items. */
+  public static final String OPENAI_RESPONSES = "openai-responses";
+
   /** Shows the lengths only: the text may be long and the signature means nothing to people. */
   @Override
   public String toString() {

@@ -28,15 +28,27 @@ import java.util.Objects;
  * @param turnId the stored turn the message comes from, or {@code null}
  * @param user for a user message, who wrote it (seed 001's {@code buildSessionContext}), or
  *     {@code null}
+ * @param reasoning an assistant message's reasoning as its provider signed or encrypted it
+ *     ({@link SignedReasoning}), sent back only to a provider of the same kind; written only when
+ *     not empty
  */
 public record ChatMessage(Instant createdAt, Role role, String content, String thinking,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ToolCall> toolCalls, String toolCallId, String toolName, String turnId, Author user) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ToolCall> toolCalls, String toolCallId, String toolName, String turnId, Author user,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SignedReasoning> reasoning) {
   public ChatMessage {
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(role, "role");
     Objects.requireNonNull(content, "content");
     toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
     thinking = thinking == null || thinking.isEmpty() ? null : thinking;
+    reasoning = reasoning == null ? List.of() : List.copyOf(reasoning);
+  }
+
+  /** A message without signed reasoning. */
+  public ChatMessage(Instant createdAt, Role role, String content, String thinking,
+      List<ToolCall> toolCalls, String toolCallId, String toolName, String turnId, Author user) {
+    this(createdAt, role, content, thinking, toolCalls, toolCallId, toolName, turnId, user,
+        List.of());
   }
 
   /** A plain message: no reasoning, tool calls, turn or user. */

@@ -62,13 +62,29 @@ public record ChatTurn(
         finishedAt, error, droneId, null);
   }
 
-  /** This turn, recorded as produced by {@code model}. */
   /** This turn, run by {@code droneId}. */
   public ChatTurn withDrone(String droneId) {
     return new ChatTurn(id, sessionId, userId, seq, status, prompt, mode, blocks, toolCalls,
         stats, createdAt, finishedAt, error, droneId, model);
   }
 
+  /**
+   * This turn without its thinking blocks' {@link TurnBlock.Thinking#reasoning() signed
+   * reasoning}: what pages get, the provider's signatures and encrypted reasoning being for the
+   * provider only.
+   */
+  public ChatTurn withoutReasoning() {
+    if (blocks.stream().noneMatch(b -> b instanceof TurnBlock.Thinking t
+        && !t.reasoning().isEmpty())) {
+      return this;
+    }
+    List<TurnBlock> bare = blocks.stream().map(b -> b instanceof TurnBlock.Thinking t
+        ? t.withoutReasoning() : b).toList();
+    return new ChatTurn(id, sessionId, userId, seq, status, prompt, mode, bare, toolCalls,
+        stats, createdAt, finishedAt, error, droneId, model);
+  }
+
+  /** This turn, recorded as produced by {@code model}. */
   public ChatTurn withModel(TurnModel model) {
     return new ChatTurn(id, sessionId, userId, seq, status, prompt, mode, blocks, toolCalls,
         stats, createdAt, finishedAt, error, droneId, model);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -49,7 +50,7 @@ public sealed interface TurnBlock {
   /** This block marked {@link #isSuperseded() superseded}; a tool block, which is never superseded, as is. */
   default TurnBlock supersede() {
     if (this instanceof Thinking t) {
-      return new Thinking(t.seq(), t.createdAt(), t.content(), true);
+      return new Thinking(t.seq(), t.createdAt(), t.content(), true, t.reasoning());
     }
     if (this instanceof Responding r) {
       return new Responding(r.seq(), r.createdAt(), r.content(), true);
@@ -78,19 +79,41 @@ public sealed interface TurnBlock {
    * @param createdAt when the block started
    * @param content the thinking text
    * @param superseded {@code true} when a redone model round superseded it; otherwise null
+   * @param reasoning the reasoning as the provider signed or encrypted it, sent back on the next
+   *     turn to a provider of the same kind ({@link SignedReasoning}); written only when not empty
    */
   record Thinking(int seq, Instant createdAt, String content,
-      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean superseded) implements TurnBlock {
+      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean superseded,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SignedReasoning> reasoning)
+      implements TurnBlock {
     public Thinking {
       checkSeq(seq);
       Objects.requireNonNull(createdAt, "createdAt");
       Objects.requireNonNull(content, "content");
       superseded = Boolean.TRUE.equals(superseded) ? Boolean.TRUE : null; // false: not written
+      reasoning = reasoning == null ? List.of() : List.copyOf(reasoning);
     }
 
-    /** A block that is not superseded. */
+    /** A block without signed reasoning. */
+    public Thinking(int seq, Instant createdAt, String content, Boolean superseded) {
+      this(seq, createdAt, content, superseded, List.of());
+    }
+
+    /** A block that is not superseded, without signed reasoning. */
     public Thinking(int seq, Instant createdAt, String content) {
-      this(seq, createdAt, content, null);
+      this(seq, createdAt, content, null, List.of());
+    }
+
+    /** This block without its signed reasoning. */
+    public Thinking withoutReasoning() {
+      return reasoning.isEmpty() ? this : new Thinking(seq, createdAt, content, superseded);
+    }
+
+    /** This block with {@code more} signed reasoning after what it has. */
+    public Thinking withReasoning(List<SignedReasoning> more) {
+      List<SignedReasoning> all = new java.util.ArrayList<>(reasoning);
+      all.addAll(more);
+      return new Thinking(seq, createdAt, content, superseded, all);
     }
 
     @Override

@@ -125,7 +125,8 @@ final class PayloadReader {
     JsonNode data = root.get("data");
     JsonNode tokens = root.get("tokens");
     if (turnId == null || !turnId.isTextual() || seq == null || !seq.isIntegralNumber()
-        || !seq.canConvertToLong() || data == null || !data.isTextual()) {
+        || !seq.canConvertToLong() || data == null || !data.isTextual()
+        || root.has("reasoning")) { // signed reasoning: the general path reads it
       return null;
     }
     boolean noTokens = tokens == null || tokens.isNull();

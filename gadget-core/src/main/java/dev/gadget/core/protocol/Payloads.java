@@ -1,9 +1,11 @@
 package dev.gadget.core.protocol;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.DroneStatus;
+import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
@@ -67,12 +69,13 @@ public final class Payloads {
    * The ack of {@code watchSession}: the stored turns, and for each turn still running what the
    * server has not stored yet. Apply live events whose {@code seq} is greater than
    * {@code lastSeq}; no token is missing or repeated. {@code approvals} holds the session's
-   * approval policy and the calls that wait for approval now.
+   * approval policy and the calls that wait for approval now. Thinking blocks come without their
+   * signed reasoning ({@link ChatTurn#withoutReasoning()}).
    */
   public record SessionSnapshot(String sessionId, List<ChatTurn> turns, List<LiveTurn> live,
       ApprovalPayloads.ApprovalPolicyReply approvals) {
     public SessionSnapshot {
-      turns = turns == null ? List.of() : List.copyOf(turns);
+      turns = turns == null ? List.of() : turns.stream().map(ChatTurn::withoutReasoning).toList();
       live = live == null ? List.of() : List.copyOf(live);
     }
 
@@ -95,6 +98,10 @@ public final class Payloads {
    */
   public record LiveTurn(String turnId, long lastSeq, TurnBlock openBlock,
       ToolStarted runningTool, String toolOutput, TurnStats stats) {
+    public LiveTurn { // pages never get signed reasoning
+      openBlock = openBlock instanceof TurnBlock.Thinking t ? t.withoutReasoning() : openBlock;
+    }
+
     /** A running turn with no tool running and no stats yet. */
     public LiveTurn(String turnId, long lastSeq, TurnBlock openBlock) {
       this(turnId, lastSeq, openBlock, null, null, null);
@@ -170,13 +177,28 @@ public final class Payloads {
    *     has streamed in this turn so far, this one included, since the drone (re)started it;
    *     Ollama and OpenAI-compatible servers stream one token per chunk, so it counts tokens as
    *     they come (the exact counts arrive with {@code turnStats}); {@code null} when not sent
+   * @param reasoning {@code thinking} from a drone only: the reasoning just streamed as its
+   *     provider signed or encrypted it, kept with the thinking block for the next turn (its
+   *     {@code data} is then usually empty); never sent on to pages; written only when not empty
    */
   public record TextEvent(@Rule(required = true, maxLength = Limits.ID) String turnId,
       @Rule(required = true) long seq,
-      @Rule(required = true, blankAllowed = true) String data, Long tokens) {
+      @Rule(required = true, blankAllowed = true) String data, Long tokens,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SignedReasoning> reasoning) {
     public TextEvent {
       Objects.requireNonNull(turnId, "turnId");
       Objects.requireNonNull(data, "data");
+      reasoning = reasoning == null ? List.of() : List.copyOf(reasoning);
+    }
+
+    /** An event without signed reasoning. */
+    public TextEvent(String turnId, long seq, String data, Long tokens) {
+      this(turnId, seq, data, tokens, List.of());
+    }
+
+    /** This event without its signed reasoning: what pages get. */
+    public TextEvent withoutReasoning() {
+      return reasoning.isEmpty() ? this : new TextEvent(turnId, seq, data, tokens);
     }
 
     /** An event without a token count. */

@@ -211,7 +211,7 @@ public final class Protocol {
 
   /** The one argument of an event: {@code payload} as a JSON object. */
   public static List<JsonNode> args(Object payload) {
-    if (payload instanceof Payloads.TextEvent e) {
+    if (payload instanceof Payloads.TextEvent e && e.reasoning().isEmpty()) {
       // the stream's own event, one per token: built by hand, the tree valueToTree would make
       ObjectNode node = GadgetJson.mapper().createObjectNode().put("turnId", e.turnId())
           .put("seq", e.seq()).put("data", e.data());
@@ -233,7 +233,7 @@ public final class Protocol {
    */
   public static List<JsonNode> receivedArgs(Payloads.TextEvent event, List<JsonNode> received) {
     int fields = event.tokens() == null ? 3 : 4;
-    return received.size() == 1 && received.get(0).isObject()
+    return event.reasoning().isEmpty() && received.size() == 1 && received.get(0).isObject()
         && received.get(0).size() == fields ? received : null;
   }
 

@@ -1,8 +1,11 @@
 package dev.gadget.core.stream;
 
+import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.TurnBlock;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -13,6 +16,9 @@ import java.util.Optional;
  * {@link #complete()} flushes whatever is left. Every finished block
  * goes to the {@link BlockSink} exactly once, with consecutive {@code seq} numbers.
  *
+ * <p>A thinking chunk's {@link StreamChunk.Thinking#reasoning() signed reasoning} goes with the
+ * open thinking block (a new one, empty, when none is open), never with a reply block.
+ *
  * <p>Pure and not thread-safe: feed it from one thread, or guard it. Empty tokens are ignored and
  * never open a block.
  */
@@ -22,6 +28,7 @@ public final class BlockAggregator {
   private final BlockSink sink;
   private final Clock clock;
   private final StringBuilder open = new StringBuilder();
+  private final List<SignedReasoning> openReasoning = new ArrayList<>();
   private Mode mode;
   private Instant openedAt;
   private int nextSeq;
@@ -56,6 +63,14 @@ public final class BlockAggregator {
     }
     if (chunk instanceof StreamChunk.Thinking t) {
       append(Mode.THINKING, t.data());
+      if (!t.reasoning().isEmpty()) {
+        if (mode != Mode.THINKING) {
+          flush();
+          mode = Mode.THINKING;
+          openedAt = clock.instant();
+        }
+        openReasoning.addAll(t.reasoning());
+      }
     } else if (chunk instanceof StreamChunk.Response r) {
       append(Mode.RESPONDING, r.data());
     } else if (chunk instanceof StreamChunk.ToolCallChunk c) {
@@ -97,7 +112,7 @@ public final class BlockAggregator {
     if (mode == null) {
       return Optional.empty();
     }
-    return Optional.of(block(mode, nextSeq, openedAt, open.toString()));
+    return Optional.of(block(mode, nextSeq, openedAt, open.toString(), openReasoning));
   }
 
   /** The {@code seq} the next finished block will carry. */
@@ -121,16 +136,18 @@ public final class BlockAggregator {
     if (mode == null) {
       return;
     }
-    TurnBlock block = block(mode, nextSeq++, openedAt, open.toString());
+    TurnBlock block = block(mode, nextSeq++, openedAt, open.toString(), openReasoning);
     mode = null;
     openedAt = null;
     open.setLength(0);
+    openReasoning.clear();
     sink.accept(block);
   }
 
-  private static TurnBlock block(Mode mode, int seq, Instant at, String text) {
+  private static TurnBlock block(Mode mode, int seq, Instant at, String text,
+      List<SignedReasoning> reasoning) {
     return mode == Mode.THINKING
-        ? new TurnBlock.Thinking(seq, at, text)
+        ? new TurnBlock.Thinking(seq, at, text, null, reasoning)
         : new TurnBlock.Responding(seq, at, text);
   }
 }

@@ -1,10 +1,13 @@
 package dev.gadget.core.stream;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.gadget.core.model.ContextCompaction;
+import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnDiff;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -27,13 +30,24 @@ import java.util.Objects;
 public sealed interface StreamChunk {
 
   /**
-   * Reasoning tokens.
+   * Reasoning tokens, or (with empty {@code data}) the reasoning just streamed as its provider
+   * signed or encrypted it, for the open thinking block.
    *
    * @param data the text
+   * @param reasoning signed or encrypted reasoning ({@link SignedReasoning}); written only when
+   *     not empty
    */
-  record Thinking(String data) implements StreamChunk {
+  record Thinking(String data,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SignedReasoning> reasoning)
+      implements StreamChunk {
     public Thinking {
       Objects.requireNonNull(data, "data");
+      reasoning = reasoning == null ? List.of() : List.copyOf(reasoning);
+    }
+
+    /** Reasoning tokens only. */
+    public Thinking(String data) {
+      this(data, List.of());
     }
   }
 

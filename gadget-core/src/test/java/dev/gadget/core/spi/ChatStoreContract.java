@@ -10,6 +10,7 @@ import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.Project;
+import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
@@ -364,6 +365,24 @@ public abstract class ChatStoreContract {
       store.appendBlock(t.id(), new TurnBlock.Thinking(2, T0, "replayed"));
       assertThat(store.findTurn(t.id()).orElseThrow().blocks()).hasSize(3)
           .last().isEqualTo(new TurnBlock.Thinking(2, T0, "hmm", true));
+    }
+
+    @Test
+    void keepsAThinkingBlocksSignedReasoningUnchanged() {
+      User ada = user("ada");
+      ChatTurn t = turn(session(ada, project(ada, "one")), 0);
+      List<SignedReasoning> signed = List.of(
+          new SignedReasoning("anthropic", "hmm", "EqQBCkYIBxgC\"sig\"", null),
+          new SignedReasoning("openai-responses", "",  null,
+              "{\"type\":\"reasoning\",\"summary\":[],\"encrypted_content\":\"gAAA==\"}"));
+      TurnBlock.Thinking block = new TurnBlock.Thinking(0, T0, "hmm", null, signed);
+      store.appendBlock(t.id(), block);
+      assertThat(store.findTurn(t.id()).orElseThrow().blocks()).containsExactly(block);
+      store.saveBlock(t.id(), block.supersede()); // a redone round keeps what it signed
+      TurnBlock.Thinking back = (TurnBlock.Thinking) store.findTurn(t.id()).orElseThrow()
+          .blocks().get(0);
+      assertThat(back.isSuperseded()).isTrue();
+      assertThat(back.reasoning()).isEqualTo(signed);
     }
 
     @Test

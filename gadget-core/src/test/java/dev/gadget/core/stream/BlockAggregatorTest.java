@@ -3,6 +3,7 @@ package dev.gadget.core.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
 import java.time.Clock;
@@ -28,6 +29,23 @@ class BlockAggregatorTest {
 
   private static StreamChunk tool(String id) {
     return new StreamChunk.ToolCallChunk(new ToolCall(id, "search_google", "{}", "ok"));
+  }
+
+  @Test
+  void signedReasoningGoesWithTheOpenThinkingBlockOrAnEmptyOneNeverWithAReply() {
+    SignedReasoning sig = new SignedReasoning("anthropic", "Hmm", "sig==", null);
+    SignedReasoning enc = new SignedReasoning("anthropic", "", null, "enc");
+    aggregator.accept(think("Hmm"));
+    aggregator.accept(new StreamChunk.Thinking("", List.of(sig)));
+    assertThat(aggregator.openBlock()).get()
+        .isEqualTo(new TurnBlock.Thinking(0, clock.instant(), "Hmm", null, List.of(sig)));
+    aggregator.accept(resp("Sure"));
+    aggregator.accept(new StreamChunk.Thinking("", List.of(enc))); // redacted: no text at all
+    aggregator.accept(tool("call-1"));
+    assertThat(flushed).containsExactly(
+        new TurnBlock.Thinking(0, clock.instant(), "Hmm", null, List.of(sig)),
+        new TurnBlock.Responding(1, clock.instant(), "Sure"),
+        new TurnBlock.Thinking(2, clock.instant(), "", null, List.of(enc)), flushed.get(3));
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.gadget.core.llm.LlmException;
 import dev.gadget.core.llm.LlmListener;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmRequest;
+import dev.gadget.core.llm.ThinkingBlock;
 import dev.gadget.core.model.ModelParams;
 import dev.gadget.core.stream.StreamChunk;
 import java.util.List;
@@ -190,6 +191,13 @@ public final class ModelRound {
       public void onThinking(String text) {
         if (toListener && !text.isEmpty()) {
           chunk(new StreamChunk.Thinking(text));
+        }
+      }
+
+      @Override
+      public void onSignedThinking(ThinkingBlock block) {
+        if (toListener) { // kept with the thinking block, for the next turn
+          chunk(new StreamChunk.Thinking("", SignedReasoningBlocks.stored(List.of(block))));
         }
       }
 

@@ -89,7 +89,9 @@ public final class TurnMessages {
             calls.add(new LlmToolCall(c.callId(), c.name(), Json.arguments(c.parameters())));
             open.add(c.callId());
           }
-          out.add(LlmMessage.assistant(m.content(), m.thinking(), calls));
+          // signed reasoning goes back as it came; each client sends only its provider's
+          out.add(new LlmMessage(Role.ASSISTANT, m.content(), m.thinking(), calls, null, null,
+              SignedReasoningBlocks.blocks(m.reasoning())));
           origin(out, origins, m.turnId());
           break;
         case TOOL:

@@ -192,7 +192,8 @@ final class Streamer implements AgentListener {
       if (chunk instanceof StreamChunk.Thinking t) {
         thinking.append(t.data());
         event = Protocol.THINKING;
-        payload = new Payloads.TextEvent(job.turnId, seq, t.data(), ++streamed);
+        payload = new Payloads.TextEvent(job.turnId, seq, t.data(),
+            t.data().isEmpty() ? streamed : ++streamed, t.reasoning());
       } else if (chunk instanceof StreamChunk.Response r) {
         text.append(r.data());
         event = Protocol.RESPONSE;

@@ -1,5 +1,6 @@
 package dev.gadget.core.drone.internal;
 
+import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.protocol.ResumePayloads;
@@ -106,7 +107,11 @@ final class TurnOutbox {
 
   private static long size(Object payload) {
     if (payload instanceof Payloads.TextEvent t) {
-      return SMALL + t.data().length();
+      long n = SMALL + t.data().length();
+      for (SignedReasoning r : t.reasoning()) {
+        n += r.text().length() + length(r.signature()) + length(r.data());
+      }
+      return n;
     }
     if (payload instanceof Payloads.ToolOutput o) {
       return SMALL + o.data().length();

@@ -134,7 +134,7 @@ public final class AnthropicRequests {
     for (int i = messages.size() - 1; i >= 0; i--) {
       LlmMessage m = messages.get(i);
       if (m.role() == Role.ASSISTANT) {
-        return !m.toolCalls().isEmpty() && m.thinkingBlocks().isEmpty();
+        return !m.toolCalls().isEmpty() && ours(m).isEmpty();
       }
       if (m.role() != Role.TOOL) {
         return false;
@@ -145,7 +145,8 @@ public final class AnthropicRequests {
 
   private static void assistant(ArrayNode messages, LlmMessage m) {
     ArrayNode content = Json.NODES.arrayNode();
-    for (ThinkingBlock t : m.thinkingBlocks()) {
+    List<ThinkingBlock> signed = ours(m);
+    for (ThinkingBlock t : signed) {
       if (t.isRedacted()) {
         content.addObject().put("type", "redacted_thinking").put("data", t.redactedData());
       } else {
@@ -154,7 +155,7 @@ public final class AnthropicRequests {
       }
     }
     String text = m.content();
-    if (m.thinkingBlocks().isEmpty() && m.thinking() != null && !m.thinking().isEmpty()) {
+    if (signed.isEmpty() && m.thinking() != null && !m.thinking().isEmpty()) {
       text = RequestBodies.merged(m.thinking(), text); // unsigned: seed 002's merge
     }
     if (!text.isEmpty()) {
@@ -169,6 +170,12 @@ public final class AnthropicRequests {
       ObjectNode msg = messages.addObject().put("role", "assistant");
       msg.set("content", content);
     }
+  }
+
+  /** {@code m}'s reasoning blocks that Anthropic signed: another provider's never go. */
+  private static List<ThinkingBlock> ours(LlmMessage m) {
+    return m.thinkingBlocks().stream()
+        .filter(t -> ThinkingBlock.ANTHROPIC.equals(t.provider())).toList();
   }
 
   private static boolean lastIsToolResults(ArrayNode messages) {

@@ -178,10 +178,15 @@ public final class AnthropicStreamAssembler {
       calls.add(call);
       events.toolCall(call);
     } else if ("thinking".equals(b.type) && b.signature.length() > 0) {
-      thinkingBlocks.add(ThinkingBlock.signed(b.text.toString(), b.signature.toString()));
+      signed(ThinkingBlock.signed(b.text.toString(), b.signature.toString()));
     } else if ("redacted_thinking".equals(b.type) && b.data.length() > 0) {
-      thinkingBlocks.add(ThinkingBlock.redacted(b.data.toString()));
+      signed(ThinkingBlock.redacted(b.data.toString()));
     }
+  }
+
+  private void signed(ThinkingBlock block) {
+    thinkingBlocks.add(block);
+    events.signedThinking(block);
   }
 
   private void appendText(String t) {

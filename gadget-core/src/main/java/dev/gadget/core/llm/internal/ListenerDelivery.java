@@ -4,6 +4,7 @@ import dev.gadget.core.llm.LlmCompletion;
 import dev.gadget.core.llm.LlmException;
 import dev.gadget.core.llm.LlmListener;
 import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.llm.ThinkingBlock;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,6 +66,17 @@ final class ListenerDelivery implements StreamEvents {
         listener.onToolCall(call);
       } catch (RuntimeException e) {
         listenerThrew("onToolCall", e);
+      }
+    }
+  }
+
+  @Override
+  public void signedThinking(ThinkingBlock block) {
+    if (!cancelRequested.get()) {
+      try {
+        listener.onSignedThinking(block);
+      } catch (RuntimeException e) {
+        listenerThrew("onSignedThinking", e);
       }
     }
   }

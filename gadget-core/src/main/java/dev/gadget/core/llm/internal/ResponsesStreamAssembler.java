@@ -169,7 +169,9 @@ public final class ResponsesStreamAssembler {
           : Json.NODES.arrayNode());
       kept.put("encrypted_content", Json.text(item, "encrypted_content"));
       String summary = it != null ? it.thinking.toString() : summaryText(item);
-      thinkingBlocks.add(new ThinkingBlock(summary, null, kept.toString()));
+      ThinkingBlock block = new ThinkingBlock(summary, null, kept.toString());
+      thinkingBlocks.add(block);
+      events.signedThinking(block);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.gadget.core.llm.internal;
 
 import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.llm.ThinkingBlock;
 
 /** Where a stream assembler hands the pieces of a reply as they are recognised. */
 public interface StreamEvents {
@@ -12,6 +13,9 @@ public interface StreamEvents {
 
   /** A complete tool call. */
   void toolCall(LlmToolCall call);
+
+  /** A block of reasoning the server signed or encrypted, once it is complete. */
+  default void signedThinking(ThinkingBlock block) {}
 
   /** Discards everything. */
   StreamEvents NONE = new StreamEvents() {

@@ -136,8 +136,8 @@ public final class DroneLink {
     // a token's event goes on to the pages as it came, when it holds nothing else
     handleNonBlocking(c, Protocol.THINKING, Payloads.TextEvent.class,
         (Payloads.TextEvent e, List<JsonNode> received, Ack ack) -> turns.stream(me,
-            e.turnId(), e.seq(), new StreamChunk.Thinking(e.data()), Protocol.THINKING, e,
-            Protocol.receivedArgs(e, received)));
+            e.turnId(), e.seq(), new StreamChunk.Thinking(e.data(), e.reasoning()),
+            Protocol.THINKING, e.withoutReasoning(), Protocol.receivedArgs(e, received)));
     handleNonBlocking(c, Protocol.RESPONSE, Payloads.TextEvent.class,
         (Payloads.TextEvent e, List<JsonNode> received, Ack ack) -> turns.stream(me,
             e.turnId(), e.seq(), new StreamChunk.Response(e.data()), Protocol.RESPONSE, e,

@@ -2,6 +2,7 @@ package dev.gadget.core.server.internal;
 
 import dev.gadget.core.model.ChatMessage;
 import dev.gadget.core.model.Role;
+import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.ToolCall;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,6 +79,10 @@ final class HistoryBound {
     for (ToolCall c : m.toolCalls()) {
       n += c.name().length() + (c.parameters() == null ? 0 : c.parameters().length())
           + (c.response() == null ? 0 : c.response().length());
+    }
+    for (SignedReasoning r : m.reasoning()) { // carried too, so counted
+      n += r.text().length() + (r.signature() == null ? 0 : r.signature().length())
+          + (r.data() == null ? 0 : r.data().length());
     }
     return n;
   }

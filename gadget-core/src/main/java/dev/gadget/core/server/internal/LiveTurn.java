@@ -38,7 +38,7 @@ final class LiveTurn {
   private final List<TurnBlock> roundBlocks = new ArrayList<>();
   /** The seq and length of the open block as last checkpointed; -1: none. */
   private int checkpointSeq = -1;
-  private int checkpointLength = -1;
+  private long checkpointLength = -1;
   /** The most of a running tool's output kept for a page's snapshot (its tail). */
   static final int MAX_TOOL_OUTPUT = 64_000;
 
@@ -215,8 +215,10 @@ final class LiveTurn {
     return rebuiltFrom >= 0 && b.seq() >= rebuiltFrom;
   }
 
-  private static int length(TurnBlock b) {
-    return b instanceof TurnBlock.Thinking t ? t.content().length()
+  /** How much a text block holds: its text's length, and above it its signed reasoning's count. */
+  private static long length(TurnBlock b) {
+    return b instanceof TurnBlock.Thinking t
+        ? t.content().length() + ((long) t.reasoning().size() << 32)
         : b instanceof TurnBlock.Responding r ? r.content().length() : -1;
   }
 

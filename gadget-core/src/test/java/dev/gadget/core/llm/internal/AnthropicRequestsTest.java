@@ -13,6 +13,7 @@ import dev.gadget.core.llm.LlmToolCall;
 import dev.gadget.core.llm.ThinkingBlock;
 import dev.gadget.core.llm.ToolDefinition;
 import dev.gadget.core.model.ModelParams;
+import dev.gadget.core.model.Role;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,20 @@ class AnthropicRequestsTest {
       new LlmToolCall("toolu_b", "read_file", json("{\"path\":\"b.txt\"}"));
   private static final ToolDefinition READ = new ToolDefinition("read_file", "Reads a file",
       json("{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}"));
+
+  @Test
+  void anotherProvidersReasoningNeverGoesToAnthropicItsTextIsMergedInstead() {
+    ThinkingBlock openAi = new ThinkingBlock("Plan.", null,
+        "{\"type\":\"reasoning\",\"summary\":[],\"encrypted_content\":\"gAAA\"}");
+    assertThat(openAi.provider()).isEqualTo(ThinkingBlock.OPENAI_RESPONSES);
+    LlmMessage earlier = new LlmMessage(Role.ASSISTANT, "Done.", "Plan.", List.of(), null, null,
+        List.of(openAi));
+    ObjectNode body = AnthropicRequests.body(LlmRequest.builder("claude-sonnet-4-5", List.of(
+        LlmMessage.user("Go"), earlier, LlmMessage.user("Again"))).build(), 8192, 0, Map.of());
+    assertThat(body.get("messages").get(1)).isEqualTo(json("""
+        {"role":"assistant","content":[{"type":"text",
+          "text":"<thinking>Plan.</thinking>\\nDone."}]}"""));
+  }
 
   @Test
   void aToolTurnWithSignedThinking() {

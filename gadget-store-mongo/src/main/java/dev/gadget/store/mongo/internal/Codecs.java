@@ -19,6 +19,7 @@ import dev.gadget.core.model.ContextCompaction;
 import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.Project;
+import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
@@ -198,7 +199,28 @@ public final class Codecs {
     }
     d.append("content",
         b instanceof TurnBlock.Thinking t ? t.content() : ((TurnBlock.Responding) b).content());
+    if (b instanceof TurnBlock.Thinking t && !t.reasoning().isEmpty()) {
+      List<Document> signed = new ArrayList<>(t.reasoning().size());
+      for (SignedReasoning r : t.reasoning()) {
+        signed.add(new Document("provider", r.provider()).append("text", r.text())
+            .append("signature", r.signature()).append("data", r.data()));
+      }
+      d.append("reasoning", signed);
+    }
     return b.isSuperseded() ? d.append("superseded", true) : d;
+  }
+
+  private static List<SignedReasoning> reasoning(Document d) {
+    List<Document> stored = d.getList("reasoning", Document.class);
+    if (stored == null) {
+      return List.of();
+    }
+    List<SignedReasoning> out = new ArrayList<>(stored.size());
+    for (Document r : stored) {
+      out.add(new SignedReasoning(optString(r, "provider"), optString(r, "text"),
+          optString(r, "signature"), optString(r, "data")));
+    }
+    return out;
   }
 
   static TurnBlock block(Document d) {
@@ -208,7 +230,7 @@ public final class Codecs {
     switch (mode) {
       case "thinking":
         return new TurnBlock.Thinking(seq, at, string(d, "content"),
-            Boolean.TRUE.equals(d.getBoolean("superseded")));
+            Boolean.TRUE.equals(d.getBoolean("superseded")), reasoning(d));
       case "responding":
         return new TurnBlock.Responding(seq, at, string(d, "content"),
             Boolean.TRUE.equals(d.getBoolean("superseded")));
