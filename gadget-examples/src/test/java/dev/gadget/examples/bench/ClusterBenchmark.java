@@ -223,11 +223,13 @@ public final class ClusterBenchmark {
     }
     for (String key : m.keySet()) {
       if (key.startsWith("gadget")) {
-        // the owner's one EVALSHA per event, and per other node at most one XREAD per event
+        // INFO commandstats counts a script's inner commands too: the owner's append is one
+        // EVALSHA running XADD and PEXPIRE (3), and each other node reads at most once an event
         int nodes = key.charAt("gadget".length()) - '0';
         double perEvent = redisPerEvent(m.get(key));
-        Verdicts.verdict("Redis commands per event <= nodes (" + key + ")", perEvent <= nodes,
-            String.format(Locale.ROOT, "%.3f, bound %d", perEvent, nodes));
+        Verdicts.verdict("Redis commands per event <= 3 + (nodes - 1) (" + key + ")",
+            perEvent <= 3 + nodes - 1, String.format(Locale.ROOT, "%.3f, bound %d", perEvent,
+                3 + nodes - 1));
       }
     }
   }
