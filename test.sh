@@ -58,6 +58,9 @@ apt_install_for bwrap bubblewrap "the sandbox tests"
 # redis-server, Debian's redis-server package.
 apt_install_for redis-server redis-server "the cluster tests"
 
+# HAProxyTest starts Debian's haproxy with docs/haproxy.cfg in front of three cluster nodes.
+apt_install_for haproxy haproxy "the load balancer example's test"
+
 # The release as Maven Central would receive it, signed with a throwaway key and checked
 # (scripts/release-check, docs/RELEASING.md): it needs gpg.
 apt_install_for gpg gnupg "the release check"

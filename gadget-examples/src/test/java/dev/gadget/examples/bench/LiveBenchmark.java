@@ -137,8 +137,7 @@ public final class LiveBenchmark {
 
   private static void add(Map<String, List<Result>> runs, String key, Callable<Result> run)
       throws Exception {
-    if (only != null && java.util.Arrays.stream(only.split(",")).noneMatch(k -> k.equals(key)
-        || k.endsWith("*") && key.startsWith(k.substring(0, k.length() - 1)))) {
+    if (!selected(only, key)) {
       return;
     }
     Result r = run.call();
@@ -146,7 +145,13 @@ public final class LiveBenchmark {
     runs.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
   }
 
-  private static Result median(List<Result> results) {
+  /** Whether {@code --only} ({@code only}, null for all) selects the configuration {@code key}. */
+  static boolean selected(String only, String key) {
+    return only == null || java.util.Arrays.stream(only.split(",")).anyMatch(k -> k.equals(key)
+        || k.endsWith("*") && key.startsWith(k.substring(0, k.length() - 1)));
+  }
+
+  static Result median(List<Result> results) {
     List<Result> sorted = new ArrayList<>(results);
     sorted.sort(Comparator.comparingDouble(Result::eventsPerSecond));
     return sorted.get(sorted.size() / 2);
@@ -154,8 +159,16 @@ public final class LiveBenchmark {
 
   /** relay.js, from the module's directory or (exec:java from the reactor) the root. */
   private static Path relayScript() {
+    return nodeScript("relay.js");
+  }
+
+  /**
+   * A script of gadget-transport-ws/src/test/node (where npm ci installs socket.io from the
+   * committed lock file), from the module's directory or (exec:java from the reactor) the root.
+   */
+  static Path nodeScript(String name) {
     for (String dir : new String[] {"../gadget-transport-ws", "gadget-transport-ws"}) {
-      Path p = Path.of(dir, "src/test/node/relay.js");
+      Path p = Path.of(dir, "src/test/node", name);
       if (Files.exists(p)) {
         if (!Files.isDirectory(p.resolveSibling("node_modules/socket.io"))) {
           throw new IllegalStateException("socket.io is not installed next to " + p + ": build "
@@ -165,7 +178,7 @@ public final class LiveBenchmark {
         return p.toAbsolutePath();
       }
     }
-    throw new IllegalStateException("cannot find gadget-transport-ws/src/test/node/relay.js");
+    throw new IllegalStateException("cannot find gadget-transport-ws/src/test/node/" + name);
   }
 
   /** The command line. */

@@ -62,20 +62,7 @@ final class LiveRun {
         .provider(PROVIDER).build();
     server.start();
     try {
-      ArrayNode slots = RawLoad.JSON.createArrayNode();
-      Tokens tokens = new Tokens(store);
-      for (int i = 0; i < turns; i++) {
-        User u = new User(Ids.next(), "bench" + Ids.next(), "Bench", T0);
-        store.createUser(u);
-        Project p = new Project(Ids.next(), u.id(), "bench", "bench", "/bench.git", T0);
-        store.createProject(p);
-        ChatSession s = new ChatSession(Ids.next(), u.id(), p.id(), "bench", null, T0);
-        store.createSession(s);
-        slots.addObject().put("user", u.id()).put("project", p.id()).put("session", s.id())
-            .put("pageToken", tokens.issue(u.id(), TokenKind.USER, "page").token())
-            .put("droneToken", tokens.issue(u.id(), TokenKind.DRONE, "drone").token())
-            .put("tools", tools);
-      }
+      ArrayNode slots = slots(store, turns, tools);
       String url = "http://127.0.0.1:" + transport.port();
       Result r = load(url, slots, rate, warmUp, seconds, LiveRun::processCpuNanos,
           counting::total).result(system, turns);
@@ -86,6 +73,28 @@ final class LiveRun {
     } finally {
       server.close();
     }
+  }
+
+  /**
+   * One user per concurrent turn in {@code store}, with a project, a chat and a page's and a
+   * drone's token: the load's slots.
+   */
+  static ArrayNode slots(ChatStore store, int turns, boolean tools) {
+    ArrayNode slots = RawLoad.JSON.createArrayNode();
+    Tokens tokens = new Tokens(store);
+    for (int i = 0; i < turns; i++) {
+      User u = new User(Ids.next(), "bench" + Ids.next(), "Bench", T0);
+      store.createUser(u);
+      Project p = new Project(Ids.next(), u.id(), "bench", "bench", "/bench.git", T0);
+      store.createProject(p);
+      ChatSession s = new ChatSession(Ids.next(), u.id(), p.id(), "bench", null, T0);
+      store.createSession(s);
+      slots.addObject().put("user", u.id()).put("project", p.id()).put("session", s.id())
+          .put("pageToken", tokens.issue(u.id(), TokenKind.USER, "page").token())
+          .put("droneToken", tokens.issue(u.id(), TokenKind.DRONE, "drone").token())
+          .put("tools", tools);
+    }
+    return slots;
   }
 
   /** The same load against the stock socket.io relay in Node (no store). */
@@ -121,8 +130,11 @@ final class LiveRun {
     }
   }
 
-  /** What the load process printed, with the server's CPU time over the measured window. */
-  private record Measured(JsonNode load, long cpuNanos, long writes) {
+  /**
+   * What the load process printed, with the server's CPU time and the count {@code writes}
+   * (store writes, or another counter such as Redis commands) over the measured window.
+   */
+  record Measured(JsonNode load, long cpuNanos, long writes) {
     Result result(String system, int turns) {
       long events = load.get("events").asLong();
       // turns' worth of events streamed in the window: a turn at 1,000 concurrent ones lasts
@@ -137,7 +149,7 @@ final class LiveRun {
     }
   }
 
-  private static Measured load(String url, ArrayNode slots, double rate, int warmUp,
+  static Measured load(String url, ArrayNode slots, double rate, int warmUp,
       int seconds, LongSupplier cpu, LongSupplier writes) throws Exception {
     ObjectNode setup = RawLoad.JSON.createObjectNode().put("url", url).put("rate", rate)
         .put("warmUpSeconds", warmUp).put("seconds", seconds);
@@ -198,7 +210,7 @@ final class LiveRun {
    * Slots for a server without users or tokens (the Node relay, the forwarder): each names its
    * user, project and chat, and any token does.
    */
-  private static ArrayNode plainSlots(int turns) {
+  static ArrayNode plainSlots(int turns) {
     ArrayNode slots = RawLoad.JSON.createArrayNode();
     for (int i = 0; i < turns; i++) {
       slots.addObject().put("user", "u" + i).put("project", "p" + i).put("session", "s" + i)

@@ -22,8 +22,9 @@ import java.util.PriorityQueue;
  * its page received; paced, the drones together send {@code rate} events a second, their first
  * turns started one after another over one turn's length (the warm-up lasts at least that). Reads one
  * setup line from stdin (JSON: url, rate, warmUpSeconds, seconds, per slot its user, project,
- * session and tokens), prints "measuring" and "done" as the measured window starts and ends,
- * then one result line (JSON), and exits.
+ * session and tokens, and the ports of its drone's and page's nodes when they are not the url's),
+ * prints "measuring" and "done" as the measured window starts and ends, then one result line
+ * (JSON), and exits.
  */
 public final class RawLoad {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -100,7 +101,7 @@ public final class RawLoad {
     List<RawTurn> slots = new ArrayList<>();
     ArrayDeque<RawSocket> waiting = new ArrayDeque<>();
     for (JsonNode slot : setup.get("slots")) {
-      RawTurn t = new RawTurn(this, slot);
+      RawTurn t = new RawTurn(this, slot, port);
       slots.add(t);
       waiting.add(t.drone);
       waiting.add(t.page);
@@ -109,7 +110,7 @@ public final class RawLoad {
     while (connectedCount < 2 * slots.size()) {
       while (connecting < CONNECTING && !waiting.isEmpty()) {
         connecting++;
-        waiting.poll().connect(selector, port);
+        waiting.poll().connect(selector);
       }
       pass(100);
       if (System.nanoTime() > deadline) {

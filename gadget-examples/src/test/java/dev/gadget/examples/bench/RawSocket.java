@@ -45,9 +45,13 @@ final class RawSocket {
   /** The namespace as a packet names it: nothing for "/", else "/drone," and the like. */
   private final byte[] nsp;
   private long nextAckId;
+  /** The port on 127.0.0.1 this socket connects to: its node's, in a cluster. */
+  final int port;
 
-  RawSocket(RawLoad loop, String namespace, String auth, Listener listener) throws IOException {
+  RawSocket(RawLoad loop, int port, String namespace, String auth, Listener listener)
+      throws IOException {
     this.loop = loop;
+    this.port = port;
     this.namespace = namespace;
     this.auth = auth;
     this.listener = listener;
@@ -56,8 +60,8 @@ final class RawSocket {
     channel.configureBlocking(false);
   }
 
-  /** Starts connecting to 127.0.0.1:{@code port}; the loop finishes it. */
-  void connect(Selector selector, int port) throws IOException {
+  /** Starts connecting to 127.0.0.1:{@link #port}; the loop finishes it. */
+  void connect(Selector selector) throws IOException {
     channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
     key = channel.register(selector, SelectionKey.OP_CONNECT, this);
     if (channel.connect(new InetSocketAddress("127.0.0.1", port))) {

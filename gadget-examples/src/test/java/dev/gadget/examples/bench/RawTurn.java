@@ -54,7 +54,11 @@ final class RawTurn {
   private final long[] sentAt = new long[EVENTS];
   private int tokenCursor;
 
-  RawTurn(RawLoad load, JsonNode slot) throws IOException {
+  /**
+   * A slot's drone and page connect to {@code port}, or each to its own node's when the slot
+   * says ({@code dronePort}, {@code pagePort}: ClusterBenchmark spreads them over the nodes).
+   */
+  RawTurn(RawLoad load, JsonNode slot, int port) throws IOException {
     this.load = load;
     this.project = slot.get("project").asText();
     this.tools = slot.path("tools").asBoolean(false);
@@ -66,7 +70,8 @@ final class RawTurn {
         "bench-" + slot.get("user").asText()) + ",\"hostname\":\"bench\",\"workspaceDir\":\"/bench\"}";
     String pageAuth = "{\"token\":" + RawLoad.JSON.writeValueAsString(slot.get("pageToken")
         .asText()) + ",\"user\":" + user + "}";
-    drone = new RawSocket(load, "/drone", droneAuth, new RawSocket.Listener() {
+    drone = new RawSocket(load, slot.path("dronePort").asInt(port), "/drone", droneAuth,
+        new RawSocket.Listener() {
       @Override
       public void onConnected(RawSocket socket) {
         load.connected();
@@ -77,7 +82,8 @@ final class RawTurn {
         droneEvent(type, ackId, a, from, to);
       }
     });
-    page = new RawSocket(load, "/", pageAuth, new RawSocket.Listener() {
+    page = new RawSocket(load, slot.path("pagePort").asInt(port), "/", pageAuth,
+        new RawSocket.Listener() {
       @Override
       public void onConnected(RawSocket socket) {
         ask(page, pageAcks, "watchSession", "{\"sessionId\":\"" + session + "\"}",
@@ -110,7 +116,9 @@ final class RawTurn {
     } else if (is(a, from, to, "[\"processWorkOrder\"")) {
       JsonNode order = parse(a, from, to).get(1);
       byte[] accepted = "[{\"accepted\":true}]".getBytes(StandardCharsets.US_ASCII);
-      drone.send('3', ackId, accepted, 0, accepted.length);
+      if (ackId >= 0) { // a work order broadcast to a room (the Node cluster) asks no answer
+        drone.send('3', ackId, accepted, 0, accepted.length);
+      }
       start(order.get("workOrder").get("chatTurn").get("_id").asText());
     }
   }
