@@ -173,6 +173,11 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public void setSessionApprovalPolicy(String sessionId, String approvalPolicy) {
+    write(s -> s.checkSetSessionApprovalPolicy(sessionId, approvalPolicy));
+  }
+
+  @Override
   public void renameSession(String sessionId, String name) {
     write(s -> s.checkRenameSession(sessionId, name));
   }

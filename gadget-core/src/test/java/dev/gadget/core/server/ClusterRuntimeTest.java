@@ -39,6 +39,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
   private final List<InMemoryTransport> transports = new ArrayList<>();
   private final List<GadgetServer> nodes = new ArrayList<>();
   private final BlockingQueue<String> orders = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> orderPolicies = new LinkedBlockingQueue<>();
   private final BlockingQueue<JsonNode> resumes = new LinkedBlockingQueue<>();
   private Person ada;
 
@@ -70,6 +71,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     Connection c = raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
         new TransportClient.ClientListener() {});
     c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+      orderPolicies.add(args.get(0).get("workOrder").path("approvalPolicy").asText());
       orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
       ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
     });
@@ -231,6 +233,30 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     JsonNode again = onB.request(Protocol.ANSWER_APPROVAL, Map.of("turnId", turn,
         "callId", "call-1", "decision", "denied"));
     assertThat(again.path("error").asText()).contains("already decided");
+  }
+
+  @Test
+  void anApprovalPolicySetOnOneNodeHoldsForTheTurnAnotherNodeRunsAndForEveryNodesPages()
+      throws Exception {
+    start();
+    drone(0, null);
+    Page onC = page(2);
+    String session = fx.watchedSession(onC);
+    JsonNode set = onC.request(Protocol.APPROVAL_POLICY,
+        Map.of("sessionId", session, "policy", "commands"));
+    assertThat(set.path("policy").asText()).as("set: %s", set).isEqualTo("commands");
+    Page onB = page(1);
+    JsonNode read = onB.request(Protocol.APPROVAL_POLICY, Map.of("sessionId", session));
+    assertThat(read.path("policy").asText()).as("read on B: %s", read).isEqualTo("commands");
+    JsonNode snapshot = onB.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    assertThat(snapshot.path("approvals").path("policy").asText()).isEqualTo("commands");
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+
+    String turn = onB.submit(session, "hello");
+    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    assertThat(orderPolicies.poll()).as("the policy of the work order node A sent")
+        .isEqualTo("commands");
   }
 
   @Test

@@ -138,10 +138,11 @@ public final class PageRequests {
     handle(c, Protocol.LIST_DRONES, JsonNode.class, (req, ack) ->
         reply(ack, Map.of("drones", droneList(userId))));
     handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
-      Payloads.SessionSnapshot s = turns.snapshot(c, owned.session(userId, req.sessionId()));
+      ChatSession session = owned.session(userId, req.sessionId());
+      Payloads.SessionSnapshot s = turns.snapshot(c, session);
       reply(ack, new Payloads.SessionSnapshot(s.sessionId(), s.turns(), s.live(),
           new ApprovalPayloads.ApprovalPolicyReply(s.sessionId(),
-              approvals.policy(s.sessionId()).wireName(), s.approvals().pending())));
+              approvals.policy(session).wireName(), s.approvals().pending())));
     });
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
       rooms.leave(req.sessionId(), c);
@@ -199,11 +200,13 @@ public final class PageRequests {
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.APPROVAL_POLICY, ApprovalPayloads.ApprovalPolicyRequest.class, (req, ack) -> {
-      String id = owned.session(userId, req.sessionId()).id();
+      ChatSession session = owned.session(userId, req.sessionId());
+      ApprovalPolicy policy = approvals.policy(session);
       if (req.policy() != null) {
-        approvals.setPolicy(id, ApprovalPolicy.fromWireName(req.policy()));
+        policy = ApprovalPolicy.fromWireName(req.policy());
+        approvals.setPolicy(session.id(), policy);
       }
-      reply(ack, new ApprovalPayloads.ApprovalPolicyReply(id, approvals.policy(id).wireName(), null));
+      reply(ack, new ApprovalPayloads.ApprovalPolicyReply(session.id(), policy.wireName(), null));
     });
     changeRequests.register(c, userId);
   }
