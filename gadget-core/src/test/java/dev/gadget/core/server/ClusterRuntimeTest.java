@@ -260,6 +260,49 @@ class ClusterRuntimeTest extends RuntimeTestBase {
   }
 
   @Test
+  void workspaceRequestsForADroneOnAnotherNodeReachItThroughThatNode() throws Exception {
+    start();
+    Connection drone = drone(0, null);
+    BlockingQueue<String> asked = new LinkedBlockingQueue<>();
+    for (String event : List.of(Protocol.REQUEST_SESSION_LOCK, Protocol.REQUEST_WORKSPACE_MODE,
+        Protocol.RELEASE_SESSION_LOCK)) {
+      drone.on(event, (args, ack) -> {
+        asked.add(event + " " + args.get(0).path("sessionId").asText(
+            args.get(0).path("mode").asText()));
+        ack.send(Protocol.args(Payloads.OkReply.success()));
+      });
+    }
+    drone.on(Protocol.GET_WORKSPACE_STATE, (args, ack) -> ack.send(Protocol.args(
+        new dev.gadget.core.protocol.WorkspacePayloads.WorkspaceStateReply(false,
+            "nothing cloned yet", null))));
+    Page onB = page(1);
+    String session = fx.watchedSession(onB);
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+
+    JsonNode lock = onB.request(Protocol.REQUEST_SESSION_LOCK, Map.of("sessionId", session));
+    assertThat(lock.path("droneId").asText()).as("lock: %s", lock).isEqualTo(droneId);
+    assertThat(asked.poll()).isEqualTo(Protocol.REQUEST_SESSION_LOCK + " " + session);
+    assertThat(fx.store.findSession(session).orElseThrow().workspaceId()).isEqualTo("ws-1");
+    JsonNode mode = onB.request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "user"));
+    assertThat(mode.path("ok").asBoolean()).as("mode: %s", mode).isTrue();
+    assertThat(asked.poll()).isEqualTo(Protocol.REQUEST_WORKSPACE_MODE + " user");
+    JsonNode release = onB.request(Protocol.RELEASE_SESSION_LOCK, Map.of("droneId", droneId));
+    assertThat(release.path("ok").asBoolean()).as("release: %s", release).isTrue();
+    assertThat(asked.poll()).isEqualTo(Protocol.RELEASE_SESSION_LOCK + " ");
+    assertThat(onB.request(Protocol.GET_WORKSPACE_STATE, Map.of("droneId", droneId))
+        .path("error").asText()).isEqualTo("nothing cloned yet");
+
+    Page bobOnC = new Page(transports.get(2).client(), fx.person("bob").pageToken());
+    fx.closeables.add(bobOnC);
+    assertThat(bobOnC.connected().request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "user")).path("error").asText())
+        .isEqualTo("that drone is not connected");
+    assertThat(asked).isEmpty();
+  }
+
+  @Test
   void aCommitAskedOnAnotherNodeIsMadeByTheDroneThatMadeTheChanges() throws Exception {
     start();
     Connection drone = drone(0, null);

@@ -58,7 +58,7 @@ public final class PageRequests {
     this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver, approvals);
     this.approvals = approvals;
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
-    this.droneRequests = new DroneRequests(settings, owned, router);
+    this.droneRequests = new DroneRequests(settings, owned, router, node);
     this.changeRequests = new ChangeRequests(settings, owned, router, turns, node, rooms);
     this.deletions = new Deletions(store, owned, router, turns, rooms);
     if (node != null) {
