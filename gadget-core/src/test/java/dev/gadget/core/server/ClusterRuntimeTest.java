@@ -302,6 +302,43 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     assertThat(asked).isEmpty();
   }
 
+  /** The statuses or modes {@code page} was told of the drone, in order. */
+  private static List<String> news(Page page, String event, String droneId) {
+    return page.events.stream().filter(e -> e.name().equals(event)
+        && e.payload().path("droneId").asText().equals(droneId))
+        .map(e -> e.payload().path(event.equals(Protocol.DRONE_STATUS) ? "status" : "mode")
+            .asText()).toList();
+  }
+
+  @Test
+  void newsOfADroneReachTheUsersPagesOnEveryNodeOnce() throws Exception {
+    start();
+    Connection drone = drone(0, null);
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+    Page onA = page(0);
+    Page onB = page(1);
+    onA.request(Protocol.LIST_DRONES, Map.of()); // each node has taken its page in
+    onB.request(Protocol.LIST_DRONES, Map.of());
+
+    drone.emit(Protocol.DRONE_STATUS, Protocol.args(new Payloads.DroneStatusEvent(null,
+        dev.gadget.core.model.DroneStatus.BUSY, null)));
+    drone.emit(Protocol.WORKSPACE_MODE, Protocol.args(
+        new dev.gadget.core.protocol.WorkspacePayloads.WorkspaceModeEvent(null,
+            dev.gadget.core.model.WorkspaceMode.USER)));
+    for (Page p : List.of(onA, onB)) {
+      await("the news on " + p, () -> news(p, Protocol.WORKSPACE_MODE, droneId).size() == 1
+          && news(p, Protocol.DRONE_STATUS, droneId).size() == 1);
+    }
+    drone.disconnect();
+    for (Page p : List.of(onA, onB)) {
+      await("the drone's going on " + p, () -> news(p, Protocol.DRONE_STATUS, droneId)
+          .contains("offline"));
+      assertThat(news(p, Protocol.DRONE_STATUS, droneId)).containsExactly("busy", "offline");
+      assertThat(news(p, Protocol.WORKSPACE_MODE, droneId)).containsExactly("user");
+    }
+  }
+
   @Test
   void aCommitAskedOnAnotherNodeIsMadeByTheDroneThatMadeTheChanges() throws Exception {
     start();
