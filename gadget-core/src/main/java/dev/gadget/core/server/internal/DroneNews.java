@@ -7,6 +7,7 @@ import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.ClusterException;
+import dev.gadget.core.spi.StoreException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,8 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * News about a user's drones ({@code droneStatus}, {@code workspaceMode}) for the user's pages
  * on every node. The node that holds a drone appends its news to the drone's news feed
- * ({@code news:{droneId}}), numbered from the drone's lease (its fencing number, then a counter
- * of this node), so that a node that lost the drone cannot speak for it after the new holder
+ * ({@code news:{droneId}}), numbered from the drone's lease (its fencing number times 2^32,
+ * plus a counter of this node), so that a node that lost the drone cannot speak for it after the new holder
  * did; a node follows the news feeds of a user's drones while a page of that user is connected
  * to it, from the feed's end at that moment, and hands the news of other nodes to its pages.
  * News are not durable: a page that connects reads the drones' stored status
@@ -71,7 +72,7 @@ final class DroneNews implements WatcherRooms.News {
     if (lease == null) {
       return; // not leased here (the cluster is away, or another node took it): not ours to say
     }
-    long seq = (lease.fence() << 24) | (counter.incrementAndGet() & 0xFF_FFFF);
+    long seq = (lease.fence() << 32) | (counter.incrementAndGet() & 0xFFFF_FFFFL);
     ObjectNode body = GadgetJson.mapper().createObjectNode().put("node", cluster.nodeId());
     body.set("payload", payload);
     String json = body.toString();
@@ -90,7 +91,15 @@ final class DroneNews implements WatcherRooms.News {
     if (f.pages++ > 0) {
       return;
     }
-    for (DroneRegistration d : store.listDrones(userId)) {
+    List<DroneRegistration> drones;
+    try {
+      drones = store.listDrones(userId);
+    } catch (StoreException e) {
+      log.warn("news of the drones of user {} from other nodes are not followed: {}", userId,
+          e.getMessage());
+      return;
+    }
+    for (DroneRegistration d : drones) {
       String feed = FEED + d.id();
       try {
         f.feeds.add(cluster.follow(feed, end(feed), e -> forward(userId, e)));
