@@ -168,8 +168,10 @@ abstract class ClusterProcessFixture {
   static List<String> view(JsonNode snapshot, String turnId, List<JsonNode> events,
       int[] repeats) {
     List<String> blocks = new ArrayList<>();
+    long last = -1; // a snapshot from before the turn: every event of it is new
     for (JsonNode t : snapshot.path("turns")) {
       if (t.path("_id").asText().equals(turnId)) {
+        last = Long.MAX_VALUE;
         for (JsonNode b : t.path("blocks")) {
           String mode = b.path("mode").asText();
           blocks.add(mode.equals("tool") ? "tool:" + b.path("content").path("callId").asText()
@@ -177,7 +179,6 @@ abstract class ClusterProcessFixture {
         }
       }
     }
-    long last = Long.MAX_VALUE;
     String open = null;
     for (JsonNode l : snapshot.path("live")) {
       if (l.path("turnId").asText().equals(turnId)) {

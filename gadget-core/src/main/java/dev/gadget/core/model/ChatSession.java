@@ -19,6 +19,9 @@ import java.util.Objects;
  * @param modelId the model its next turns use, or {@code null}: the provider's default
  * @param sampling how its next turns sample, each value set overriding its provider's, or
  *     {@code null} (also for a {@link Sampling} that sets nothing): the provider's
+ * @param approvalPolicy which of its next turns' tool calls wait for a person (the wire name of
+ *     {@code dev.gadget.core.agent.ApprovalPolicy}), or {@code null}: the server's default. Kept
+ *     in the store so that every server node, and a restarted one, uses it
  */
 public record ChatSession(
     @JsonProperty("_id") String id,
@@ -29,7 +32,8 @@ public record ChatSession(
     Instant createdAt,
     String providerId,
     String modelId,
-    Sampling sampling) {
+    Sampling sampling,
+    String approvalPolicy) {
   public ChatSession {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(userId, "userId");
@@ -37,6 +41,12 @@ public record ChatSession(
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(createdAt, "createdAt");
     sampling = Sampling.orNull(sampling);
+  }
+
+  /** A session with the server's default approval policy. */
+  public ChatSession(String id, String userId, String projectId, String name, String workspaceId,
+      Instant createdAt, String providerId, String modelId, Sampling sampling) {
+    this(id, userId, projectId, name, workspaceId, createdAt, providerId, modelId, sampling, null);
   }
 
   /** A session with its provider and model chosen and no sampling of its own. */
@@ -54,24 +64,30 @@ public record ChatSession(
   /** This session with another workspace id. */
   public ChatSession withWorkspaceId(String workspaceId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling);
+        modelId, sampling, approvalPolicy);
   }
 
   /** This session with another name. */
   public ChatSession withName(String name) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling);
+        modelId, sampling, approvalPolicy);
   }
 
   /** This session with another provider and model ({@code null}s: the server's default). */
   public ChatSession withModel(String providerId, String modelId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling);
+        modelId, sampling, approvalPolicy);
   }
 
   /** This session with its own sampling ({@code null}: its provider's). */
   public ChatSession withSampling(Sampling sampling) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling);
+        modelId, sampling, approvalPolicy);
+  }
+
+  /** This session with another approval policy ({@code null}: the server's default). */
+  public ChatSession withApprovalPolicy(String approvalPolicy) {
+    return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
+        modelId, sampling, approvalPolicy);
   }
 }

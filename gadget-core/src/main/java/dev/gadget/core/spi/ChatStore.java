@@ -70,6 +70,12 @@ public interface ChatStore extends AutoCloseable {
   /** Records which workspace last ran the session. */
   void setSessionWorkspace(String sessionId, String workspaceId);
 
+  /**
+   * Sets the approval policy of the session's next turns ({@link ChatSession#approvalPolicy()}:
+   * a wire name, or {@code null} for the server's default). One write.
+   */
+  void setSessionApprovalPolicy(String sessionId, String approvalPolicy);
+
   /** Adds a turn, normally with no blocks yet. One write. */
   void createTurn(ChatTurn turn);
 

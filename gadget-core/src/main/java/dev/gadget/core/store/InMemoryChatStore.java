@@ -95,6 +95,11 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public synchronized void setSessionApprovalPolicy(String sessionId, String approvalPolicy) {
+    state.apply(state.checkSetSessionApprovalPolicy(sessionId, approvalPolicy));
+  }
+
+  @Override
   public synchronized void renameSession(String sessionId, String name) {
     state.apply(state.checkRenameSession(sessionId, name));
   }

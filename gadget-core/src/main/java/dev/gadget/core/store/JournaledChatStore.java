@@ -185,6 +185,11 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public void setSessionApprovalPolicy(String sessionId, String approvalPolicy) {
+    write(s -> s.checkSetSessionApprovalPolicy(sessionId, approvalPolicy));
+  }
+
+  @Override
   public void renameSession(String sessionId, String name) {
     write(s -> s.checkRenameSession(sessionId, name));
   }

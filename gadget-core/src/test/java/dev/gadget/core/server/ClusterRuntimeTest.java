@@ -39,6 +39,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
   private final List<InMemoryTransport> transports = new ArrayList<>();
   private final List<GadgetServer> nodes = new ArrayList<>();
   private final BlockingQueue<String> orders = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> orderPolicies = new LinkedBlockingQueue<>();
   private final BlockingQueue<JsonNode> resumes = new LinkedBlockingQueue<>();
   private Person ada;
 
@@ -70,6 +71,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     Connection c = raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
         new TransportClient.ClientListener() {});
     c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+      orderPolicies.add(args.get(0).get("workOrder").path("approvalPolicy").asText());
       orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
       ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
     });
@@ -231,6 +233,110 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     JsonNode again = onB.request(Protocol.ANSWER_APPROVAL, Map.of("turnId", turn,
         "callId", "call-1", "decision", "denied"));
     assertThat(again.path("error").asText()).contains("already decided");
+  }
+
+  @Test
+  void anApprovalPolicySetOnOneNodeHoldsForTheTurnAnotherNodeRunsAndForEveryNodesPages()
+      throws Exception {
+    start();
+    drone(0, null);
+    Page onC = page(2);
+    String session = fx.watchedSession(onC);
+    JsonNode set = onC.request(Protocol.APPROVAL_POLICY,
+        Map.of("sessionId", session, "policy", "commands"));
+    assertThat(set.path("policy").asText()).as("set: %s", set).isEqualTo("commands");
+    Page onB = page(1);
+    JsonNode read = onB.request(Protocol.APPROVAL_POLICY, Map.of("sessionId", session));
+    assertThat(read.path("policy").asText()).as("read on B: %s", read).isEqualTo("commands");
+    JsonNode snapshot = onB.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    assertThat(snapshot.path("approvals").path("policy").asText()).isEqualTo("commands");
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+
+    String turn = onB.submit(session, "hello");
+    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    assertThat(orderPolicies.poll()).as("the policy of the work order node A sent")
+        .isEqualTo("commands");
+  }
+
+  @Test
+  void workspaceRequestsForADroneOnAnotherNodeReachItThroughThatNode() throws Exception {
+    start();
+    Connection drone = drone(0, null);
+    BlockingQueue<String> asked = new LinkedBlockingQueue<>();
+    for (String event : List.of(Protocol.REQUEST_SESSION_LOCK, Protocol.REQUEST_WORKSPACE_MODE,
+        Protocol.RELEASE_SESSION_LOCK)) {
+      drone.on(event, (args, ack) -> {
+        asked.add(event + " " + args.get(0).path("sessionId").asText(
+            args.get(0).path("mode").asText()));
+        ack.send(Protocol.args(Payloads.OkReply.success()));
+      });
+    }
+    drone.on(Protocol.GET_WORKSPACE_STATE, (args, ack) -> ack.send(Protocol.args(
+        new dev.gadget.core.protocol.WorkspacePayloads.WorkspaceStateReply(false,
+            "nothing cloned yet", null))));
+    Page onB = page(1);
+    String session = fx.watchedSession(onB);
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+
+    JsonNode lock = onB.request(Protocol.REQUEST_SESSION_LOCK, Map.of("sessionId", session));
+    assertThat(lock.path("droneId").asText()).as("lock: %s", lock).isEqualTo(droneId);
+    assertThat(asked.poll()).isEqualTo(Protocol.REQUEST_SESSION_LOCK + " " + session);
+    assertThat(fx.store.findSession(session).orElseThrow().workspaceId()).isEqualTo("ws-1");
+    JsonNode mode = onB.request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "user"));
+    assertThat(mode.path("ok").asBoolean()).as("mode: %s", mode).isTrue();
+    assertThat(asked.poll()).isEqualTo(Protocol.REQUEST_WORKSPACE_MODE + " user");
+    JsonNode release = onB.request(Protocol.RELEASE_SESSION_LOCK, Map.of("droneId", droneId));
+    assertThat(release.path("ok").asBoolean()).as("release: %s", release).isTrue();
+    assertThat(asked.poll()).isEqualTo(Protocol.RELEASE_SESSION_LOCK + " ");
+    assertThat(onB.request(Protocol.GET_WORKSPACE_STATE, Map.of("droneId", droneId))
+        .path("error").asText()).isEqualTo("nothing cloned yet");
+
+    Page bobOnC = new Page(transports.get(2).client(), fx.person("bob").pageToken());
+    fx.closeables.add(bobOnC);
+    assertThat(bobOnC.connected().request(Protocol.REQUEST_WORKSPACE_MODE,
+        Map.of("droneId", droneId, "mode", "user")).path("error").asText())
+        .isEqualTo("that drone is not connected");
+    assertThat(asked).isEmpty();
+  }
+
+  /** The statuses or modes {@code page} was told of the drone, in order. */
+  private static List<String> news(Page page, String event, String droneId) {
+    return page.events.stream().filter(e -> e.name().equals(event)
+        && e.payload().path("droneId").asText().equals(droneId))
+        .map(e -> e.payload().path(event.equals(Protocol.DRONE_STATUS) ? "status" : "mode")
+            .asText()).toList();
+  }
+
+  @Test
+  void newsOfADroneReachTheUsersPagesOnEveryNodeOnce() throws Exception {
+    start();
+    Connection drone = drone(0, null);
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+    Page onA = page(0);
+    Page onB = page(1);
+    onA.request(Protocol.LIST_DRONES, Map.of()); // each node has taken its page in
+    onB.request(Protocol.LIST_DRONES, Map.of());
+
+    drone.emit(Protocol.DRONE_STATUS, Protocol.args(new Payloads.DroneStatusEvent(null,
+        dev.gadget.core.model.DroneStatus.BUSY, null)));
+    drone.emit(Protocol.WORKSPACE_MODE, Protocol.args(
+        new dev.gadget.core.protocol.WorkspacePayloads.WorkspaceModeEvent(null,
+            dev.gadget.core.model.WorkspaceMode.USER)));
+    for (Page p : List.of(onA, onB)) {
+      await("the news on " + p, () -> news(p, Protocol.WORKSPACE_MODE, droneId).size() == 1
+          && news(p, Protocol.DRONE_STATUS, droneId).size() == 1);
+    }
+    drone.disconnect();
+    for (Page p : List.of(onA, onB)) {
+      await("the drone's going on " + p, () -> news(p, Protocol.DRONE_STATUS, droneId)
+          .contains("offline"));
+      assertThat(news(p, Protocol.DRONE_STATUS, droneId)).containsExactly("busy", "offline");
+      assertThat(news(p, Protocol.WORKSPACE_MODE, droneId)).containsExactly("user");
+    }
   }
 
   @Test

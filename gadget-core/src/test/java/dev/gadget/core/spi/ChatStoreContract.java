@@ -152,13 +152,18 @@ public abstract class ChatStoreContract {
     }
 
     @Test
-    void recordsTheSessionsWorkspace() {
+    void recordsTheSessionsWorkspaceAndApprovalPolicy() {
       User ada = user("ada");
       ChatSession s = session(ada, project(ada, "one"));
       store.setSessionWorkspace(s.id(), "ws-1");
-      assertThat(store.findSession(s.id())).get()
-          .extracting(ChatSession::workspaceId).isEqualTo("ws-1");
+      store.setSessionApprovalPolicy(s.id(), "commands");
+      assertThat(store.findSession(s.id())).contains(
+          s.withWorkspaceId("ws-1").withApprovalPolicy("commands"));
+      store.setSessionApprovalPolicy(s.id(), null);
+      assertThat(store.listSessions(ada.id(), null)).containsExactly(s.withWorkspaceId("ws-1"));
       assertThatThrownBy(() -> store.setSessionWorkspace("missing", "ws"))
+          .isInstanceOf(StoreException.class);
+      assertThatThrownBy(() -> store.setSessionApprovalPolicy("missing", "never"))
           .isInstanceOf(StoreException.class);
     }
 

@@ -198,6 +198,11 @@ public final class MongoChatStore implements ChatStore {
     sessions.setSessionWorkspace(sessionId, workspaceId);
   }
 
+  @Override
+  public void setSessionApprovalPolicy(String sessionId, String approvalPolicy) {
+    sessions.setSessionApprovalPolicy(sessionId, approvalPolicy);
+  }
+
   // ---- turns
 
   @Override

@@ -1,6 +1,7 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.agent.ApprovalPolicy;
+import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ToolApproval;
 import dev.gadget.core.model.User;
 import dev.gadget.core.protocol.ApprovalPayloads;
@@ -22,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * Tool calls that wait for a person: each chat session's approval policy (the server's default
  * until a page sets one), the calls a drone holds back, stored with their live turn and shown to
  * every watching page, the first answer (which wins), the timeout that denies an unanswered
- * call, and what was approved for the rest of a session. Policies and session-wide approvals
- * are kept in memory: after a restart, sessions have the default policy again.
+ * call, and what was approved for the rest of a session. Policies are kept in the store (every
+ * server node, and a restarted one, uses the one a page set); session-wide approvals are kept in
+ * memory.
  */
 public final class ApprovalDesk {
   private static final Logger log = LoggerFactory.getLogger(ApprovalDesk.class);
@@ -35,7 +37,6 @@ public final class ApprovalDesk {
   private final LiveTurns turns;
   private final Duration timeout;
   private final ApprovalPolicy defaultPolicy;
-  private final Map<String, ApprovalPolicy> policies = new ConcurrentHashMap<>();
   private final Map<String, Boolean> createTools = new ConcurrentHashMap<>();
   /** Per session: {tool, command prefix or null} approved for the rest of the session. */
   private final Map<String, List<String[]>> grants = new ConcurrentHashMap<>();
@@ -51,14 +52,15 @@ public final class ApprovalDesk {
     this.defaultPolicy = defaultPolicy;
   }
 
-  /** The policy of {@code sessionId}. */
-  public ApprovalPolicy policy(String sessionId) {
-    return policies.getOrDefault(sessionId, defaultPolicy);
+  /** The policy of {@code session}: the one stored with it, else the server's default. */
+  public ApprovalPolicy policy(ChatSession session) {
+    return session.approvalPolicy() == null
+        ? defaultPolicy : ApprovalPolicy.fromWireName(session.approvalPolicy());
   }
 
-  /** Sets the policy of {@code sessionId} (its next turns use it). */
+  /** Stores the policy of {@code sessionId} (its next turns use it, on any node). */
   void setPolicy(String sessionId, ApprovalPolicy policy) {
-    policies.put(sessionId, policy);
+    settings.store().setSessionApprovalPolicy(sessionId, policy.wireName());
   }
 
   /** Whether the agent may write tools in {@code sessionId}; {@code null}: as its drone says. */

@@ -44,13 +44,6 @@ final class ChangeRequests {
   /** In a cluster, reaches a drone another node holds; else null. */
   private final ClusterNode node;
 
-  /** Sends one request to a drone and completes with its answer's arguments. */
-  @FunctionalInterface
-  interface DroneCall {
-    java.util.concurrent.CompletableFuture<List<JsonNode>> ask(String event, List<JsonNode> args,
-        Duration timeout);
-  }
-
   ChangeRequests(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns,
       ClusterNode node,
       WatcherRooms rooms) {

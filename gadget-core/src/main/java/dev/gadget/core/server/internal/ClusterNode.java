@@ -46,6 +46,7 @@ public final class ClusterNode {
   private final Map<String, Cluster.Lease> leases = new ConcurrentHashMap<>();
   private final RemoteTurns remote;
   private FeedRelay relay;
+  private DroneNews news;
   private OrphanTurns orphans;
   private java.util.concurrent.ScheduledFuture<?> orphanSweep;
   /** Drones held here whose lease could not be taken (the cluster was away): tried again. */
@@ -72,6 +73,8 @@ public final class ClusterNode {
     node.relay = new FeedRelay(cluster);
     node.orphans = new OrphanTurns(settings, cluster, turns, node.relay);
     rooms.relayTo(node.relay);
+    node.news = new DroneNews(cluster, settings.store(), node, rooms);
+    rooms.newsTo(node.news);
     turns.cluster(remote, node);
     return node;
   }
@@ -86,6 +89,11 @@ public final class ClusterNode {
         settings.droneGracePeriod().toMillis() / 3));
     orphanSweep = timer.every(orphans::sweep, sweepEvery);
     return timer.every(this::renew, RENEW_EVERY.toMillis());
+  }
+
+  /** This node's lease of the drone, or null when it holds none. */
+  Cluster.Lease lease(String droneId) {
+    return leases.get(droneId);
   }
 
   /** The node's id in the cluster. */
@@ -379,5 +387,6 @@ public final class ClusterNode {
     }
     remote.close();
     relay.close();
+    news.close();
   }
 }

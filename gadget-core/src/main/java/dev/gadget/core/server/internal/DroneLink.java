@@ -243,13 +243,13 @@ public final class DroneLink {
       drone.status = DroneStatus.OFFLINE;
       running = turns.get(drone.activeTurnId);
     }
+    saveStatus(drone, DroneStatus.OFFLINE);
+    log.info("drone {} disconnected: {}", drone.id, reason);
+    rooms.toUserPages(drone.userId, // under its lease still: the news go to every node
+        new Payloads.DroneStatusEvent(drone.id, DroneStatus.OFFLINE, null));
     if (node != null) {
       node.droneDisconnected(drone);
     }
-    saveStatus(drone, DroneStatus.OFFLINE);
-    log.info("drone {} disconnected: {}", drone.id, reason);
-    rooms.toUserPages(drone.userId,
-        new Payloads.DroneStatusEvent(drone.id, DroneStatus.OFFLINE, null));
     if (running != null) {
       turns.awaitReturn(running, reason);
     }

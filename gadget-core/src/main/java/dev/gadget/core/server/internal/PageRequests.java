@@ -58,7 +58,7 @@ public final class PageRequests {
     this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver, approvals);
     this.approvals = approvals;
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
-    this.droneRequests = new DroneRequests(settings, owned, router);
+    this.droneRequests = new DroneRequests(settings, owned, router, node);
     this.changeRequests = new ChangeRequests(settings, owned, router, turns, node, rooms);
     this.deletions = new Deletions(store, owned, router, turns, rooms);
     if (node != null) {
@@ -138,10 +138,11 @@ public final class PageRequests {
     handle(c, Protocol.LIST_DRONES, JsonNode.class, (req, ack) ->
         reply(ack, Map.of("drones", droneList(userId))));
     handle(c, Protocol.WATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
-      Payloads.SessionSnapshot s = turns.snapshot(c, owned.session(userId, req.sessionId()));
+      ChatSession session = owned.session(userId, req.sessionId());
+      Payloads.SessionSnapshot s = turns.snapshot(c, session);
       reply(ack, new Payloads.SessionSnapshot(s.sessionId(), s.turns(), s.live(),
           new ApprovalPayloads.ApprovalPolicyReply(s.sessionId(),
-              approvals.policy(s.sessionId()).wireName(), s.approvals().pending(),
+              approvals.policy(session).wireName(), s.approvals().pending(),
               approvals.createTools(s.sessionId()))));
     });
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
@@ -200,15 +201,17 @@ public final class PageRequests {
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.APPROVAL_POLICY, ApprovalPayloads.ApprovalPolicyRequest.class, (req, ack) -> {
-      String id = owned.session(userId, req.sessionId()).id();
+      ChatSession session = owned.session(userId, req.sessionId());
+      ApprovalPolicy policy = approvals.policy(session);
       if (req.policy() != null) {
-        approvals.setPolicy(id, ApprovalPolicy.fromWireName(req.policy()));
+        policy = ApprovalPolicy.fromWireName(req.policy());
+        approvals.setPolicy(session.id(), policy);
       }
       if (req.createTools() != null) {
-        approvals.setCreateTools(id, req.createTools());
+        approvals.setCreateTools(session.id(), req.createTools());
       }
-      reply(ack, new ApprovalPayloads.ApprovalPolicyReply(id, approvals.policy(id).wireName(),
-          null, approvals.createTools(id)));
+      reply(ack, new ApprovalPayloads.ApprovalPolicyReply(session.id(), policy.wireName(), null,
+          approvals.createTools(session.id())));
     });
     changeRequests.register(c, userId);
   }

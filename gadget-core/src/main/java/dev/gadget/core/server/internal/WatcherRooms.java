@@ -32,6 +32,26 @@ public final class WatcherRooms {
     void published(String sessionId, String event, List<JsonNode> args);
   }
 
+  /** Where the news about drones also go in a cluster ({@link DroneNews}), or null. */
+  private volatile News news;
+
+  /** The news about a user's drones in a cluster: sent out, and followed while pages are here. */
+  interface News {
+    /** {@code event} about one of {@code userId}'s drones went to the user's pages here. */
+    void published(String userId, String event, JsonNode payload);
+
+    /** A page of {@code userId} connected to this node. */
+    void pageConnected(String userId);
+
+    /** A page of {@code userId} left this node. */
+    void pageLeft(String userId);
+  }
+
+  /** News about drones go to {@code n} too, from now on. */
+  void newsTo(News n) {
+    this.news = n;
+  }
+
   /** Every event sent to watchers goes to {@code r} too, from now on. */
   void relayTo(Relay r) {
     this.relay = r;
@@ -61,11 +81,19 @@ public final class WatcherRooms {
   /** A page of {@code userId} connected. */
   public void pageConnected(Connection page, String userId) {
     pageUsers.put(page, userId);
+    News n = news;
+    if (n != null) {
+      n.pageConnected(userId);
+    }
   }
 
   /** A page disconnected: it leaves every room. */
   public void pageDisconnected(Connection page) {
-    pageUsers.remove(page);
+    String userId = pageUsers.remove(page);
+    News n = news;
+    if (n != null && userId != null) {
+      n.pageLeft(userId);
+    }
     for (String sessionId : rooms.keySet()) {
       leave(sessionId, page);
     }
@@ -172,6 +200,16 @@ public final class WatcherRooms {
   /** Sends {@code event} to every page of {@code userId} (news about one of its drones). */
   void toUserPages(String userId, String event, Object payload) {
     List<JsonNode> args = Protocol.args(payload);
+    toLocalUserPages(userId, event, args.get(0));
+    News n = news;
+    if (n != null) {
+      n.published(userId, event, args.get(0));
+    }
+  }
+
+  /** Sends news about a drone to the pages of {@code userId} here, not to the cluster. */
+  void toLocalUserPages(String userId, String event, JsonNode payload) {
+    List<JsonNode> args = List.of(payload);
     pageUsers.forEach((connection, user) -> {
       if (user.equals(userId)) {
         connection.emit(event, args);

@@ -43,6 +43,8 @@ import java.util.Objects;
   @JsonSubTypes.Type(value = Change.DeleteProvider.class, name = "deleteProvider"),
   @JsonSubTypes.Type(value = Change.SetSessionModel.class, name = "setSessionModel"),
   @JsonSubTypes.Type(value = Change.SetSessionSampling.class, name = "setSessionSampling"),
+  @JsonSubTypes.Type(value = Change.SetSessionApprovalPolicy.class,
+      name = "setSessionApprovalPolicy"),
   @JsonSubTypes.Type(value = Change.AddUsage.class, name = "addUsage"),
   @JsonSubTypes.Type(value = Change.RenameSession.class, name = "renameSession"),
   @JsonSubTypes.Type(value = Change.RenameProject.class, name = "renameProject"),
@@ -277,6 +279,18 @@ public sealed interface Change {
     @Override
     public void applyTo(IndexedState state) {
       state.putSession(state.session(sessionId).withSampling(sampling));
+    }
+  }
+
+  /** Sets a session's approval policy ({@code null}: the server's default). */
+  record SetSessionApprovalPolicy(String sessionId, String approvalPolicy) implements Change {
+    public SetSessionApprovalPolicy {
+      Objects.requireNonNull(sessionId, "sessionId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putSession(state.session(sessionId).withApprovalPolicy(approvalPolicy));
     }
   }
 

@@ -256,6 +256,13 @@ public final class IndexedState {
     return new Change.SetSessionSampling(sessionId, Sampling.orNull(sampling));
   }
 
+  public Change checkSetSessionApprovalPolicy(String sessionId, String approvalPolicy) {
+    if (sessionId == null || !sessions.containsKey(sessionId)) {
+      throw notFound("chat session " + sessionId);
+    }
+    return new Change.SetSessionApprovalPolicy(sessionId, approvalPolicy);
+  }
+
   public Change checkAddUsage(UsageTotal usage) {
     return new Change.AddUsage(Objects.requireNonNull(usage, "usage"));
   }

@@ -103,6 +103,7 @@ public final class Codecs {
     putIfPresent(d, "providerId", s.providerId());
     putIfPresent(d, "modelId", s.modelId());
     putIfPresent(d, "sampling", ProviderCodecs.sampling(s.sampling()));
+    putIfPresent(d, "approvalPolicy", s.approvalPolicy());
     return putInstant(d, "createdAt", s.createdAt());
   }
 
@@ -110,7 +111,8 @@ public final class Codecs {
     return read(Schema.SESSIONS, d, x -> new ChatSession(
         string(x, "_id"), string(x, "userId"), string(x, "projectId"), string(x, "name"),
         optString(x, "workspaceId"), instant(x, "createdAt"), optString(x, "providerId"),
-        optString(x, "modelId"), ProviderCodecs.sampling(x.get("sampling"))));
+        optString(x, "modelId"), ProviderCodecs.sampling(x.get("sampling")),
+        optString(x, "approvalPolicy")));
   }
 
   public static Document drone(DroneRegistration r) {

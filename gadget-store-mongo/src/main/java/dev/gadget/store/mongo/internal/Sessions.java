@@ -57,4 +57,12 @@ public final class Sessions {
     ops.updateExisting("setSessionWorkspace", sessions, "chat session " + sessionId, sessionId,
         update);
   }
+
+  /** Sets the session's {@code approvalPolicy}, or removes it for {@code null}. */
+  public void setSessionApprovalPolicy(String sessionId, String approvalPolicy) {
+    ops.updateExisting("setSessionApprovalPolicy", sessions, "chat session " + sessionId,
+        sessionId, approvalPolicy == null
+            ? Updates.unset("approvalPolicy")
+            : Updates.set("approvalPolicy", approvalPolicy));
+  }
 }
