@@ -1,5 +1,6 @@
 package dev.gadget.core.store.internal;
 
+import dev.gadget.core.model.ChatSession;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -13,36 +14,46 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedOutputStream;
 
 /**
- * The index of a snapshot: where each finished turn is kept, by session, in binary (about 60
- * bytes a turn, read at about a million turns a second, where JSON would take seconds):
+ * The index of a snapshot: the chat sessions ({@link SessionCodec}) and where each finished turn
+ * is kept, by session, in binary (about 60 bytes a turn, read at about a million turns a second,
+ * where JSON would take seconds):
  *
  * <pre>
- * "GADGETIX" version:int sessions:int
- *   per session: sessionId:UTF turns:int
+ * "GADGETIX" version:int
+ * (version 2) sessions:int, per session: {@link SessionCodec}
+ * chats:int
+ *   per chat: sessionId:UTF turns:int
  *     per turn (in seq order): id:UTF seq:long journal:int offset:long length:int
  * crc32c:long   (of everything before it)
  * </pre>
+ *
+ * Version 1 (snapshot version 2) held no sessions: its snapshot kept them as JSON records.
  */
 final class IndexFile {
   private static final byte[] MAGIC = "GADGETIX".getBytes(StandardCharsets.US_ASCII);
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
 
   private IndexFile() {}
 
   /** Writes the index to {@code out}; returns how many turns it holds. */
-  static long write(OutputStream raw, Map<String, List<DiskTurns.Ref>> bySession)
-      throws IOException {
+  static long write(OutputStream raw, Collection<ChatSession> sessions,
+      Map<String, List<DiskTurns.Ref>> bySession) throws IOException {
     CRC32C crc = new CRC32C();
     DataOutputStream out = new DataOutputStream(new CheckedOutputStream(
         new BufferedOutputStream(raw, 1 << 16), crc));
     out.write(MAGIC);
     out.writeInt(VERSION);
+    out.writeInt(sessions.size());
+    for (ChatSession s : sessions) {
+      SessionCodec.write(out, s);
+    }
     out.writeInt(bySession.size());
     long turns = 0;
     for (Map.Entry<String, List<DiskTurns.Ref>> e : bySession.entrySet()) {
@@ -66,13 +77,18 @@ final class IndexFile {
   /** A chat's finished turns as an index lists them, in {@code seq} order. */
   record Chat(String sessionId, List<DiskTurns.Ref> turns) {}
 
+  /** What an index holds: the chat sessions (none in version 1) and the chats' finished turns. */
+  record Index(List<ChatSession> sessions, List<Chat> chats) {
+    static final Index EMPTY = new Index(List.of(), List.of());
+  }
+
   /**
-   * Reads the index at {@code file}: each chat with its finished turns (no store state touched,
-   * so it can run beside the reading of the snapshot).
+   * Reads the index at {@code file}: the sessions and each chat with its finished turns (no
+   * store state touched, so it can run beside the reading of the snapshot).
    *
    * @throws IOException with a reason in words if it is not an index, damaged or cut short
    */
-  static List<Chat> read(Path file) throws IOException {
+  static Index read(Path file) throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     if (bytes.length < MAGIC.length + 16) {
       throw new IOException("it ends before its last turn");
@@ -87,8 +103,14 @@ final class IndexFile {
     try {
       byte[] magic = new byte[MAGIC.length];
       in.get(magic);
-      if (!Arrays.equals(magic, MAGIC) || in.getInt() != VERSION) {
+      int version = in.getInt();
+      if (!Arrays.equals(magic, MAGIC) || version < 1 || version > VERSION) {
         throw new IOException("it is not an index this version can read");
+      }
+      int count = version == 1 ? 0 : in.getInt();
+      List<ChatSession> list = new ArrayList<>(Math.max(0, Math.min(count, in.remaining() / 16)));
+      for (int s = 0; s < count; s++) {
+        list.add(SessionCodec.read(in));
       }
       int sessions = in.getInt();
       List<Chat> chats = new ArrayList<>(sessions);
@@ -108,7 +130,7 @@ final class IndexFile {
       if (in.hasRemaining()) {
         throw new IOException("it holds more than its sessions");
       }
-      return chats;
+      return new Index(list, chats);
     } catch (BufferUnderflowException e) {
       throw new IOException("it ends before its last turn");
     }

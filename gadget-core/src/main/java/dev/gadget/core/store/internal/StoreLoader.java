@@ -16,8 +16,8 @@ import java.util.function.Consumer;
 
 /**
  * Opens a store directory without reading its history: loads the snapshot (users, tokens,
- * projects, sessions, drones, providers, the running turns) and its index of where each finished
- * turn is kept, then replays the journals written since as metadata only: a finished turn's
+ * projects, drones, providers, the running turns) and its index (the chat sessions, binary, and
+ * where each finished turn is kept), then replays the journals written since as metadata only: a finished turn's
  * record is checked (its checksum) and its first fields read ({@link RecordPeek}), never decoded
  * whole. Deletes the journals before the snapshot that keep no finished turn any more (a crash
  * after a compaction, before it deleted them). An empty directory gets an empty snapshot; a
@@ -41,7 +41,7 @@ public final class StoreLoader {
     if (!Files.exists(dir.snapshot())) {
       return !dir.journals().isEmpty();
     }
-    return readSnapshot(dir, c -> { }, true).version() < SnapshotHeader.VERSION;
+    return readSnapshot(dir, c -> { }, true).version() < 2;
   }
 
   /** Loads {@code dir} into {@code state}, whose turns are {@code turns}; both empty. */
@@ -51,11 +51,11 @@ public final class StoreLoader {
       if (!Files.exists(dir.snapshot())) {
         dir.writeSnapshot(List.of(), 1, Map.of());
       }
-      // the index (binary, of every finished turn) is read beside the snapshot (JSON)
+      // the index (binary: the sessions and every finished turn) is read beside the snapshot
       SnapshotHeader peek = readSnapshot(dir, c -> { }, true);
       Path index = dir.index(peek.journal());
-      CompletableFuture<List<IndexFile.Chat>> chats = peek.turns() == 0
-          ? CompletableFuture.completedFuture(List.of())
+      CompletableFuture<IndexFile.Index> read = !peek.indexed()
+          ? CompletableFuture.completedFuture(IndexFile.Index.EMPTY)
           : CompletableFuture.supplyAsync(() -> {
             try {
               return IndexFile.read(index);
@@ -71,7 +71,13 @@ public final class StoreLoader {
       int first = header.journal();
       try {
         turns.expect(header.turns());
-        for (IndexFile.Chat chat : chats.join()) {
+        IndexFile.Index loaded = read.join();
+        if (loaded.sessions().size() != header.sessions()) {
+          throw new CompletionException(new IOException("it holds " + loaded.sessions().size()
+              + " chat sessions where the snapshot says " + header.sessions()));
+        }
+        loaded.sessions().forEach(state::putSession);
+        for (IndexFile.Chat chat : loaded.chats()) {
           turns.loadSession(state.findSession(chat.sessionId()).map(ChatSession::id)
               .orElse(chat.sessionId()), chat.turns());
         }
@@ -80,7 +86,7 @@ public final class StoreLoader {
             + e.getCause().getMessage() + ". Restore the directory from a backup");
       }
       Loaded loaded = JournalReader.replay(dir, first, Integer.MAX_VALUE,
-          Files.size(dir.snapshot()) + (header.turns() > 0 ? Files.size(dir.index(first)) : 0),
+          Files.size(dir.snapshot()) + (header.indexed() ? Files.size(dir.index(first)) : 0),
           (b, from, to, journal, offset) -> metadata(state, turns, b, from, to, journal, offset));
       deleteUnused(dir, turns, first);
       return loaded;
