@@ -106,7 +106,7 @@ class JournaledStoreFormatTest {
     assertThat(files()).contains("journal-000003.jsonl", "journal-000004.jsonl",
         "index-000004.bin", "snapshot.jsonl").doesNotContain("journal-000002.jsonl");
     assertThat(Files.readString(dir.resolve("snapshot.jsonl"))).contains("\"version\":3")
-        .doesNotContain("createSession"); // the sessions are in the index, in binary
+        .doesNotContain("createUser", "createSession"); // these are in the index, in binary
     String again = JournaledChatStoreTest.stderrOf(() -> {
       try (JournaledChatStore s = JournaledChatStore.open(dir)) {
         assertThat(s.findTurn(inSnapshot.id())).contains(inSnapshot);
@@ -219,10 +219,13 @@ class JournaledStoreFormatTest {
     assertThat(log).doesNotContain("Converted");
     assertThat(files()).contains("index-000002.bin");
     assertThat(Files.readString(dir.resolve("snapshot.jsonl"))).contains("\"version\":3",
-        "\"sessions\":2").doesNotContain("createSession");
+        "\"users\":1", "\"projects\":1", "\"sessions\":2")
+        .doesNotContain("createUser", "createProject", "createSession");
     try (JournaledChatStore s = JournaledChatStore.open(dir)) {
       assertThat(s.findSession(chosen.id())).contains(chosen);
       assertThat(s.listSessions(ada.id(), null)).containsExactlyInAnyOrder(chosen, recent);
+      assertThat(s.findUserByName("ada")).contains(ada);
+      assertThat(s.listProjects(ada.id())).containsExactly(project);
     }
   }
 

@@ -1,6 +1,5 @@
 package dev.gadget.core.store.internal;
 
-import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.spi.StoreException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -32,9 +31,10 @@ import java.util.stream.Stream;
  *
  * <pre>
  * lock                   held (FileChannel.tryLock) while a process has the store open
- * snapshot.jsonl         all but chats and finished turns as of the start of journal N: a header,
- *                        then one record each
- * index-00000N.bin       the chats and where each finished turn is kept, as of the same moment
+ * snapshot.jsonl         all but users, projects, chats and finished turns as of the start of
+ *                        journal N: a header, then one record each
+ * index-00000N.bin       the users, projects and chats, and where each finished turn is kept, as
+ *                        of the same moment
  *                        ({@link IndexFile})
  * journal-00000N.jsonl   every write since, one record each, appended and synced; the journals
  *                        before N that still keep finished turns' records
@@ -174,30 +174,35 @@ public final class StoreDirectory implements AutoCloseable {
   }
 
   /**
-   * Writes a snapshot atomically: the chat sessions among {@code records} and the index of the
-   * finished turns to {@code index-N.bin} (binary, {@link IndexFile}), synced; the other records
+   * Writes a snapshot atomically: the users, projects and chat sessions among {@code records}
+   * and the index of the finished turns to {@code index-N.bin} (binary, {@link IndexFile}), synced; the other records
    * to a temporary file, synced, renamed over the old snapshot, and the rename synced; then
    * deletes the other indexes. Returns their size in bytes.
    */
   public long writeSnapshot(List<Change> records, int journal,
       Map<String, List<DiskTurns.Ref>> finished) throws IOException {
-    List<ChatSession> sessions = new ArrayList<>();
+    IndexFile.Index.Records binary = new IndexFile.Index.Records(new ArrayList<>(),
+        new ArrayList<>(), new ArrayList<>());
     List<Change> others = new ArrayList<>(records.size());
     for (Change c : records) {
-      if (c instanceof Change.CreateSession s) {
-        sessions.add(s.session());
+      if (c instanceof Change.CreateUser u) {
+        binary.users().add(u.user());
+      } else if (c instanceof Change.CreateProject p) {
+        binary.projects().add(p.project());
+      } else if (c instanceof Change.CreateSession s) {
+        binary.sessions().add(s.session());
       } else {
         others.add(c);
       }
     }
     long turns = 0;
     Path index = index(journal);
-    boolean indexed = !finished.isEmpty() || !sessions.isEmpty();
+    boolean indexed = !finished.isEmpty() || !binary.isEmpty();
     if (indexed) {
       try (FileChannel ch = FileChannel.open(index, Set.of(StandardOpenOption.CREATE,
           StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE),
           fileAttributes(posix))) {
-        turns = IndexFile.write(Channels.newOutputStream(ch), sessions, finished);
+        turns = IndexFile.write(Channels.newOutputStream(ch), binary, finished);
         ch.force(true);
       }
     }
@@ -207,7 +212,8 @@ public final class StoreDirectory implements AutoCloseable {
         StandardOpenOption.WRITE), fileAttributes(posix))) {
       OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
       out.write(RecordCodec.encode(new SnapshotHeader(SnapshotHeader.FORMAT,
-          SnapshotHeader.VERSION, journal, others.size(), turns, sessions.size())));
+          SnapshotHeader.VERSION, journal, others.size(), turns, binary.users().size(),
+          binary.projects().size(), binary.sessions().size())));
       for (Change c : others) {
         out.write(RecordCodec.encode(c));
       }
@@ -271,23 +277,25 @@ public final class StoreDirectory implements AutoCloseable {
    * The first line of a snapshot.
    *
    * @param format always {@value #FORMAT}
-   * @param version the layout's version: {@value #VERSION}; 2 kept the chat sessions as JSON
-   *     records (and is read as it is); 1 held finished turns whole as records, and is converted
+   * @param version the layout's version: {@value #VERSION}; 2 kept the users, projects and
+   *     chat sessions as JSON records (and is read as it is); 1 held finished turns whole as records, and is converted
    *     when opened
    * @param journal the first journal that is not in the snapshot
    * @param records how many records follow
    * @param turns how many finished turns {@code index-N.bin} holds
-   * @param sessions how many chat sessions {@code index-N.bin} holds (version 3); without
-   *     sessions or turns there is no index
+   * @param users how many users {@code index-N.bin} holds (version 3)
+   * @param projects how many projects it holds (version 3)
+   * @param sessions how many chat sessions it holds (version 3); without any of these or turns
+   *     there is no index
    */
   record SnapshotHeader(String format, int version, int journal, long records, long turns,
-      long sessions) {
+      long users, long projects, long sessions) {
     static final String FORMAT = "gadget-store-snapshot";
     static final int VERSION = 3;
 
     /** Whether an index file goes with this snapshot. */
     boolean indexed() {
-      return turns > 0 || sessions > 0;
+      return turns > 0 || users > 0 || projects > 0 || sessions > 0;
     }
   }
 }

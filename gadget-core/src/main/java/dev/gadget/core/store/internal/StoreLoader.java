@@ -15,10 +15,10 @@ import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 /**
- * Opens a store directory without reading its history: loads the snapshot (users, tokens,
- * projects, drones, providers, the running turns) and its index (the chat sessions, binary, and
- * where each finished turn is kept), then replays the journals written since as metadata only: a finished turn's
- * record is checked (its checksum) and its first fields read ({@link RecordPeek}), never decoded
+ * Opens a store directory without reading its history: loads the snapshot (tokens, drones,
+ * providers, the running turns) and its index (the users, projects and chat sessions, binary,
+ * and where each finished turn is kept), then replays the journals written since as metadata
+ * only: a finished turn's record is checked (its checksum) and its first fields read ({@link RecordPeek}), never decoded
  * whole. Deletes the journals before the snapshot that keep no finished turn any more (a crash
  * after a compaction, before it deleted them). An empty directory gets an empty snapshot; a
  * directory of the format before (version 1) is for {@link StoreConverter}.
@@ -72,11 +72,18 @@ public final class StoreLoader {
       try {
         turns.expect(header.turns());
         IndexFile.Index loaded = read.join();
-        if (loaded.sessions().size() != header.sessions()) {
-          throw new CompletionException(new IOException("it holds " + loaded.sessions().size()
-              + " chat sessions where the snapshot says " + header.sessions()));
+        IndexFile.Index.Records records = loaded.records();
+        if (records.users().size() != header.users()
+            || records.projects().size() != header.projects()
+            || records.sessions().size() != header.sessions()) {
+          throw new CompletionException(new IOException("it holds " + records.users().size()
+              + " users, " + records.projects().size() + " projects and "
+              + records.sessions().size() + " chat sessions where the snapshot says "
+              + header.users() + ", " + header.projects() + " and " + header.sessions()));
         }
-        loaded.sessions().forEach(state::putSession);
+        records.users().forEach(state::putUser);
+        records.projects().forEach(state::putProject);
+        records.sessions().forEach(state::putSession);
         for (IndexFile.Chat chat : loaded.chats()) {
           turns.loadSession(state.findSession(chat.sessionId()).map(ChatSession::id)
               .orElse(chat.sessionId()), chat.turns());
