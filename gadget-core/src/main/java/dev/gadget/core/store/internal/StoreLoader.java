@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * Opens a store directory without reading its history: loads the snapshot (tokens, drones,
  * providers, the running turns) and its index (the users, projects and chat sessions, binary,
  * and where each finished turn is kept), then replays the journals written since as metadata
- * only: a finished turn's record is checked (its checksum) and its first fields read ({@link RecordPeek}), never decoded
- * whole. Deletes the journals before the snapshot that keep no finished turn any more (a crash
+ * only: a finished turn's record is checked (its checksum) and its first fields read
+ * ({@link RecordPeek}), never decoded whole. Deletes the journals before the snapshot that keep no finished turn any more (a crash
  * after a compaction, before it deleted them). An empty directory gets an empty snapshot; a
  * directory of the format before (version 1) is for {@link StoreConverter}.
  */
@@ -51,7 +51,7 @@ public final class StoreLoader {
       if (!Files.exists(dir.snapshot())) {
         dir.writeSnapshot(List.of(), 1, Map.of());
       }
-      // the index (binary: the sessions and every finished turn) is read beside the snapshot
+      // the index (binary: users, projects, chats, finished turns) is read beside the snapshot
       SnapshotHeader peek = readSnapshot(dir, c -> { }, true);
       Path index = dir.index(peek.journal());
       CompletableFuture<IndexFile.Index> read = !peek.indexed()
