@@ -23,8 +23,8 @@ import java.util.zip.CheckedOutputStream;
 
 /**
  * The index of a snapshot: the users, projects and chat sessions ({@link BinaryRecords}) and
- * where each finished turn is kept, by session, in binary (about 60 bytes a turn, read at about a million turns a second,
- * where JSON would take seconds):
+ * where each finished turn is kept, by session, in binary (about 60 bytes a turn, read at about a
+ * million turns a second, where JSON would take seconds):
  *
  * <pre>
  * "GADGETIX" version:int

@@ -175,9 +175,9 @@ public final class StoreDirectory implements AutoCloseable {
 
   /**
    * Writes a snapshot atomically: the users, projects and chat sessions among {@code records}
-   * and the index of the finished turns to {@code index-N.bin} (binary, {@link IndexFile}), synced; the other records
-   * to a temporary file, synced, renamed over the old snapshot, and the rename synced; then
-   * deletes the other indexes. Returns their size in bytes.
+   * and the index of the finished turns to {@code index-N.bin} (binary, {@link IndexFile}), synced;
+   * the other records to a temporary file, synced, renamed over the old snapshot, and the rename
+   * synced; then deletes the other indexes. Returns their size in bytes.
    */
   public long writeSnapshot(List<Change> records, int journal,
       Map<String, List<DiskTurns.Ref>> finished) throws IOException {
@@ -278,8 +278,8 @@ public final class StoreDirectory implements AutoCloseable {
    *
    * @param format always {@value #FORMAT}
    * @param version the layout's version: {@value #VERSION}; 2 kept the users, projects and
-   *     chat sessions as JSON records (and is read as it is); 1 held finished turns whole as records, and is converted
-   *     when opened
+   *     chat sessions as JSON records (and is read as it is); 1 held finished turns whole as
+   *     records, and is converted when opened
    * @param journal the first journal that is not in the snapshot
    * @param records how many records follow
    * @param turns how many finished turns {@code index-N.bin} holds

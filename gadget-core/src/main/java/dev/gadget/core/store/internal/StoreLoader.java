@@ -19,9 +19,10 @@ import java.util.function.Consumer;
  * providers, the running turns) and its index (the users, projects and chat sessions, binary,
  * and where each finished turn is kept), then replays the journals written since as metadata
  * only: a finished turn's record is checked (its checksum) and its first fields read
- * ({@link RecordPeek}), never decoded whole. Deletes the journals before the snapshot that keep no finished turn any more (a crash
- * after a compaction, before it deleted them). An empty directory gets an empty snapshot; a
- * directory of the format before (version 1) is for {@link StoreConverter}.
+ * ({@link RecordPeek}), never decoded whole. Deletes the journals before the snapshot that keep no
+ * finished turn any more (a crash after a compaction, before it deleted them). An empty directory
+ * gets an empty snapshot; a directory of the format before (version 1) is for {@link
+ * StoreConverter}.
  */
 public final class StoreLoader {
   /**
