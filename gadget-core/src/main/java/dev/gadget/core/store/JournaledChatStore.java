@@ -51,8 +51,8 @@ import java.util.function.Function;
  * no write it cannot reflect (a read of users, projects or sessions does not wait for the block
  * writes of running turns; a session's turns wait for that session's turn writes).
  *
- * <p><b>Opening</b> reads the last snapshot (all but the finished turns) and its index of the
- * finished turns, and replays the journal written since as metadata only, so it does not grow
+ * <p><b>Opening</b> reads the last snapshot (all but the finished turns) and its binary index
+ * (the users, projects and chats, and where each finished turn is kept), and replays the journal written since as metadata only, so it does not grow
  * with the history; a directory of the format before is converted once, in place. A record cut
  * short at the end of the last journal (the process died while appending it, before it was
  * acknowledged) is dropped with a warning; a damaged record anywhere else refuses to open, with

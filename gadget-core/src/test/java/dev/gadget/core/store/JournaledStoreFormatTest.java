@@ -6,6 +6,7 @@ import dev.gadget.core.Ids;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.Project;
+import dev.gadget.core.model.Sampling;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
@@ -101,10 +102,11 @@ class JournaledStoreFormatTest {
       }
     });
     assertThat(log).contains("INFO", "Converted the store in " + dir.toAbsolutePath(),
-        "version 2", "2 sessions, 3 turns");
+        "version 3", "2 sessions, 3 turns");
     assertThat(files()).contains("journal-000003.jsonl", "journal-000004.jsonl",
         "index-000004.bin", "snapshot.jsonl").doesNotContain("journal-000002.jsonl");
-    assertThat(Files.readString(dir.resolve("snapshot.jsonl"))).contains("\"version\":2");
+    assertThat(Files.readString(dir.resolve("snapshot.jsonl"))).contains("\"version\":3")
+        .doesNotContain("createUser", "createSession"); // these are in the index, in binary
     String again = JournaledChatStoreTest.stderrOf(() -> {
       try (JournaledChatStore s = JournaledChatStore.open(dir)) {
         assertThat(s.findTurn(inSnapshot.id())).contains(inSnapshot);
@@ -190,6 +192,40 @@ class JournaledStoreFormatTest {
       assertThat(s.listTurns(recent.id())).extracting(ChatTurn::seq).containsExactly(0L, 1L, 2L);
       assertThat(s.listUnfinishedTurns()).extracting(ChatTurn::id).containsExactly(second.id());
       assertThat(s.findTurn(third.id()).orElseThrow().error()).isEqualTo("boom");
+    }
+  }
+
+  @Test
+  void aSnapshotOfVersionTwoOpensAndTheNextOneKeepsTheSessionsInItsIndex() throws IOException {
+    // version 2: the sessions as JSON records, no finished turn (so no index)
+    ChatSession chosen = old.withWorkspaceId("ws-1").withModel("prov", "model-ü")
+        .withSampling(new Sampling(0.5, null, 40));
+    List<Change> snapshot = List.of(new Change.CreateUser(ada),
+        new Change.CreateProject(project), new Change.CreateSession(chosen),
+        new Change.CreateSession(recent));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.write(RecordCodec.encode(Map.of("format", "gadget-store-snapshot", "version", 2,
+        "journal", 1, "records", snapshot.size(), "turns", 0)));
+    for (Change c : snapshot) {
+      out.write(RecordCodec.encode(c));
+    }
+    Files.write(dir.resolve("snapshot.jsonl"), out.toByteArray());
+    String log = JournaledChatStoreTest.stderrOf(() -> {
+      try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+        assertThat(s.findSession(chosen.id())).contains(chosen);
+        s.compact();
+      }
+    });
+    assertThat(log).doesNotContain("Converted");
+    assertThat(files()).contains("index-000002.bin");
+    assertThat(Files.readString(dir.resolve("snapshot.jsonl"))).contains("\"version\":3",
+        "\"users\":1", "\"projects\":1", "\"sessions\":2")
+        .doesNotContain("createUser", "createProject", "createSession");
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      assertThat(s.findSession(chosen.id())).contains(chosen);
+      assertThat(s.listSessions(ada.id(), null)).containsExactlyInAnyOrder(chosen, recent);
+      assertThat(s.findUserByName("ada")).contains(ada);
+      assertThat(s.listProjects(ada.id())).containsExactly(project);
     }
   }
 

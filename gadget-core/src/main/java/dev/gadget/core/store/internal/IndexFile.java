@@ -1,5 +1,8 @@
 package dev.gadget.core.store.internal;
 
+import dev.gadget.core.model.ChatSession;
+import dev.gadget.core.model.Project;
+import dev.gadget.core.model.User;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -19,30 +22,49 @@ import java.util.zip.CRC32C;
 import java.util.zip.CheckedOutputStream;
 
 /**
- * The index of a snapshot: where each finished turn is kept, by session, in binary (about 60
- * bytes a turn, read at about a million turns a second, where JSON would take seconds):
+ * The index of a snapshot: the users, projects and chat sessions ({@link BinaryRecords}) and
+ * where each finished turn is kept, by session, in binary (about 60 bytes a turn, read at about a
+ * million turns a second, where JSON would take seconds):
  *
  * <pre>
- * "GADGETIX" version:int sessions:int
- *   per session: sessionId:UTF turns:int
+ * "GADGETIX" version:int
+ * (version 2) users:int, per user; projects:int, per project; sessions:int, per session
+ *   (each as {@link BinaryRecords} writes it)
+ * chats:int
+ *   per chat: sessionId:UTF turns:int
  *     per turn (in seq order): id:UTF seq:long journal:int offset:long length:int
  * crc32c:long   (of everything before it)
  * </pre>
+ *
+ * Version 1 (snapshot version 2) held no users, projects or sessions: its snapshot kept them as
+ * JSON records.
  */
 final class IndexFile {
   private static final byte[] MAGIC = "GADGETIX".getBytes(StandardCharsets.US_ASCII);
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
 
   private IndexFile() {}
 
   /** Writes the index to {@code out}; returns how many turns it holds. */
-  static long write(OutputStream raw, Map<String, List<DiskTurns.Ref>> bySession)
-      throws IOException {
+  static long write(OutputStream raw, Index.Records records,
+      Map<String, List<DiskTurns.Ref>> bySession) throws IOException {
     CRC32C crc = new CRC32C();
     DataOutputStream out = new DataOutputStream(new CheckedOutputStream(
         new BufferedOutputStream(raw, 1 << 16), crc));
     out.write(MAGIC);
     out.writeInt(VERSION);
+    out.writeInt(records.users().size());
+    for (User u : records.users()) {
+      BinaryRecords.write(out, u);
+    }
+    out.writeInt(records.projects().size());
+    for (Project p : records.projects()) {
+      BinaryRecords.write(out, p);
+    }
+    out.writeInt(records.sessions().size());
+    for (ChatSession s : records.sessions()) {
+      BinaryRecords.write(out, s);
+    }
     out.writeInt(bySession.size());
     long turns = 0;
     for (Map.Entry<String, List<DiskTurns.Ref>> e : bySession.entrySet()) {
@@ -66,13 +88,40 @@ final class IndexFile {
   /** A chat's finished turns as an index lists them, in {@code seq} order. */
   record Chat(String sessionId, List<DiskTurns.Ref> turns) {}
 
+  /** What an index holds: its records (none in version 1) and the chats' finished turns. */
+  record Index(Records records, List<Chat> chats) {
+    static final Index EMPTY = new Index(new Records(List.of(), List.of(), List.of()), List.of());
+
+    /** The users, projects and chat sessions of a snapshot. */
+    record Records(List<User> users, List<Project> projects, List<ChatSession> sessions) {
+      boolean isEmpty() {
+        return users.isEmpty() && projects.isEmpty() && sessions.isEmpty();
+      }
+    }
+  }
+
+  /** Reads one record of an index. */
+  private interface Reader<T> {
+    T read(ByteBuffer in) throws IOException;
+  }
+
+  private static <T> List<T> list(ByteBuffer in, boolean present, Reader<T> reader)
+      throws IOException {
+    int count = present ? in.getInt() : 0;
+    List<T> out = new ArrayList<>(Math.max(0, Math.min(count, in.remaining() / 16)));
+    for (int i = 0; i < count; i++) {
+      out.add(reader.read(in));
+    }
+    return out;
+  }
+
   /**
-   * Reads the index at {@code file}: each chat with its finished turns (no store state touched,
-   * so it can run beside the reading of the snapshot).
+   * Reads the index at {@code file}: the sessions and each chat with its finished turns (no
+   * store state touched, so it can run beside the reading of the snapshot).
    *
    * @throws IOException with a reason in words if it is not an index, damaged or cut short
    */
-  static List<Chat> read(Path file) throws IOException {
+  static Index read(Path file) throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     if (bytes.length < MAGIC.length + 16) {
       throw new IOException("it ends before its last turn");
@@ -87,9 +136,13 @@ final class IndexFile {
     try {
       byte[] magic = new byte[MAGIC.length];
       in.get(magic);
-      if (!Arrays.equals(magic, MAGIC) || in.getInt() != VERSION) {
+      int version = in.getInt();
+      if (!Arrays.equals(magic, MAGIC) || version < 1 || version > VERSION) {
         throw new IOException("it is not an index this version can read");
       }
+      List<User> users = list(in, version > 1, BinaryRecords::readUser);
+      List<Project> projects = list(in, version > 1, BinaryRecords::readProject);
+      List<ChatSession> list = list(in, version > 1, BinaryRecords::readSession);
       int sessions = in.getInt();
       List<Chat> chats = new ArrayList<>(sessions);
       for (int s = 0; s < sessions; s++) {
@@ -108,7 +161,7 @@ final class IndexFile {
       if (in.hasRemaining()) {
         throw new IOException("it holds more than its sessions");
       }
-      return chats;
+      return new Index(new Index.Records(users, projects, list), chats);
     } catch (BufferUnderflowException e) {
       throw new IOException("it ends before its last turn");
     }

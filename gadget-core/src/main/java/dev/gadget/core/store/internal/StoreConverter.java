@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * Converts, once and in place, a directory written by the format before this one (version 1: a
  * snapshot holding every turn whole, journals with each turn's blocks as separate records) to
  * this one. Reads it all (the old way, once), writes every finished turn whole into a new
- * journal {@code L+1} after the last one, syncs it, then writes a version 2 snapshot with its
+ * journal {@code L+1} after the last one, syncs it, then writes a version 3 snapshot with its
  * index naming {@code L+2}: that rename is the one moment the directory changes format. A crash
  * before it leaves a version 1 directory whose last journal holds whole turns (records version 1
  * reads too) and perhaps a torn end, which the next open drops and converts again; after it, the

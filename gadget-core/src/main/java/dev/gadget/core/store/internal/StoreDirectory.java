@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,9 +31,11 @@ import java.util.stream.Stream;
  *
  * <pre>
  * lock                   held (FileChannel.tryLock) while a process has the store open
- * snapshot.jsonl         all but finished turns as of the start of journal N: a header, then one
- *                        record each
- * index-00000N.bin       where each finished turn is kept, as of the same moment ({@link IndexFile})
+ * snapshot.jsonl         all but users, projects, chats and finished turns as of the start of
+ *                        journal N: a header, then one record each
+ * index-00000N.bin       the users, projects and chats, and where each finished turn is kept, as
+ *                        of the same moment
+ *                        ({@link IndexFile})
  * journal-00000N.jsonl   every write since, one record each, appended and synced; the journals
  *                        before N that still keep finished turns' records
  * </pre>
@@ -171,19 +174,35 @@ public final class StoreDirectory implements AutoCloseable {
   }
 
   /**
-   * Writes a snapshot atomically: the index of the finished turns to {@code index-N.bin}, synced;
-   * the records to a temporary file, synced, renamed over the old snapshot, and the rename
+   * Writes a snapshot atomically: the users, projects and chat sessions among {@code records}
+   * and the index of the finished turns to {@code index-N.bin} (binary, {@link IndexFile}), synced;
+   * the other records to a temporary file, synced, renamed over the old snapshot, and the rename
    * synced; then deletes the other indexes. Returns their size in bytes.
    */
   public long writeSnapshot(List<Change> records, int journal,
       Map<String, List<DiskTurns.Ref>> finished) throws IOException {
+    IndexFile.Index.Records binary = new IndexFile.Index.Records(new ArrayList<>(),
+        new ArrayList<>(), new ArrayList<>());
+    List<Change> others = new ArrayList<>(records.size());
+    for (Change c : records) {
+      if (c instanceof Change.CreateUser u) {
+        binary.users().add(u.user());
+      } else if (c instanceof Change.CreateProject p) {
+        binary.projects().add(p.project());
+      } else if (c instanceof Change.CreateSession s) {
+        binary.sessions().add(s.session());
+      } else {
+        others.add(c);
+      }
+    }
     long turns = 0;
     Path index = index(journal);
-    if (!finished.isEmpty()) {
+    boolean indexed = !finished.isEmpty() || !binary.isEmpty();
+    if (indexed) {
       try (FileChannel ch = FileChannel.open(index, Set.of(StandardOpenOption.CREATE,
           StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE),
           fileAttributes(posix))) {
-        turns = IndexFile.write(Channels.newOutputStream(ch), finished);
+        turns = IndexFile.write(Channels.newOutputStream(ch), binary, finished);
         ch.force(true);
       }
     }
@@ -193,8 +212,9 @@ public final class StoreDirectory implements AutoCloseable {
         StandardOpenOption.WRITE), fileAttributes(posix))) {
       OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
       out.write(RecordCodec.encode(new SnapshotHeader(SnapshotHeader.FORMAT,
-          SnapshotHeader.VERSION, journal, records.size(), turns)));
-      for (Change c : records) {
+          SnapshotHeader.VERSION, journal, others.size(), turns, binary.users().size(),
+          binary.projects().size(), binary.sessions().size())));
+      for (Change c : others) {
         out.write(RecordCodec.encode(c));
       }
       out.flush();
@@ -203,8 +223,8 @@ public final class StoreDirectory implements AutoCloseable {
     Files.move(tmp, snapshot(), StandardCopyOption.ATOMIC_MOVE,
         StandardCopyOption.REPLACE_EXISTING);
     syncDirectory();
-    deleteIndexesBut(turns > 0 ? journal : -1);
-    return Files.size(snapshot()) + (turns > 0 ? Files.size(index) : 0);
+    deleteIndexesBut(indexed ? journal : -1);
+    return Files.size(snapshot()) + (indexed ? Files.size(index) : 0);
   }
 
   /** Deletes the index files but the one of journal {@code keep}. */
@@ -257,14 +277,25 @@ public final class StoreDirectory implements AutoCloseable {
    * The first line of a snapshot.
    *
    * @param format always {@value #FORMAT}
-   * @param version the layout's version: {@value #VERSION}; 1 held finished turns whole as
+   * @param version the layout's version: {@value #VERSION}; 2 kept the users, projects and
+   *     chat sessions as JSON records (and is read as it is); 1 held finished turns whole as
    *     records, and is converted when opened
    * @param journal the first journal that is not in the snapshot
    * @param records how many records follow
-   * @param turns how many finished turns {@code index-N.bin} holds (0: there is none)
+   * @param turns how many finished turns {@code index-N.bin} holds
+   * @param users how many users {@code index-N.bin} holds (version 3)
+   * @param projects how many projects it holds (version 3)
+   * @param sessions how many chat sessions it holds (version 3); without any of these or turns
+   *     there is no index
    */
-  record SnapshotHeader(String format, int version, int journal, long records, long turns) {
+  record SnapshotHeader(String format, int version, int journal, long records, long turns,
+      long users, long projects, long sessions) {
     static final String FORMAT = "gadget-store-snapshot";
-    static final int VERSION = 2;
+    static final int VERSION = 3;
+
+    /** Whether an index file goes with this snapshot. */
+    boolean indexed() {
+      return turns > 0 || users > 0 || projects > 0 || sessions > 0;
+    }
   }
 }

@@ -15,13 +15,14 @@ import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 /**
- * Opens a store directory without reading its history: loads the snapshot (users, tokens,
- * projects, sessions, drones, providers, the running turns) and its index of where each finished
- * turn is kept, then replays the journals written since as metadata only: a finished turn's
- * record is checked (its checksum) and its first fields read ({@link RecordPeek}), never decoded
- * whole. Deletes the journals before the snapshot that keep no finished turn any more (a crash
- * after a compaction, before it deleted them). An empty directory gets an empty snapshot; a
- * directory of the format before (version 1) is for {@link StoreConverter}.
+ * Opens a store directory without reading its history: loads the snapshot (tokens, drones,
+ * providers, the running turns) and its index (the users, projects and chat sessions, binary,
+ * and where each finished turn is kept), then replays the journals written since as metadata
+ * only: a finished turn's record is checked (its checksum) and its first fields read
+ * ({@link RecordPeek}), never decoded whole. Deletes the journals before the snapshot that keep no
+ * finished turn any more (a crash after a compaction, before it deleted them). An empty directory
+ * gets an empty snapshot; a directory of the format before (version 1) is for {@link
+ * StoreConverter}.
  */
 public final class StoreLoader {
   /**
@@ -41,7 +42,7 @@ public final class StoreLoader {
     if (!Files.exists(dir.snapshot())) {
       return !dir.journals().isEmpty();
     }
-    return readSnapshot(dir, c -> { }, true).version() < SnapshotHeader.VERSION;
+    return readSnapshot(dir, c -> { }, true).version() < 2;
   }
 
   /** Loads {@code dir} into {@code state}, whose turns are {@code turns}; both empty. */
@@ -51,11 +52,11 @@ public final class StoreLoader {
       if (!Files.exists(dir.snapshot())) {
         dir.writeSnapshot(List.of(), 1, Map.of());
       }
-      // the index (binary, of every finished turn) is read beside the snapshot (JSON)
+      // the index (binary: users, projects, chats, finished turns) is read beside the snapshot
       SnapshotHeader peek = readSnapshot(dir, c -> { }, true);
       Path index = dir.index(peek.journal());
-      CompletableFuture<List<IndexFile.Chat>> chats = peek.turns() == 0
-          ? CompletableFuture.completedFuture(List.of())
+      CompletableFuture<IndexFile.Index> read = !peek.indexed()
+          ? CompletableFuture.completedFuture(IndexFile.Index.EMPTY)
           : CompletableFuture.supplyAsync(() -> {
             try {
               return IndexFile.read(index);
@@ -71,7 +72,20 @@ public final class StoreLoader {
       int first = header.journal();
       try {
         turns.expect(header.turns());
-        for (IndexFile.Chat chat : chats.join()) {
+        IndexFile.Index loaded = read.join();
+        IndexFile.Index.Records records = loaded.records();
+        if (records.users().size() != header.users()
+            || records.projects().size() != header.projects()
+            || records.sessions().size() != header.sessions()) {
+          throw new CompletionException(new IOException("it holds " + records.users().size()
+              + " users, " + records.projects().size() + " projects and "
+              + records.sessions().size() + " chat sessions where the snapshot says "
+              + header.users() + ", " + header.projects() + " and " + header.sessions()));
+        }
+        records.users().forEach(state::putUser);
+        records.projects().forEach(state::putProject);
+        records.sessions().forEach(state::putSession);
+        for (IndexFile.Chat chat : loaded.chats()) {
           turns.loadSession(state.findSession(chat.sessionId()).map(ChatSession::id)
               .orElse(chat.sessionId()), chat.turns());
         }
@@ -80,7 +94,7 @@ public final class StoreLoader {
             + e.getCause().getMessage() + ". Restore the directory from a backup");
       }
       Loaded loaded = JournalReader.replay(dir, first, Integer.MAX_VALUE,
-          Files.size(dir.snapshot()) + (header.turns() > 0 ? Files.size(dir.index(first)) : 0),
+          Files.size(dir.snapshot()) + (header.indexed() ? Files.size(dir.index(first)) : 0),
           (b, from, to, journal, offset) -> metadata(state, turns, b, from, to, journal, offset));
       deleteUnused(dir, turns, first);
       return loaded;
