@@ -164,7 +164,8 @@ public final class GadgetDrone implements AutoCloseable {
         clock);
     recovery.load();
     link.tools(tools, synthesis.orphansCleaned());
-    link.connect(new ServerEvents(jobs, recovery, files, state, link), recovery::ask);
+    link.connect(new ServerEvents(jobs, recovery, files, state, link, skills,
+        synthesis), recovery::ask);
   }
 
   /** The workspace's id (after {@link #start()}). */

@@ -57,6 +57,11 @@ public final class DroneToolSynthesis {
     return orphansCleaned;
   }
 
+  /** The registry, for a person's promotions and deletions ({@link AgentToolsRequests}). */
+  ToolRegistry registry() {
+    return registry;
+  }
+
   /**
    * A turn's tools in {@code projectDir} whose commands run in {@code sandbox}: the project's
    * synthesized tools not named in {@code taken}, and {@code create_tool} and

@@ -41,6 +41,7 @@ public final class PageRequests {
   private final ProviderRequests providerRequests;
   private final DroneRouter router;
   private final ChangeRequests changeRequests;
+  private final AgentToolRequests agentToolRequests;
   private final ApprovalDesk approvals;
   private final Deletions deletions;
   private final ClusterNode node;
@@ -60,6 +61,7 @@ public final class PageRequests {
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router);
     this.changeRequests = new ChangeRequests(settings, owned, router, turns, node, rooms);
+    this.agentToolRequests = new AgentToolRequests(settings, owned, changeRequests);
     this.deletions = new Deletions(store, owned, router, turns, rooms);
     if (node != null) {
       node.answerWith(dispatcher, approvals);
@@ -211,6 +213,7 @@ public final class PageRequests {
           null, approvals.createTools(id)));
     });
     changeRequests.register(c, userId);
+    agentToolRequests.register(c, userId);
   }
 
   /**
