@@ -40,12 +40,12 @@ function render(reply) {
   }
   const list = el('ul', 'agent-tools');
   for (const t of tools) {
-    const li = item('tool', t, t.experimental
+    const li = item('tool', t, (t.experimental
       ? 'experimental · ' + t.successfulTurns + ' of ' + t.threshold + ' turns'
-      : 'stable');
+      : 'stable') + (t.scope === 'user' ? ' · your own' : ''));
     if (t.experimental) li.classList.add('experimental');
     if (t.experimental) li.appendChild(action('Promote', () => change('tool', t.name, 'promote')));
-    li.appendChild(remove('tool', t));
+    if (t.scope !== 'user') li.appendChild(remove('tool', t));
     list.appendChild(li);
   }
   for (const s of skills) {

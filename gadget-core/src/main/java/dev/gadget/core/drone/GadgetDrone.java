@@ -77,6 +77,7 @@ public final class GadgetDrone implements AutoCloseable {
   private final DroneLog droneLog;
   private final DroneSkills skills;
   private final boolean createTools;
+  private final Path userTools;
   private final ScheduledExecutorService timer;
   private final ExecutorService worker;
   private final DroneState state = new DroneState();
@@ -107,6 +108,7 @@ public final class GadgetDrone implements AutoCloseable {
     this.listener = droneLog;
     this.skills = new DroneSkills(b.userSkills, this::reportProblem);
     this.createTools = b.createTools;
+    this.userTools = b.userTools;
     this.timer = Executors.newSingleThreadScheduledExecutor(
         DroneThreads.daemon("gadget-drone-timer"));
     this.worker = Executors.newSingleThreadExecutor(DroneThreads.daemon("gadget-drone-worker"));
@@ -147,7 +149,8 @@ public final class GadgetDrone implements AutoCloseable {
     sandbox.problem().ifPresentOrElse(
         problem -> log.error("run_command will refuse every command: {}", problem),
         () -> log.info("commands run {}", sandbox.where()));
-    synthesis = new DroneToolSynthesis(workspace.dir(), createTools, this::reportProblem);
+    synthesis = new DroneToolSynthesis(workspace.dir(), createTools, userTools,
+        this::reportProblem);
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
     files.starting();
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
@@ -155,7 +158,8 @@ public final class GadgetDrone implements AutoCloseable {
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer,
         droneLog::redact);
     TurnLoops loops = new TurnLoops(loopSettings, tools, sandbox.newBuilder()
-        .hide(workspace.dir()).readable(skills.userFolders()), token, skills, synthesis,
+        .hide(workspace.dir()).readable(skills.userFolders())
+        .readable(synthesis.userFolders()), token, skills, synthesis,
         droneLog::secret);
     jobs = new JobRunner(state, files, link, completion, loops, turnTools, clock,
         worker, keptCheckpoints);
@@ -257,6 +261,7 @@ public final class GadgetDrone implements AutoCloseable {
     private Function<Path, TurnTools> turnTools;
     private List<Path> userSkills = List.of();
     private boolean createTools;
+    private Path userTools;
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private ToolDeferral deferral = ToolDeferral.DEFAULT;
     private dev.gadget.core.agent.catalog.SemanticToolIndex embeddings;
@@ -318,6 +323,16 @@ public final class GadgetDrone implements AutoCloseable {
      */
     public Builder userSkills(List<Path> folders) {
       this.userSkills = List.copyOf(folders);
+      return this;
+    }
+
+    /**
+     * The drone host user's own library of synthesized tools (such as {@code ~/.agents/tools}),
+     * offered in every project's turns and readable by commands, where {@code create_tool}
+     * writes with {@code scope: "user"}; default none (docs/AGENT.md, "Synthesized tools").
+     */
+    public Builder userTools(Path folder) {
+      this.userTools = folder;
       return this;
     }
 

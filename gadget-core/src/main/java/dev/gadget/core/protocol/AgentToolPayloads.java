@@ -39,13 +39,15 @@ public final class AgentToolPayloads {
    *
    * @param name its name
    * @param description what it does
-   * @param folder its folder, relative to the project
+   * @param folder its folder: relative to the project for a project's, absolute for the user's
    * @param experimental whether it is still experimental
    * @param successfulTurns in how many turns this version ran successfully
    * @param threshold the turns it needs to be stable
+   * @param scope {@code project} or {@code user} (the drone host user's own library; only a
+   *     project's can be deleted from a page)
    */
   public record ToolView(String name, String description, String folder, boolean experimental,
-      int successfulTurns, int threshold) {}
+      int successfulTurns, int threshold, String scope) {}
 
   /**
    * A skill as a page lists it.

@@ -37,6 +37,7 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
     GadgetDrone drone = GadgetDrone.builder().transport(fx.transport.client())
         .token(ada.droneToken()).workspaceDir(tmp.resolve("ws"))
         .llmClients(p -> llm).tools(CodingTools.all()).createTools(true)
+        .userTools(tmp.resolve("lib"))
         .heartbeatInterval(Duration.ofMillis(100)).build();
     drone.start();
     fx.closeables.add(drone);
@@ -80,6 +81,11 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
         ScriptedLlmClient.reply().text("Written.").build(),
         ScriptedLlmClient.reply().toolCall("shout", "{\"word\":\"hey\"}").build(),
         ScriptedLlmClient.reply().text("Shouted.").build());
+    Path whisper = Files.createDirectories(tmp.resolve("lib/whisper"));
+    Files.writeString(whisper.resolve("tool.json"), "{\"name\":\"whisper\",\"description\":"
+        + "\"Say it softly.\",\"parameters\":{\"type\":\"object\"},\"language\":\"sh\","
+        + "\"tests\":[{\"arguments\":{},\"expect\":\"{}\"}]}");
+    Files.writeString(whisper.resolve("run.sh"), "tr A-Z a-z\n");
     GadgetDrone drone = start(llm);
     JsonNode none = page.request(Protocol.LIST_AGENT_TOOLS, Map.of("sessionId", session));
     assertThat(none.path("error").asText()).startsWith("no turn of this chat ran on a drone");
@@ -95,7 +101,9 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
     assertThat(listed.path("tools").toString()).as(listed.toString()).isEqualTo(
         "[{\"name\":\"shout\",\"description\":\"Say a word loudly.\",\"folder\":"
         + "\".agents/tools/shout\",\"experimental\":true,\"successfulTurns\":0,"
-        + "\"threshold\":3}]");
+        + "\"threshold\":3,\"scope\":\"project\"},{\"name\":\"whisper\",\"description\":"
+        + "\"Say it softly.\",\"folder\":\"" + whisper + "\",\"experimental\":true,"
+        + "\"successfulTurns\":0,\"threshold\":3,\"scope\":\"user\"}]");
     assertThat(listed.path("skills").toString()).isEqualTo("[{\"name\":\"greet\","
         + "\"description\":\"Greets people politely.\",\"folder\":\".agents/skills/greet\","
         + "\"scope\":\"project\"}]");
@@ -110,6 +118,10 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
 
     assertThat(change("skill", "greet", "promote").path("error").asText())
         .isEqualTo("only a tool is promoted; a skill has no trial");
+    assertThat(change("tool", "whisper", "delete").path("error").asText()).isEqualTo(
+        "the tool whisper is in the drone host's user library, not in the project");
+    assertThat(change("tool", "whisper", "promote").path("tools").get(1).path("experimental")
+        .asBoolean(true)).isFalse();
     assertThat(change("tool", "nope", "delete").path("error").asText())
         .isEqualTo("there is no tool nope here");
     assertThat(change("tool", "shout", "rename").path("error").asText())
@@ -119,7 +131,8 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
     assertThat(noSkill.path("skills").size()).as(noSkill.toString()).isZero();
     assertThat(skill).doesNotExist();
     JsonNode noTool = change("tool", "shout", "delete");
-    assertThat(noTool.path("tools").size()).as(noTool.toString()).isZero();
+    assertThat(noTool.path("tools").toString()).as(noTool.toString()).doesNotContain("shout")
+        .contains("whisper");
     assertThat(project.resolve(".agents/tools/shout")).doesNotExist();
     assertThat(tmp.resolve("ws/.gadget/tool-registry.json")).content().doesNotContain("shout");
   }

@@ -70,11 +70,17 @@ final class AgentToolsRequests {
       delete(dir, skill.folder(), what);
     } else {
       ToolRegistry registry = synthesis.registry();
-      SynthesizedTool tool = tools(dir, req.slug()).stream()
-          .filter(t -> t.name().equals(req.name())).findFirst()
+      List<SynthesizedTool> project = tools(dir, req.slug());
+      SynthesizedTool tool = project.stream().filter(t -> t.name().equals(req.name()))
+          .findFirst().or(() -> userTools(project).stream()
+              .filter(t -> t.name().equals(req.name())).findFirst())
           .orElseThrow(() -> new IllegalArgumentException("there is no " + what + " here"));
+      boolean user = !project.contains(tool);
       if (req.action().equals("promote")) {
-        registry.promote(req.slug(), tool.name(), tool.digest());
+        registry.promote(user ? SynthesizedTools.USER : req.slug(), tool.name(), tool.digest());
+      } else if (user) {
+        throw new IllegalArgumentException("the " + what + " is in the drone host's user "
+            + "library, not in the project");
       } else {
         delete(dir, dir.resolve(SynthesizedTools.FOLDER).resolve(tool.name()), what);
         registry.forget(req.slug(), tool.name());
@@ -95,6 +101,18 @@ final class AgentToolsRequests {
     return SynthesizedTools.load(dir, slug, synthesis.registry(), Set.of(), problem -> { });
   }
 
+  /** The user's library's tools but those {@code project} has a tool of the name of. */
+  private List<SynthesizedTool> userTools(List<SynthesizedTool> project) {
+    Path library = synthesis.userFolder();
+    if (library == null) {
+      return List.of();
+    }
+    Set<String> names = new java.util.HashSet<>();
+    project.forEach(t -> names.add(t.name()));
+    return SynthesizedTools.loadUser(library, synthesis.registry(), Set.of(), problem -> { })
+        .stream().filter(t -> !names.contains(t.name())).toList();
+  }
+
   private AgentToolsReply list(String slug, Path dir) {
     List<AgentToolPayloads.SkillView> skillViews = new ArrayList<>();
     for (Skill s : skills.forProject(dir).skills()) {
@@ -103,13 +121,23 @@ final class AgentToolsRequests {
     }
     ToolRegistry registry = synthesis.registry();
     List<AgentToolPayloads.ToolView> toolViews = new ArrayList<>();
-    for (SynthesizedTool t : tools(dir, slug)) {
-      int turns = registry.successfulTurns(slug, t.name(), t.digest());
-      toolViews.add(new AgentToolPayloads.ToolView(t.name(), t.spec().description(),
-          SynthesizedTools.FOLDER + "/" + t.name(), turns < registry.threshold(), turns,
-          registry.threshold()));
+    List<SynthesizedTool> project = tools(dir, slug);
+    for (SynthesizedTool t : project) {
+      toolViews.add(view(registry, slug, t, SynthesizedTools.FOLDER + "/" + t.name(),
+          "project"));
+    }
+    for (SynthesizedTool t : userTools(project)) {
+      toolViews.add(view(registry, SynthesizedTools.USER, t,
+          synthesis.userFolder().resolve(t.name()).toString(), "user"));
     }
     return new AgentToolsReply(true, null, skillViews, toolViews);
+  }
+
+  private static AgentToolPayloads.ToolView view(ToolRegistry registry, String key,
+      SynthesizedTool t, String folder, String scope) {
+    int turns = registry.successfulTurns(key, t.name(), t.digest());
+    return new AgentToolPayloads.ToolView(t.name(), t.spec().description(), folder,
+        turns < registry.threshold(), turns, registry.threshold(), scope);
   }
 
   /** Deletes {@code folder} (inside the project {@code dir}) with everything in it. */
