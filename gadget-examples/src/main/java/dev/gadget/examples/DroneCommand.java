@@ -165,6 +165,7 @@ final class DroneCommand implements Command {
     LlmClients clients = window == null ? LlmClients.withOwnKeys(console::env)
         : LlmClients.withOwnKeys(console::env).withContextWindow(window);
     SemanticToolIndex embeddings = embeddings(args, console);
+    Path userTools = userTools(args);
     WorkspaceLock held;
     try {
       // At once, before waiting for the server: a second drone on this workspace stops here.
@@ -193,7 +194,7 @@ final class DroneCommand implements Command {
         hostname, clients, listener, tools, projectMcp,
         b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)
             .toolEmbeddings(embeddings).userSkills(userSkills(args))
-            .userTools(userTools(args))
+            .userTools(userTools)
             .createTools(args.flag("create-tools"))),
         listener,
         console.err(), exit).start();
