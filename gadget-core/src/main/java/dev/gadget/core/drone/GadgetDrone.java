@@ -76,8 +76,6 @@ public final class GadgetDrone implements AutoCloseable {
   private final DroneListener listener;
   private final DroneLog droneLog;
   private final DroneSkills skills;
-  private final boolean createTools;
-  private final Path userTools;
   private final ScheduledExecutorService timer;
   private final ExecutorService worker;
   private final DroneState state = new DroneState();
@@ -106,9 +104,8 @@ public final class GadgetDrone implements AutoCloseable {
     this.droneLog = new DroneLog(workspaceDir, b.clock, b.logLimit, token,
         new SafeDroneListener(b.listener));
     this.listener = droneLog;
-    this.skills = new DroneSkills(b.userSkills, this::reportProblem);
-    this.createTools = b.createTools;
-    this.userTools = b.userTools;
+    this.skills = new DroneSkills(b.userSkills, b.createTools, b.userTools,
+        this::reportProblem);
     this.timer = Executors.newSingleThreadScheduledExecutor(
         DroneThreads.daemon("gadget-drone-timer"));
     this.worker = Executors.newSingleThreadExecutor(DroneThreads.daemon("gadget-drone-worker"));
@@ -136,12 +133,7 @@ public final class GadgetDrone implements AutoCloseable {
       throw new IllegalStateException("the drone is already started");
     }
     WorkspaceLock held = WorkspaceLock.acquire(workspaceDir, hostname, clock);
-    try {
-      workspace = Workspace.open(workspaceDir, hostname, clock);
-    } catch (RuntimeException e) {
-      held.close();
-      throw e;
-    }
+    workspace = Workspace.openOrRelease(workspaceDir, hostname, clock, held);
     lock = held;
     log.info("workspace {} in {}", workspace.id(), workspace.dir());
     droneLog.line("INFO", "drone started on " + hostname + ": workspace " + workspace.id()
@@ -149,8 +141,7 @@ public final class GadgetDrone implements AutoCloseable {
     sandbox.problem().ifPresentOrElse(
         problem -> log.error("run_command will refuse every command: {}", problem),
         () -> log.info("commands run {}", sandbox.where()));
-    synthesis = new DroneToolSynthesis(workspace.dir(), createTools, userTools,
-        this::reportProblem);
+    synthesis = skills.synthesis(workspace.dir());
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
     files.starting();
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
@@ -158,8 +149,7 @@ public final class GadgetDrone implements AutoCloseable {
     TurnCompletion completion = new TurnCompletion(state, files, link, listener, timer,
         droneLog::redact);
     TurnLoops loops = new TurnLoops(loopSettings, tools, sandbox.newBuilder()
-        .hide(workspace.dir()).readable(skills.userFolders())
-        .readable(synthesis.userFolders()), token, skills, synthesis,
+        .hide(workspace.dir()).readable(skills.userFolders()), token, skills, synthesis,
         droneLog::secret);
     jobs = new JobRunner(state, files, link, completion, loops, turnTools, clock,
         worker, keptCheckpoints);
@@ -253,7 +243,7 @@ public final class GadgetDrone implements AutoCloseable {
     private TransportClient transport;
     private String token;
     private Path workspaceDir;
-    private String hostname = defaultHostname();
+    private String hostname = Workspace.localHostname();
     private Function<ProviderConfig, LlmClient> llmClients;
     private List<Tool> tools = CodingTools.all();
     private CommandSandbox sandbox = CommandSandbox.of(SandboxPolicy.WORKSPACE_WRITE);
@@ -272,14 +262,6 @@ public final class GadgetDrone implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private long logLimit = 1_048_576;
     private DroneListener listener = new DroneListener() {};
-
-    private static String defaultHostname() {
-      try {
-        return java.net.InetAddress.getLocalHost().getHostName();
-      } catch (java.io.IOException e) {
-        return "localhost";
-      }
-    }
 
     /** How to reach the server. Required. */
     public Builder transport(TransportClient transport) {
@@ -327,9 +309,8 @@ public final class GadgetDrone implements AutoCloseable {
     }
 
     /**
-     * The drone host user's own library of synthesized tools (such as {@code ~/.agents/tools}),
-     * offered in every project's turns and readable by commands, where {@code create_tool}
-     * writes with {@code scope: "user"}; default none (docs/AGENT.md, "Synthesized tools").
+     * The drone host user's own library of tools ({@code create_tool}'s {@code scope: "user"}),
+     * offered in every project and readable by commands; default none (docs/AGENT.md).
      */
     public Builder userTools(Path folder) {
       this.userTools = folder;

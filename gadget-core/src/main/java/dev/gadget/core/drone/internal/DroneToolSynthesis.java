@@ -79,11 +79,6 @@ public final class DroneToolSynthesis {
     return userFolder;
   }
 
-  /** The folders commands must be able to read: the user's library, if any. */
-  public Path[] userFolders() {
-    return userFolder == null ? new Path[0] : new Path[] {userFolder};
-  }
-
   /** The registry, for a person's promotions and deletions ({@link AgentToolsRequests}). */
   ToolRegistry registry() {
     return registry;

@@ -30,9 +30,14 @@ class UserToolsTest {
   @TempDir Path tmp;
   final List<String> problems = new ArrayList<>();
 
-  private CommandSandbox sandbox(DroneToolSynthesis synthesis) {
+  /** The drone's parts as GadgetDrone wires them: the synthesis and its sandbox. */
+  private DroneSkills skills(Path library) {
+    return new DroneSkills(List.of(), true, library, problems::add);
+  }
+
+  private CommandSandbox sandbox(DroneSkills skills) {
     return CommandSandbox.builder(SandboxPolicy.WORKSPACE_WRITE).hide(tmp.resolve("ws"))
-        .readable(synthesis.userFolders()).build();
+        .readable(skills.userFolders()).build();
   }
 
   private static Tool named(List<Tool> tools, String name) {
@@ -57,9 +62,9 @@ class UserToolsTest {
     Path library = tmp.resolve("home/.agents/tools");
     Path first = Files.createDirectories(tmp.resolve("ws/first"));
     Path second = Files.createDirectories(tmp.resolve("ws/second"));
-    DroneToolSynthesis synthesis = new DroneToolSynthesis(tmp.resolve("ws"), true, library,
-        problems::add);
-    CommandSandbox box = sandbox(synthesis);
+    DroneSkills skills = skills(library);
+    DroneToolSynthesis synthesis = skills.synthesis(tmp.resolve("ws"));
+    CommandSandbox box = sandbox(skills);
 
     Tool create = named(synthesis.forProject(first, box, Set.of(), null), CreateToolTool.NAME);
     assertThat(create.parameters().path("properties").path("scope").toString())
@@ -96,16 +101,15 @@ class UserToolsTest {
     // gone from the library: an orphan at the next start
     Files.walk(library).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile()
         .delete());
-    assertThat(new DroneToolSynthesis(tmp.resolve("ws"), true, library, problems::add)
-        .orphansCleaned()).isEqualTo(1);
+    assertThat(skills(library).synthesis(tmp.resolve("ws")).orphansCleaned()).isEqualTo(1);
   }
 
   @Test
   void theUserScopeIsRefusedInWordsWhereItCannotBe() throws Exception {
     Path project = Files.createDirectories(tmp.resolve("ws/p"));
-    DroneToolSynthesis none = new DroneToolSynthesis(tmp.resolve("ws"), true, null,
-        problems::add);
-    CommandSandbox box = sandbox(none);
+    DroneSkills noLibrary = skills(null);
+    DroneToolSynthesis none = noLibrary.synthesis(tmp.resolve("ws"));
+    CommandSandbox box = sandbox(noLibrary);
     Tool create = named(none.forProject(project, box, Set.of(), null), CreateToolTool.NAME);
     assertThat(create.parameters().path("properties").has("scope")).isFalse();
     RunToolContext ctx = new RunToolContext(new ProjectPaths(project), box);
@@ -116,8 +120,7 @@ class UserToolsTest {
     assertThat(create.execute(shout("team"), ctx).output())
         .contains("specification failed: scope is project or user, not team");
 
-    DroneToolSynthesis withLibrary = new DroneToolSynthesis(tmp.resolve("ws"), true,
-        tmp.resolve("lib"), problems::add);
+    DroneToolSynthesis withLibrary = skills(tmp.resolve("lib")).synthesis(tmp.resolve("ws"));
     Tool create2 = named(withLibrary.forProject(project, box, Set.of(), null),
         CreateToolTool.NAME);
     assertThat(create2.execute(shout("user", "other"), ctx).output()).contains(
