@@ -555,6 +555,7 @@ Object.assign(scenarios, require('./ux.js')({ ready, settled, submit, step }));
 Object.assign(scenarios, require('./deleting.js')({ ready, settled, submit, step }));
 Object.assign(scenarios, require('./sampling.js')({ ready, settled, submit, step }));
 Object.assign(scenarios, require('./tool-search.js')({ ready, settled, submit, step }));
+Object.assign(scenarios, require('./agent-tools.js')({ ready, settled, submit, step }));
 
 async function main() {
   const cfg = JSON.parse(process.argv[2]);

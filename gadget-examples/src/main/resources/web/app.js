@@ -14,6 +14,7 @@
 //   empty.js       what an empty pane offers: a new project, prompts to start from
 //   title.js       the tab's title: working, finished
 //   drones.js      the drone list
+//   agent-tools.js the watched chat's skills and the agent's own tools: promote, delete
 //   providers.js   LLM providers, the chat's model picker, usage totals
 //   sampling.js    a model's sampling: the provider form's fields and the chat's own
 //   turns.js       the watched chat's turns, from the snapshot and the live stream
@@ -30,6 +31,7 @@ import { sessionForPrompt, wireSidebar } from './app/sidebar.js';
 import { wireComposer } from './app/composer.js';
 import { pollDrones } from './app/drones.js';
 import { wireProviders } from './app/providers.js';
+import { wireAgentTools } from './app/agent-tools.js';
 
 function boot() {
   loadToken();
@@ -40,6 +42,7 @@ function boot() {
   wireSidebar();
   wireComposer(sessionForPrompt);
   wireProviders();
+  wireAgentTools();
   pollDrones();
   if (state.token) start();
   else showSignIn('');

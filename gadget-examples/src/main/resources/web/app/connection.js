@@ -10,6 +10,7 @@ import { updateComposer } from './composer.js';
 import { refreshDrones } from './drones.js';
 import { onTurnChanges } from './diff.js';
 import { addBlock } from './render.js';
+import { refreshAgentTools } from './agent-tools.js';
 import { onTurnRecovered, onTurnStats } from './turn-live.js';
 import { registerApprovals } from './approvals.js';
 
@@ -56,6 +57,7 @@ export function connect() {
   socket.on('turnResumed', (p) => onResumed(p));
   socket.on('sessionDeleted', (p) => onSessionDeleted(p));
   socket.on('turnChanges', (p) => onTurnChanges(p, onStream, addBlock));
+  socket.on('workOrderComplete', () => refreshAgentTools());
   for (const name of ['thinking', 'response', 'toolStarted', 'toolOutput', 'toolCall',
     'compaction', 'workOrderComplete']) {
     socket.on(name, (p) => onStream(name, p));

@@ -36,7 +36,7 @@ function confirmDialog() {
 }
 
 /** Asks; resolves true when the person chose Delete. */
-function confirmDelete(title, text) {
+export function confirmDelete(title, text) {
   const d = confirmDialog();
   d.querySelector('h2').textContent = title;
   d.querySelector('.confirm-text').textContent = text;

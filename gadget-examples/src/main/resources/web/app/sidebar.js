@@ -13,6 +13,7 @@ import { showEmptyChat } from './empty.js';
 import { addRenameButton, wireRenameProject } from './rename.js';
 import { beforeWatch } from './approvals.js';
 import { addDeleteButton, wireDeleteProject } from './delete.js';
+import { refreshAgentTools } from './agent-tools.js';
 
 /** After every (re)connect: projects, sessions, drones, and watch the session again. */
 export async function refreshAll() {
@@ -117,6 +118,7 @@ async function selectSession(id) {
   if (state.sessionId !== id) return; // another session was picked meanwhile
   state.watched = id;
   applySnapshot(snapshot);
+  refreshAgentTools();
   if (!snapshot.turns || !snapshot.turns.length) showEmptyChat();
 }
 

@@ -129,6 +129,9 @@ final class DroneCommand implements Command {
         OptionSpec.flag("create-tools", "let the agent write itself tools (create_tool): "
             + "tested in the sandbox, kept in the project's .agents/tools/ (not under "
             + "--sandbox read-only); and keep what worked as a skill (save_pattern)"),
+        OptionSpec.value("user-tools", "DIR", "the user's own library of tools the agent "
+            + "wrote (create_tool with scope user), offered in every project's turns "
+            + "(default ~/.agents/tools; none for none); commands may read it"),
         OptionSpec.flag("project-mcp", "also start the MCP servers of each project's own "
             + ".mcp.json, for its turns only (it runs what the repository names: trusted "
             + "projects only)")));
@@ -162,6 +165,7 @@ final class DroneCommand implements Command {
     LlmClients clients = window == null ? LlmClients.withOwnKeys(console::env)
         : LlmClients.withOwnKeys(console::env).withContextWindow(window);
     SemanticToolIndex embeddings = embeddings(args, console);
+    Path userTools = userTools(args);
     WorkspaceLock held;
     try {
       // At once, before waiting for the server: a second drone on this workspace stops here.
@@ -190,6 +194,7 @@ final class DroneCommand implements Command {
         hostname, clients, listener, tools, projectMcp,
         b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)
             .toolEmbeddings(embeddings).userSkills(userSkills(args))
+            .userTools(userTools)
             .createTools(args.flag("create-tools"))),
         listener,
         console.err(), exit).start();
@@ -277,6 +282,22 @@ final class DroneCommand implements Command {
       return List.of(Path.of(System.getProperty("user.home"), ".agents", "skills"));
     }
     return v.strip().equals("none") ? List.of() : List.of(SandboxOptions.paths(args, "user-skills"));
+  }
+
+  /** The folder --user-tools names: by default ~/.agents/tools, null with "none". */
+  static Path userTools(Args args) {
+    String v = args.get("user-tools").map(String::strip).orElse(null);
+    if (v == null) {
+      return Path.of(System.getProperty("user.home"), ".agents", "tools");
+    }
+    if (v.equals("none")) {
+      return null;
+    }
+    Path[] dirs = SandboxOptions.paths(args, "user-tools");
+    if (dirs.length != 1) {
+      throw new UsageException("--user-tools: one folder, not " + dirs.length);
+    }
+    return dirs[0];
   }
 
   private static int keptCheckpoints(Args args) {

@@ -11,7 +11,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code gadget drone}'s tool-search options: --tool-search and the embedding model's. */
+/**
+ * {@code gadget drone}'s tool options: --tool-search, the embedding model's, and --user-tools.
+ */
 class DroneToolSearchOptionsTest {
   @TempDir Path tmp;
 
@@ -22,7 +24,9 @@ class DroneToolSearchOptionsTest {
         List.of("--embed-api", "cohere"), "--embed-api: ollama or openai, not 'cohere'",
         List.of("--embed-url", "http://127.0.0.1:11434"), "--embed-url needs --embed-model",
         List.of("--embed-model", "m", "--embed-url", "ftp://host"), "--embed-url: baseUrl must "
-            + "be an absolute http(s) URL: ftp://host");
+            + "be an absolute http(s) URL: ftp://host",
+        List.of("--user-tools", "/nonexistent-gadget-lib"), "--user-tools: "
+            + "/nonexistent-gadget-lib is not a directory");
     bad.forEach((options, said) -> {
       Out o = new Out();
       List<String> argv = new ArrayList<>(List.of("drone", "--workspace",
@@ -56,6 +60,18 @@ class DroneToolSearchOptionsTest {
     Main.run(List.of("drone", "--help"), help.console(Map.of()), false);
     assertThat(help.out()).contains("--tool-search WHEN", "--embed-model NAME", "--embed-url URL",
         "--embed-api API", "how many deferred", "To tune");
+  }
+
+  @Test
+  void theUsersLibraryOfToolsIsHomesByDefaultOneFolderOrNone() throws Exception {
+    assertThat(DroneCommand.userTools(args())).isEqualTo(
+        Path.of(System.getProperty("user.home"), ".agents", "tools"));
+    assertThat(DroneCommand.userTools(args("--user-tools", "none"))).isNull();
+    Path lib = java.nio.file.Files.createDirectories(tmp.resolve("lib"));
+    assertThat(DroneCommand.userTools(args("--user-tools", lib.toString()))).isEqualTo(lib);
+    String two = lib + java.io.File.pathSeparator + lib;
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DroneCommand.userTools(
+        args("--user-tools", two))).hasMessage("--user-tools: one folder, not 2");
   }
 
   private static Args args(String... argv) {

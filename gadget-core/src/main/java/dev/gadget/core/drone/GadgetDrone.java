@@ -76,7 +76,6 @@ public final class GadgetDrone implements AutoCloseable {
   private final DroneListener listener;
   private final DroneLog droneLog;
   private final DroneSkills skills;
-  private final boolean createTools;
   private final ScheduledExecutorService timer;
   private final ExecutorService worker;
   private final DroneState state = new DroneState();
@@ -105,8 +104,8 @@ public final class GadgetDrone implements AutoCloseable {
     this.droneLog = new DroneLog(workspaceDir, b.clock, b.logLimit, token,
         new SafeDroneListener(b.listener));
     this.listener = droneLog;
-    this.skills = new DroneSkills(b.userSkills, this::reportProblem);
-    this.createTools = b.createTools;
+    this.skills = new DroneSkills(b.userSkills, b.createTools, b.userTools,
+        this::reportProblem);
     this.timer = Executors.newSingleThreadScheduledExecutor(
         DroneThreads.daemon("gadget-drone-timer"));
     this.worker = Executors.newSingleThreadExecutor(DroneThreads.daemon("gadget-drone-worker"));
@@ -134,12 +133,7 @@ public final class GadgetDrone implements AutoCloseable {
       throw new IllegalStateException("the drone is already started");
     }
     WorkspaceLock held = WorkspaceLock.acquire(workspaceDir, hostname, clock);
-    try {
-      workspace = Workspace.open(workspaceDir, hostname, clock);
-    } catch (RuntimeException e) {
-      held.close();
-      throw e;
-    }
+    workspace = Workspace.openOrRelease(workspaceDir, hostname, clock, held);
     lock = held;
     log.info("workspace {} in {}", workspace.id(), workspace.dir());
     droneLog.line("INFO", "drone started on " + hostname + ": workspace " + workspace.id()
@@ -147,7 +141,7 @@ public final class GadgetDrone implements AutoCloseable {
     sandbox.problem().ifPresentOrElse(
         problem -> log.error("run_command will refuse every command: {}", problem),
         () -> log.info("commands run {}", sandbox.where()));
-    synthesis = new DroneToolSynthesis(workspace.dir(), createTools, this::reportProblem);
+    synthesis = skills.synthesis(workspace.dir());
     DroneWorkspace files = new DroneWorkspace(workspace, git, clock);
     files.starting();
     ServerLink link = new ServerLink(transport, token, hostname, files, state, listener, timer,
@@ -164,7 +158,8 @@ public final class GadgetDrone implements AutoCloseable {
         clock);
     recovery.load();
     link.tools(tools, synthesis.orphansCleaned());
-    link.connect(new ServerEvents(jobs, recovery, files, state, link), recovery::ask);
+    link.connect(new ServerEvents(jobs, recovery, files, state, link, skills,
+        synthesis), recovery::ask);
   }
 
   /** The workspace's id (after {@link #start()}). */
@@ -248,7 +243,7 @@ public final class GadgetDrone implements AutoCloseable {
     private TransportClient transport;
     private String token;
     private Path workspaceDir;
-    private String hostname = defaultHostname();
+    private String hostname = Workspace.localHostname();
     private Function<ProviderConfig, LlmClient> llmClients;
     private List<Tool> tools = CodingTools.all();
     private CommandSandbox sandbox = CommandSandbox.of(SandboxPolicy.WORKSPACE_WRITE);
@@ -256,6 +251,7 @@ public final class GadgetDrone implements AutoCloseable {
     private Function<Path, TurnTools> turnTools;
     private List<Path> userSkills = List.of();
     private boolean createTools;
+    private Path userTools;
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private ToolDeferral deferral = ToolDeferral.DEFAULT;
     private dev.gadget.core.agent.catalog.SemanticToolIndex embeddings;
@@ -266,14 +262,6 @@ public final class GadgetDrone implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private long logLimit = 1_048_576;
     private DroneListener listener = new DroneListener() {};
-
-    private static String defaultHostname() {
-      try {
-        return java.net.InetAddress.getLocalHost().getHostName();
-      } catch (java.io.IOException e) {
-        return "localhost";
-      }
-    }
 
     /** How to reach the server. Required. */
     public Builder transport(TransportClient transport) {
@@ -317,6 +305,15 @@ public final class GadgetDrone implements AutoCloseable {
      */
     public Builder userSkills(List<Path> folders) {
       this.userSkills = List.copyOf(folders);
+      return this;
+    }
+
+    /**
+     * The drone host user's own library of tools ({@code create_tool}'s {@code scope: "user"}),
+     * offered in every project and readable by commands; default none (docs/AGENT.md).
+     */
+    public Builder userTools(Path folder) {
+      this.userTools = folder;
       return this;
     }
 

@@ -43,6 +43,25 @@ public final class Workspace {
     this.data = data;
   }
 
+  /** This machine's host name, or {@code localhost} when it has none. */
+  static String localHostname() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      return "localhost";
+    }
+  }
+
+  /** As {@link #open}, under {@code lock}, which is released when the workspace cannot open. */
+  static Workspace openOrRelease(Path dir, String hostname, Clock clock, WorkspaceLock lock) {
+    try {
+      return open(dir, hostname, clock);
+    } catch (RuntimeException e) {
+      lock.close();
+      throw e;
+    }
+  }
+
   /**
    * Opens the workspace in {@code dir}, creating the directory and {@code .gadget/workspace.json}
    * if they are missing, and validating the file if it exists.

@@ -151,6 +151,16 @@ public final class Protocol {
    * its mode and status, the cached work order's turn), answered by the drone itself.
    */
   public static final String GET_WORKSPACE_STATE = "getWorkspaceState";
+  /**
+   * Page to server to drone: the skills and synthesized tools a chat's turns are offered (the
+   * chat's project on the drone of its latest turn), each tool experimental or stable.
+   */
+  public static final String LIST_AGENT_TOOLS = "listAgentTools";
+  /**
+   * Page to server to drone: promote a chat's synthesized tool (stable now) or delete a tool or
+   * a project skill (its folder in the project goes, its registry entry too).
+   */
+  public static final String CHANGE_AGENT_TOOL = "changeAgentTool";
   /** Page to server to drone: release the workspace's lock on a chat session and its project. */
   public static final String RELEASE_SESSION_LOCK = "releaseSessionLock";
 

@@ -46,6 +46,8 @@ public final class CreateToolTool implements Tool {
   private final String project;
   private final ToolRegistry registry;
   private final Set<String> taken;
+  /** The drone host user's library of tools, or {@code null}. */
+  private final Path userFolder;
 
   /**
    * What came of a {@value #NAME} call, read from its result.
@@ -62,9 +64,20 @@ public final class CreateToolTool implements Tool {
    * {@code taken} (the loop's other tools) are refused.
    */
   public CreateToolTool(String project, ToolRegistry registry, Set<String> taken) {
+    this(project, registry, taken, null);
+  }
+
+  /**
+   * As {@link #CreateToolTool(String, ToolRegistry, Set)}, and with {@code scope: "user"} in
+   * the drone host user's library {@code userFolder} ({@code NAME/} in it, known as
+   * {@link SynthesizedTools#USER} in {@code registry}) when it is not {@code null}.
+   */
+  public CreateToolTool(String project, ToolRegistry registry, Set<String> taken,
+      Path userFolder) {
     this.project = project;
     this.registry = registry;
     this.taken = Set.copyOf(taken);
+    this.userFolder = userFolder == null ? null : userFolder.toAbsolutePath().normalize();
   }
 
   @Override
@@ -83,7 +96,9 @@ public final class CreateToolTool implements Tool {
         + "on. Giving an existing tool's name writes a new version, which must pass the old "
         + "tests too. A composite tool names the project's tools it runs in components and "
         + "runs each as: printf '%s' JSON | python3 (or sh) " + SynthesizedTools.FOLDER
-        + "/NAME/run.py (or run.sh).";
+        + "/NAME/run.py (or run.sh)." + (userFolder == null ? "" : " With scope user, the "
+        + "tool goes to the user's own library instead, offered in every project (no "
+        + "components).");
   }
 
   @Override
@@ -99,6 +114,11 @@ public final class CreateToolTool implements Tool {
     ObjectNode lang = p.putObject("language").put("type", "string");
     ToolSpec.LANGUAGES.forEach(lang.putArray("enum")::add);
     p.putObject("code").put("type", "string").put("description", "the executable's source");
+    if (userFolder != null) {
+      ObjectNode scope = p.putObject("scope").put("type", "string").put("description",
+          "project (the default): in this project; user: in the user's own library");
+      scope.putArray("enum").add("project").add("user");
+    }
     p.putObject("components").put("type", "array")
         .put("description", "optional: the project's synthesized tools this one runs")
         .putObject("items").put("type", "string");
@@ -135,7 +155,22 @@ public final class CreateToolTool implements Tool {
     if (!wrong.isEmpty()) {
       return failed(name, "specification", String.join("; ", wrong));
     }
-    Path folder = ctx.resolve(SynthesizedTools.FOLDER + "/" + spec.name());
+    String scope = args.path("scope").asText("project");
+    boolean user = scope.equals("user");
+    if (!user && !scope.equals("project")) {
+      return failed(name, "specification", "scope is project or user, not " + scope);
+    }
+    if (user && userFolder == null) {
+      return failed(name, "specification", "this drone keeps no user library of tools: "
+          + "leave scope out to write the tool in the project");
+    }
+    if (user && !spec.components().isEmpty()) {
+      return failed(name, "specification", "a tool of the user's library cannot have "
+          + "components: they are the project's tools");
+    }
+    Path folder = user ? userFolder.resolve(spec.name())
+        : ctx.resolve(SynthesizedTools.FOLDER + "/" + spec.name());
+    String key = user ? SynthesizedTools.USER : project;
     List<ToolSpec.TestCase> tests = new ArrayList<>(new LinkedHashSet<>(spec.tests()));
     if (Files.isDirectory(folder)) {
       try {
@@ -181,18 +216,23 @@ public final class CreateToolTool implements Tool {
         return failed(name, "verification", failures.size() + " of " + tests.size()
             + " tests failed", failures);
       }
+      Path ready = user ? copyNextTo(staging, folder) : staging;
       delete(folder);
       Files.createDirectories(folder.getParent());
-      Files.move(staging, folder, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(ready, folder, StandardCopyOption.ATOMIC_MOVE);
       String digest = SynthesizedTools.digest(folder, spec);
-      registry.registered(project, spec.name(), digest);
+      registry.registered(key, spec.name(), digest);
     } catch (IOException e) {
       return failed(name, "registration", "its files cannot be written: " + e.getMessage());
     } finally {
       delete(staging);
+      if (user) {
+        delete(folder.resolveSibling("." + folder.getFileName() + ".staging"));
+      }
     }
-    String where = SynthesizedTools.FOLDER + "/" + spec.name();
-    return ToolResult.ok("Tool " + spec.name() + " is registered in " + where + "/, "
+    String where = user ? folder.toString() : SynthesizedTools.FOLDER + "/" + spec.name();
+    return ToolResult.ok("Tool " + spec.name() + " is registered in " + where + "/"
+        + (user ? " (the user's own library, offered in every project)" : "") + ", "
         + "experimental until it has run successfully in " + registry.threshold() + " turns: "
         + "its " + tests.size() + (tests.size() == 1 ? " test" : " tests") + " passed.\n"
         + "It is offered from the next turn on. In this turn, run it with run_command: "
@@ -227,6 +267,23 @@ public final class CreateToolTool implements Tool {
     details.forEach(d -> sb.append("- ").append(d).append('\n'));
     sb.append("Nothing was written. Fix it and call ").append(NAME).append(" again.");
     return ToolResult.error(sb.toString());
+  }
+
+  /**
+   * Copies the verified files of {@code staging} (in the project) to a staging folder beside
+   * {@code folder} (on the user library's file system, which a move of the folder may not
+   * cross); that folder.
+   */
+  private static Path copyNextTo(Path staging, Path folder) throws IOException {
+    Path next = folder.resolveSibling("." + folder.getFileName() + ".staging");
+    delete(next);
+    Files.createDirectories(next);
+    try (Stream<Path> files = Files.list(staging)) {
+      for (Path f : files.toList()) {
+        Files.copy(f, next.resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+      }
+    }
+    return next;
   }
 
   private static void delete(Path dir) {

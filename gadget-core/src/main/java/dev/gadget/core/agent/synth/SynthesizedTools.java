@@ -23,6 +23,8 @@ import java.util.function.Consumer;
 public final class SynthesizedTools {
   /** The project's folder of synthesized tools. */
   public static final String FOLDER = ".agents/tools";
+  /** How the drone host user's library of tools is known in a {@link ToolRegistry}. */
+  public static final String USER = "~user";
   /** The most tools read from a project. */
   public static final int MAX_TOOLS = 100;
   /** The largest file of a tool read, in bytes. */
@@ -36,7 +38,25 @@ public final class SynthesizedTools {
    */
   public static List<SynthesizedTool> load(Path projectDir, String project,
       ToolRegistry registry, Set<String> taken, Consumer<String> problems) {
-    Path root = projectDir.resolve(FOLDER);
+    return load(projectDir.resolve(FOLDER), projectDir, "the project", FOLDER + "/", project,
+        registry, taken, problems);
+  }
+
+  /**
+   * The tools of the drone host user's library {@code folder} (each {@code NAME/} in it, known
+   * as {@link #USER} in {@code registry}), run from their absolute folders; as
+   * {@link #load(Path, String, ToolRegistry, Set, Consumer)} otherwise.
+   */
+  public static List<SynthesizedTool> loadUser(Path folder, ToolRegistry registry,
+      Set<String> taken, Consumer<String> problems) {
+    Path abs = folder.toAbsolutePath().normalize();
+    return load(abs, abs, "the library", abs + "/", USER, registry, taken, problems);
+  }
+
+  private static List<SynthesizedTool> load(Path root, Path boundary, String boundaryName,
+      String prefix, String project, ToolRegistry registry, Set<String> taken,
+      Consumer<String> problems) {
+    String where0 = prefix.substring(0, prefix.length() - 1);
     List<SynthesizedTool> out = new ArrayList<>();
     if (!Files.isDirectory(root)) {
       return out;
@@ -49,23 +69,24 @@ public final class SynthesizedTools {
         }
       }
     } catch (IOException e) {
-      problems.accept("the tools in " + FOLDER + " cannot be listed: " + e.getMessage());
+      problems.accept("the tools in " + where0 + " cannot be listed: " + e.getMessage());
       return out;
     }
     Path realProject;
     try {
-      realProject = projectDir.toRealPath();
+      realProject = boundary.toRealPath();
     } catch (IOException e) {
-      realProject = projectDir.toAbsolutePath().normalize();
+      realProject = boundary.toAbsolutePath().normalize();
     }
     for (Path d : folders.values()) {
-      String where = FOLDER + "/" + d.getFileName();
+      String where = prefix + d.getFileName();
       if (!inside(d, realProject)) {
-        problems.accept("tool " + where + " is left out: its folder leads outside the project");
+        problems.accept("tool " + where + " is left out: its folder leads outside "
+            + boundaryName);
         continue;
       }
       if (out.size() >= MAX_TOOLS) {
-        problems.accept("only the first " + MAX_TOOLS + " tools of " + FOLDER + " are offered");
+        problems.accept("only the first " + MAX_TOOLS + " tools of " + where0 + " are offered");
         break;
       }
       try {

@@ -97,6 +97,19 @@ public final class ToolRegistry {
     return turns;
   }
 
+  /** A person promoted that version: it is stable now. */
+  public synchronized void promote(String project, String name, String digest) {
+    put(new Entry(project, name, digest, Math.max(threshold,
+        successfulTurns(project, name, digest))));
+  }
+
+  /** A person deleted the tool: its entry goes. */
+  public synchronized void forget(String project, String name) {
+    if (entries.remove(key(project, name)) != null) {
+      save();
+    }
+  }
+
   private void put(Entry e) {
     String k = key(e.project(), e.name());
     if (!entries.containsKey(k) && entries.size() >= MAX_ENTRIES) {

@@ -24,16 +24,41 @@ import java.util.function.Consumer;
 public final class DroneSkills {
   private final List<Path> userFolders;
   private final ReportOnce report;
+  private final Consumer<String> reports;
+  private final boolean createTools;
+  private final Path userTools;
 
   /** Skills from {@code userFolders} too; each problem goes to {@code report} once. */
   public DroneSkills(List<Path> userFolders, Consumer<String> report) {
-    this.userFolders = List.copyOf(userFolders);
-    this.report = new ReportOnce(report);
+    this(userFolders, false, null, report);
   }
 
-  /** The user's folders of skills, for the sandbox to leave readable. */
+  /**
+   * As {@link #DroneSkills(List, Consumer)}, and the drone's synthesized tools:
+   * {@code createTools} offers {@code create_tool}, {@code userTools} is the user's own library
+   * of them ({@code null}: none).
+   */
+  public DroneSkills(List<Path> userFolders, boolean createTools, Path userTools,
+      Consumer<String> report) {
+    this.userFolders = List.copyOf(userFolders);
+    this.report = new ReportOnce(report);
+    this.reports = report;
+    this.createTools = createTools;
+    this.userTools = userTools;
+  }
+
+  /** The synthesized tools of the workspace {@code workspaceDir} (its lock held). */
+  public DroneToolSynthesis synthesis(Path workspaceDir) {
+    return new DroneToolSynthesis(workspaceDir, createTools, userTools, reports);
+  }
+
+  /** The user's folders of skills and of tools, for the sandbox to leave readable. */
   public Path[] userFolders() {
-    return userFolders.toArray(Path[]::new);
+    List<Path> all = new java.util.ArrayList<>(userFolders);
+    if (userTools != null) {
+      all.add(userTools.toAbsolutePath().normalize());
+    }
+    return all.toArray(Path[]::new);
   }
 
   /** The skills of a turn in {@code projectDir}. */

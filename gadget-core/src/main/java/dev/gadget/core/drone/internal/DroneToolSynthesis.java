@@ -10,6 +10,7 @@ import dev.gadget.core.agent.tools.SandboxPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -30,6 +31,8 @@ public final class DroneToolSynthesis {
   private final ReportOnce report;
   private final ToolRegistry registry;
   private final int orphansCleaned;
+  /** The drone host user's library of tools, or {@code null}. */
+  private final Path userFolder;
 
   /**
    * Opens the registry of {@code workspaceDir} (its lock held), a tool stable after
@@ -37,12 +40,26 @@ public final class DroneToolSynthesis {
    * {@code create} offers {@code create_tool}; each problem goes to {@code report} once.
    */
   public DroneToolSynthesis(Path workspaceDir, boolean create, Consumer<String> report) {
+    this(workspaceDir, create, null, report);
+  }
+
+  /**
+   * As {@link #DroneToolSynthesis(Path, boolean, Consumer)}, with the drone host user's library
+   * of tools {@code userFolder} ({@code null}: none): its tools offered in every project's
+   * turns, and {@code create_tool}'s {@code scope: "user"} writing there.
+   */
+  public DroneToolSynthesis(Path workspaceDir, boolean create, Path userFolder,
+      Consumer<String> report) {
+    this.userFolder = userFolder == null ? null : userFolder.toAbsolutePath().normalize();
     this.workspaceDir = workspaceDir;
     this.create = create;
     this.report = new ReportOnce(report);
     this.registry = new ToolRegistry(workspaceDir.resolve(REGISTRY),
         ToolRegistry.DEFAULT_THRESHOLD);
     this.orphansCleaned = registry.cleanOrphans((project, name) -> {
+      if (project.equals(SynthesizedTools.USER)) {
+        return this.userFolder == null ? null : this.userFolder.resolve(name);
+      }
       Path dir = workspaceDir.resolve(project);
       return Files.isDirectory(dir) ? dir.resolve(SynthesizedTools.FOLDER).resolve(name) : null;
     });
@@ -57,6 +74,16 @@ public final class DroneToolSynthesis {
     return orphansCleaned;
   }
 
+  /** The drone host user's library of tools, or {@code null}. */
+  Path userFolder() {
+    return userFolder;
+  }
+
+  /** The registry, for a person's promotions and deletions ({@link AgentToolsRequests}). */
+  ToolRegistry registry() {
+    return registry;
+  }
+
   /**
    * A turn's tools in {@code projectDir} whose commands run in {@code sandbox}: the project's
    * synthesized tools not named in {@code taken}, and {@code create_tool} and
@@ -65,11 +92,18 @@ public final class DroneToolSynthesis {
    */
   public List<Tool> forProject(Path projectDir, CommandSandbox sandbox, Set<String> taken,
       Boolean chat) {
-    String project = projectDir.getFileName().toString();
-    List<Tool> out = new ArrayList<>(SynthesizedTools.load(projectDir, project, registry, taken,
+    String slug = projectDir.getFileName().toString();
+    List<Tool> out = new ArrayList<>(SynthesizedTools.load(projectDir, slug, registry, taken,
         report));
+    if (userFolder != null) {
+      // the project's own tool of a name wins over the user's, silently
+      Set<String> project = new HashSet<>();
+      out.forEach(t -> project.add(t.name()));
+      SynthesizedTools.loadUser(userFolder, registry, taken, report).stream()
+          .filter(t -> !project.contains(t.name())).forEach(out::add);
+    }
     if (create && !Boolean.FALSE.equals(chat) && sandbox.policy() != SandboxPolicy.READ_ONLY) {
-      out.add(new CreateToolTool(project, registry, taken));
+      out.add(new CreateToolTool(slug, registry, taken, userFolder));
       out.add(new SavePatternTool());
     }
     return out;

@@ -26,16 +26,18 @@ public final class ServerEvents {
   private final GitRequests git;
   private final WorkspaceReport report;
   private final ServerLink link;
+  private final AgentToolsRequests agentTools;
 
   /** The handlers of a drone's parts. */
   public ServerEvents(JobRunner jobs, CrashRecovery recovery, DroneWorkspace workspace,
-      DroneState state, ServerLink link) {
+      DroneState state, ServerLink link, DroneSkills skills, DroneToolSynthesis synthesis) {
     this.jobs = Objects.requireNonNull(jobs, "jobs");
     this.recovery = Objects.requireNonNull(recovery, "recovery");
     this.workspace = Objects.requireNonNull(workspace, "workspace");
     this.git = new GitRequests(jobs, workspace);
     this.report = new WorkspaceReport(state, workspace);
     this.link = Objects.requireNonNull(link, "link");
+    this.agentTools = new AgentToolsRequests(workspace, skills, synthesis, state);
   }
 
   /** Registers every handler on the drone's connection. */
@@ -51,6 +53,8 @@ public final class ServerEvents {
     on(c, Protocol.PUSH_CHANGES, git::onPush);
     on(c, Protocol.GET_WORKSPACE_STATE, report::onGetState);
     on(c, Protocol.RELEASE_SESSION_LOCK, workspace::onReleaseLock);
+    on(c, Protocol.LIST_AGENT_TOOLS, agentTools::onList);
+    on(c, Protocol.CHANGE_AGENT_TOOL, agentTools::onChange);
     on(c, Protocol.APPROVAL_DECIDED, jobs::onApprovalDecided);
     on(c, Protocol.RESUME_STREAM, (args, ack) -> link.replay(c,
         Protocol.payload(args, ResumePayloads.ResumeStream.class)));

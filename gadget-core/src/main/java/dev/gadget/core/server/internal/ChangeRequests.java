@@ -145,7 +145,8 @@ final class ChangeRequests {
     return asked == null || asked.isBlank() ? "gadget/" + session.id() : asked.strip();
   }
 
-  private void idle(ChatSession session) {
+  /** Refuses while a turn of {@code session} runs (on any node). */
+  void idle(ChatSession session) {
     String refusal = "a turn is running in this chat; wait for it to end";
     if (turns.runningIn(session.id())) {
       throw new RequestException(refusal);
@@ -175,7 +176,18 @@ final class ChangeRequests {
     if (changed.isEmpty()) {
       throw new RequestException("no turn of this chat changed any file");
     }
-    String droneId = changed.get(changed.size() - 1).droneId();
+    DroneCall call = droneCall(userId, changed.get(changed.size() - 1).droneId());
+    if (call == null) {
+      throw new RequestException("the drone that made these changes is not connected");
+    }
+    return call;
+  }
+
+  /**
+   * Drone {@code droneId} of {@code userId}: on this node, or (in a cluster) through the node
+   * that holds it; {@code null} when it is not connected anywhere.
+   */
+  DroneCall droneCall(String userId, String droneId) {
     ConnectedDrone drone = droneId == null ? null : router.find(droneId);
     Connection connection = drone == null ? null : drone.connection;
     if (drone != null && drone.userId.equals(userId) && connection != null
@@ -185,7 +197,7 @@ final class ChangeRequests {
     if (node != null && droneId != null && node.heldElsewhere(droneId)) {
       return (event, args, timeout) -> node.askDrone(droneId, event, args, timeout);
     }
-    throw new RequestException("the drone that made these changes is not connected");
+    return null;
   }
 
   /** Asks the drone and answers the page: {@code onOk}'s answer, or the drone's reason. */

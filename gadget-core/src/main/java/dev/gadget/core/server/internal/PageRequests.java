@@ -41,6 +41,7 @@ public final class PageRequests {
   private final ProviderRequests providerRequests;
   private final DroneRouter router;
   private final ChangeRequests changeRequests;
+  private final AgentToolRequests agentToolRequests;
   private final ApprovalDesk approvals;
   private final Deletions deletions;
   private final ClusterNode node;
@@ -60,6 +61,7 @@ public final class PageRequests {
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router, node);
     this.changeRequests = new ChangeRequests(settings, owned, router, turns, node, rooms);
+    this.agentToolRequests = new AgentToolRequests(settings, owned, changeRequests);
     this.deletions = new Deletions(store, owned, router, turns, rooms);
     if (node != null) {
       node.answerWith(dispatcher, approvals);
@@ -214,6 +216,7 @@ public final class PageRequests {
           approvals.createTools(session.id())));
     });
     changeRequests.register(c, userId);
+    agentToolRequests.register(c, userId);
   }
 
   /**
