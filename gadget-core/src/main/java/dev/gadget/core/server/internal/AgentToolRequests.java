@@ -67,7 +67,7 @@ final class AgentToolRequests {
       throw new RequestException("no turn of this chat ran on a drone yet: its skills and tools "
           + "are in the workspace of the drone that runs it");
     }
-    ChangeRequests.DroneCall drone = changes.droneCall(userId, droneId);
+    DroneCall drone = changes.droneCall(userId, droneId);
     if (drone == null) {
       throw new RequestException("the drone of this chat is not connected");
     }
