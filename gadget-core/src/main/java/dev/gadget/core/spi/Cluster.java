@@ -178,7 +178,7 @@ public interface Cluster extends AutoCloseable {
    * @param turnId the feed
    * @param seq the event's number in the turn, 0 or more
    * @param event its name
-   * @param json its payload, at most {@link #MAX_MESSAGE_CHARS} characters
+   * @param json its payload, at most {@link Cluster#MAX_MESSAGE_CHARS} characters
    */
   record FeedAppend(String turnId, long seq, String event, String json) {
     public FeedAppend {
@@ -189,7 +189,7 @@ public interface Cluster extends AutoCloseable {
 
     /**
      * Throws {@link IllegalArgumentException} when {@code json} is over
-     * {@link #MAX_MESSAGE_CHARS} characters.
+     * {@link Cluster#MAX_MESSAGE_CHARS} characters.
      */
     public static void checkSize(String json) {
       if (json.length() > MAX_MESSAGE_CHARS) {
