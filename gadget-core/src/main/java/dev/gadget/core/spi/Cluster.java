@@ -173,7 +173,7 @@ public interface Cluster extends AutoCloseable {
   }
 
   /**
-   * One event to append to a turn's feed ({@link #appendAll}).
+   * One event to append to a turn's feed ({@link Cluster#appendAll}).
    *
    * @param turnId the feed
    * @param seq the event's number in the turn, 0 or more
