@@ -1,5 +1,6 @@
 package dev.gadget.cluster.redis;
 
+import dev.gadget.cluster.redis.internal.FeedAppends;
 import dev.gadget.cluster.redis.internal.FeedFollower;
 import dev.gadget.cluster.redis.internal.Keys;
 import dev.gadget.cluster.redis.internal.Mailbox;
@@ -33,7 +34,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * its last event or {@code keep} after its end; a node's mail is a stream {@code mail:{node}}.
  *
  * <p>Operations per feed event: one {@code EVALSHA} to append it (the append, the trim and the
- * time to live in one round trip); each following node reads many events per {@code XREAD}.
+ * time to live at once), pipelined with the rest of its batch ({@link #appendAll}): one round
+ * trip per batch; each following node reads many events per {@code XREAD}.
  *
  * <p>Three connections per node: commands, the feed reader's blocking reads, the mailbox's.
  * Every command waits at most {@link Builder#timeout} (a blocking read one second more); while
@@ -53,6 +55,7 @@ public final class RedisCluster implements Cluster {
   private final RedisCommands<String, String> redis;
   private final RedisCalls calls;
   private final Scripts scripts;
+  private final FeedAppends appends;
   private final FeedFollower follower;
   private final Mailbox mailbox;
   private final ScheduledExecutorService timer;
@@ -79,6 +82,8 @@ public final class RedisCluster implements Cluster {
       StatefulRedisConnection<String, String> mail = client.connect();
       mail.setTimeout(b.timeout.plusMillis(FeedFollower.BLOCK_MILLIS));
       this.scripts = new Scripts(redis);
+      this.appends = new FeedAppends(keys, connection, b.timeout.toMillis(), MAX_FEED_EVENTS,
+          FEED_IDLE_KEEP_MILLIS);
       this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "gadget-redis-timer-" + nodeId);
         t.setDaemon(true);
@@ -141,13 +146,21 @@ public final class RedisCluster implements Cluster {
 
   @Override
   public boolean append(String turnId, long seq, String event, String json) {
-    if (json.length() > MAX_MESSAGE_CHARS) {
-      throw new IllegalArgumentException("a cluster message is at most " + MAX_MESSAGE_CHARS
-          + " characters; this one has " + json.length());
+    return appendAll(List.of(new FeedAppend(turnId, seq, event, json)))[0];
+  }
+
+  /** The whole batch in one round trip: its appends pipelined on the command connection. */
+  @Override
+  public boolean[] appendAll(List<FeedAppend> batch) {
+    for (FeedAppend a : batch) {
+      FeedAppend.checkSize(a.json());
     }
-    return calls.call("relayed an event of turn " + turnId, () -> scripts.run(Scripts.APPEND,
-        new String[] {keys.turn(turnId)}, Keys.feedId(seq), event, json,
-        String.valueOf(MAX_FEED_EVENTS), String.valueOf(FEED_IDLE_KEEP_MILLIS))) == 1;
+    if (batch.isEmpty()) {
+      return new boolean[0];
+    }
+    String what = batch.size() == 1 ? "relayed an event of turn " + batch.get(0).turnId()
+        : "relayed " + batch.size() + " events of live turns";
+    return calls.call(what, () -> appends.append(batch));
   }
 
   @Override
@@ -181,10 +194,7 @@ public final class RedisCluster implements Cluster {
 
   @Override
   public CompletableFuture<String> send(String to, String kind, String body, Duration deadline) {
-    if (body.length() > MAX_MESSAGE_CHARS) {
-      throw new IllegalArgumentException("a cluster message is at most " + MAX_MESSAGE_CHARS
-          + " characters; this one has " + body.length());
-    }
+    FeedAppend.checkSize(body);
     return mailbox.send(to, kind, body, deadline);
   }
 

@@ -187,10 +187,7 @@ public final class InProcessCluster implements AutoCloseable {
   }
 
   static void checkSize(String text) {
-    if (text.length() > Cluster.MAX_MESSAGE_CHARS) {
-      throw new IllegalArgumentException("a cluster message is at most "
-          + Cluster.MAX_MESSAGE_CHARS + " characters; this one has " + text.length());
-    }
+    Cluster.FeedAppend.checkSize(text);
   }
 
   /** One turn's events and the subscriptions that follow them, under its own lock. */

@@ -3,6 +3,7 @@ package dev.gadget.core.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gadget.core.spi.Cluster.FeedAppend;
 import dev.gadget.core.spi.Cluster.FeedEvent;
 import dev.gadget.core.spi.Cluster.Lease;
 import java.time.Duration;
@@ -129,6 +130,38 @@ public abstract class ClusterContract {
           new FeedEvent(1, "response", "{\"t\":\"b\"}"));
       assertThat(b.read("t", 5, 100)).isEmpty();
       assertThat(b.read("other", -1, 100)).isEmpty();
+    }
+
+    @Test
+    void aBatchIsAppendedInOrderAcrossFeedsAndSaysWhichWereRepeats() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      assertThat(a.append("t1", 3, "response", "\"old\"")).isTrue();
+      List<FeedAppend> batch = List.of(
+          new FeedAppend("t1", 2, "response", "\"older\""),
+          new FeedAppend("t1", 4, "response", "\"a\""),
+          new FeedAppend("t2", 0, "toolCall", "{}"),
+          new FeedAppend("t1", 4, "response", "\"again\""),
+          new FeedAppend("t1", 9, "response", "\"b\""));
+      assertThat(a.appendAll(batch)).containsExactly(false, true, true, false, true);
+      assertThat(a.appendAll(batch)).as("the same batch again").containsOnly(false);
+      assertThat(b.read("t1", -1, 100)).containsExactly(
+          new FeedEvent(3, "response", "\"old\""),
+          new FeedEvent(4, "response", "\"a\""),
+          new FeedEvent(9, "response", "\"b\""));
+      assertThat(b.read("t2", -1, 100)).containsExactly(new FeedEvent(0, "toolCall", "{}"));
+      assertThat(a.appendAll(List.of())).isEmpty();
+    }
+
+    @Test
+    void aBatchWithAPayloadTooLongAppendsNothing() {
+      Cluster a = node("a");
+      String tooLong = "x".repeat(Cluster.MAX_MESSAGE_CHARS + 1);
+      assertThatThrownBy(() -> a.appendAll(List.of(new FeedAppend("t", 0, "response", "1"),
+          new FeedAppend("t", 1, "response", tooLong))))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("at most");
+      assertThat(a.read("t", -1, 10)).isEmpty();
     }
 
     @Test

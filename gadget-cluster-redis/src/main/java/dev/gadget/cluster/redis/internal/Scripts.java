@@ -44,7 +44,6 @@ public final class Scripts {
   private final String acquire;
   private final String renew;
   private final String release;
-  private final String append;
 
   /** Loads the scripts into Redis. */
   public Scripts(RedisCommands<String, String> redis) {
@@ -52,16 +51,17 @@ public final class Scripts {
     this.acquire = redis.digest(ACQUIRE);
     this.renew = redis.digest(RENEW);
     this.release = redis.digest(RELEASE);
-    this.append = redis.digest(APPEND);
   }
 
-  /** Runs the script with this text (one of the constants above), returning its integer. */
+  /**
+   * Runs the script with this text (one of the constants above but {@link #APPEND}, which
+   * {@link FeedAppends} pipelines), returning its integer.
+   */
   public long run(String script, String[] keys, String... args) {
     String sha = switch (script) {
       case ACQUIRE -> acquire;
       case RENEW -> renew;
       case RELEASE -> release;
-      case APPEND -> append;
       default -> throw new IllegalArgumentException("not one of the scripts");
     };
     try {

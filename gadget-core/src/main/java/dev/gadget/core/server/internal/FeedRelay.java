@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * events a drone sends again after its node died (to another node, which relays them too) have
  * the numbers they had and are dropped by the feed: other nodes' pages get each event once.
  * Called under the turn's lock, so a turn's events are numbered in the order pages get them;
- * the appends themselves are made in that order by one thread of their own, so a slow or absent
+ * the appends themselves are made in that order by one thread of their own, what waits in
+ * batches of at most {@link #BATCH} (one Redis round trip each), so a slow or absent
  * Redis never holds up this node's pages; while the cluster is away they wait (at most
  * {@link #MAX_WAITING}; more are dropped, logged once) and go, in order, once it is back, after
  * every event of the live turns appended before (it may have lost them: a restart without its
@@ -44,6 +45,8 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   private static final Duration RETRY = Duration.ofMillis(200);
   /** The most appends that wait for the cluster. */
   static final int MAX_WAITING = 100_000;
+  /** The most appends sent to the cluster in one call ({@link Cluster#appendAll}). */
+  static final int BATCH = 512;
 
   private final Cluster cluster;
   private final BlockingQueue<Append> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
@@ -69,21 +72,26 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   /** One append to a feed ({@code end}: the turn's feed is ended instead). */
   private record Append(String key, String feed, long number, String event, String json,
       boolean end) {
-    void run(Cluster cluster) {
-      if (end) {
-        cluster.endFeed(feed, KEEP_AFTER_END);
-      } else {
-        cluster.append(feed, number, event, json);
-      }
+    Cluster.FeedAppend entry() {
+      return new Cluster.FeedAppend(feed, number, event, json);
     }
   }
 
+  /**
+   * The appending thread: takes what waits (at most {@link #BATCH} at once) and sends it in
+   * order, each run of appends in one call; a run that fails for the cluster being away is
+   * sent again whole once it is back (the feeds drop the repeats).
+   */
   private void appendAll() {
     boolean away = false;
+    List<Append> batch = new ArrayList<>(BATCH);
     while (!closed) {
-      Append next;
       try {
-        next = waiting.poll(RETRY.toMillis(), TimeUnit.MILLISECONDS);
+        Append first = waiting.poll(RETRY.toMillis(), TimeUnit.MILLISECONDS);
+        if (first != null) {
+          batch.add(first);
+          waiting.drainTo(batch, BATCH - 1);
+        }
       } catch (InterruptedException e) {
         return;
       }
@@ -94,10 +102,7 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
             relayAgain();
             away = false;
           }
-          if (next != null) {
-            next.run(cluster);
-            remember(next);
-          }
+          send(batch);
           break;
         } catch (ClusterException e) {
           // the cluster is away (said once by the cluster): this and what waits go when it is
@@ -105,11 +110,46 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
           away = true;
           LockSupport.parkNanos(RETRY.toNanos());
         } catch (RuntimeException e) {
-          log.warn("an event was not relayed to other nodes: {}", e.toString());
-          break;
+          if (batch.isEmpty()) {
+            log.warn("events were not relayed again to other nodes: {}", e.toString());
+            break;
+          }
+          List<Append> failed = headRun(batch);
+          log.warn("{} events were not relayed to other nodes: {}", failed.size(), e.toString());
+          failed.clear();
         }
       }
+      batch.clear();
     }
+  }
+
+  /**
+   * Sends {@code batch} in order: each run of appends in one call, each end on its own; what
+   * went is remembered and taken out of the batch, so a failure leaves what is still to send.
+   */
+  private void send(List<Append> batch) {
+    while (!batch.isEmpty()) {
+      List<Append> run = headRun(batch);
+      if (run.get(0).end()) {
+        cluster.endFeed(run.get(0).feed(), KEEP_AFTER_END);
+      } else {
+        cluster.appendAll(run.stream().map(Append::entry).toList());
+      }
+      run.forEach(this::remember);
+      run.clear();
+    }
+  }
+
+  /** The batch's first end, or its appends up to the first end (a view of the batch). */
+  private static List<Append> headRun(List<Append> batch) {
+    if (batch.get(0).end()) {
+      return batch.subList(0, 1);
+    }
+    int n = 1;
+    while (n < batch.size() && !batch.get(n).end()) {
+      n++;
+    }
+    return batch.subList(0, n);
   }
 
   /** Keeps what was appended of each live turn, to append again after an outage. */
@@ -138,16 +178,30 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
    */
   private void relayAgain() {
     int n = 0;
+    List<Cluster.FeedAppend> chunk = new ArrayList<>(BATCH);
     for (List<Append> turn : history.values()) {
       for (Append a : turn) {
-        if (cluster.append(a.feed(), a.number(), a.event(), a.json())) {
-          n++;
+        chunk.add(a.entry());
+        if (chunk.size() == BATCH) {
+          n += appended(cluster.appendAll(chunk));
+          chunk.clear();
         }
       }
+    }
+    if (!chunk.isEmpty()) {
+      n += appended(cluster.appendAll(chunk));
     }
     if (n > 0) {
       log.info("relayed {} events of live turns again: the cluster had lost them", n);
     }
+  }
+
+  private static int appended(boolean[] answers) {
+    int n = 0;
+    for (boolean a : answers) {
+      n += a ? 1 : 0;
+    }
+    return n;
   }
 
   /** Queues one append; when too many wait (the cluster is slow), it is dropped. */

@@ -1,0 +1,172 @@
+package dev.gadget.core.server.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.cluster.InProcessCluster;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.spi.ClusterException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The relay sends what waits in batches, in order, and a batch the cluster missed again whole. */
+class FeedRelayTest {
+  private final InProcessCluster hub = new InProcessCluster();
+  private final Flaky owner = new Flaky(hub.join("owner"));
+  private final Cluster reader = hub.join("reader");
+
+  @AfterEach
+  void close() {
+    hub.close();
+  }
+
+  @Test
+  void eventsWaitingForAnAbsentClusterGoInOrderInBatchesOnceItIsBack() {
+    int events = 2_000;
+    try (FeedRelay relay = new FeedRelay(owner)) {
+      owner.away = true;
+      for (int i = 0; i < events; i++) {
+        relay.published("s", Protocol.RESPONSE, List.of(event("t", i)));
+      }
+      relay.published("s", Protocol.WORK_ORDER_COMPLETE, List.of(
+          GadgetJson.mapper().createObjectNode().put("turnId", "t")));
+      await("a batch the cluster refused", () -> !owner.refused.isEmpty());
+      owner.away = false;
+      await("every event in the feed", () -> reader.read("t", -1, 5_000).size() == events + 1);
+    }
+    List<Cluster.FeedEvent> feed = reader.read("t", -1, 5_000);
+    for (int i = 0; i < events; i++) {
+      assertThat(feed.get(i).seq()).isEqualTo((i + 2) * 8L);
+    }
+    assertThat(feed.get(events).event()).isEqualTo(Protocol.WORK_ORDER_COMPLETE);
+    assertThat(owner.sizes).allMatch(n -> n <= FeedRelay.BATCH);
+    assertThat(owner.sizes).as("batches, not one call an event").hasSizeLessThan(events / 10);
+    assertThat(owner.refused.get(0)).as("the refused batch is sent again whole")
+        .isEqualTo(owner.sizes.get(0));
+    assertThat(owner.ended).isTrue();
+  }
+
+  private static JsonNode event(String turnId, int seq) {
+    return GadgetJson.mapper().createObjectNode().put("turnId", turnId).put("seq", seq)
+        .put("text", "chunk " + seq);
+  }
+
+  private static void await(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+  }
+
+  /** A node whose backend can be made absent; records the sizes of the batches appended. */
+  private static final class Flaky implements Cluster {
+    private final Cluster node;
+    volatile boolean away;
+    volatile boolean ended;
+    final List<Integer> sizes = new CopyOnWriteArrayList<>();
+    final List<Integer> refused = new CopyOnWriteArrayList<>();
+
+    Flaky(Cluster node) {
+      this.node = node;
+    }
+
+    private void check() {
+      if (away) {
+        throw new ClusterException("the cluster is away (a test)");
+      }
+    }
+
+    @Override
+    public boolean[] appendAll(List<FeedAppend> appends) {
+      if (away) {
+        refused.add(appends.size());
+      }
+      check();
+      sizes.add(appends.size());
+      return node.appendAll(appends);
+    }
+
+    @Override
+    public boolean append(String turnId, long seq, String event, String json) {
+      check();
+      sizes.add(1);
+      return node.append(turnId, seq, event, json);
+    }
+
+    @Override
+    public void endFeed(String turnId, Duration keep) {
+      check();
+      ended = true;
+      node.endFeed(turnId, keep);
+    }
+
+    @Override
+    public boolean reachable() {
+      return !away;
+    }
+
+    @Override
+    public String nodeId() {
+      return node.nodeId();
+    }
+
+    @Override
+    public Lease acquire(String droneId, Duration ttl) {
+      return node.acquire(droneId, ttl);
+    }
+
+    @Override
+    public boolean renew(Lease lease, Duration ttl) {
+      return node.renew(lease, ttl);
+    }
+
+    @Override
+    public void release(Lease lease) {
+      node.release(lease);
+    }
+
+    @Override
+    public Optional<Lease> locate(String droneId) {
+      return node.locate(droneId);
+    }
+
+    @Override
+    public List<FeedEvent> read(String turnId, long afterSeq, int max) {
+      return node.read(turnId, afterSeq, max);
+    }
+
+    @Override
+    public Subscription follow(String turnId, long afterSeq, FeedListener listener) {
+      return node.follow(turnId, afterSeq, listener);
+    }
+
+    @Override
+    public void receiveMail(MailHandler handler) {
+      node.receiveMail(handler);
+    }
+
+    @Override
+    public CompletableFuture<String> send(String nodeId, String kind, String body,
+        Duration deadline) {
+      return node.send(nodeId, kind, body, deadline);
+    }
+
+    @Override
+    public void close() {
+      node.close();
+    }
+  }
+}
