@@ -19,6 +19,9 @@ import java.util.Objects;
  * @param modelId the model its next turns use, or {@code null}: the provider's default
  * @param sampling how its next turns sample, each value set overriding its provider's, or
  *     {@code null} (also for a {@link Sampling} that sets nothing): the provider's
+ * @param toolDeferral when its next turns defer tools, as {@code ToolDeferral#parse} reads it
+ *     ({@code auto}, {@code always}, {@code never} or a share of the context budget such as
+ *     {@code 10%}), or {@code null}: as the drone is set
  */
 public record ChatSession(
     @JsonProperty("_id") String id,
@@ -29,7 +32,8 @@ public record ChatSession(
     Instant createdAt,
     String providerId,
     String modelId,
-    Sampling sampling) {
+    Sampling sampling,
+    String toolDeferral) {
   public ChatSession {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(userId, "userId");
@@ -37,6 +41,13 @@ public record ChatSession(
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(createdAt, "createdAt");
     sampling = Sampling.orNull(sampling);
+    toolDeferral = toolDeferral == null || toolDeferral.isBlank() ? null : toolDeferral;
+  }
+
+  /** A session with its sampling set and the drone's tool deferral. */
+  public ChatSession(String id, String userId, String projectId, String name, String workspaceId,
+      Instant createdAt, String providerId, String modelId, Sampling sampling) {
+    this(id, userId, projectId, name, workspaceId, createdAt, providerId, modelId, sampling, null);
   }
 
   /** A session with its provider and model chosen and no sampling of its own. */
@@ -54,24 +65,30 @@ public record ChatSession(
   /** This session with another workspace id. */
   public ChatSession withWorkspaceId(String workspaceId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling);
+        modelId, sampling, toolDeferral);
   }
 
   /** This session with another name. */
   public ChatSession withName(String name) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling);
+        modelId, sampling, toolDeferral);
   }
 
   /** This session with another provider and model ({@code null}s: the server's default). */
   public ChatSession withModel(String providerId, String modelId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling);
+        modelId, sampling, toolDeferral);
   }
 
   /** This session with its own sampling ({@code null}: its provider's). */
   public ChatSession withSampling(Sampling sampling) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling);
+        modelId, sampling, toolDeferral);
+  }
+
+  /** This session with its own tool deferral ({@code null}: the drone's). */
+  public ChatSession withToolDeferral(String toolDeferral) {
+    return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
+        modelId, sampling, toolDeferral);
   }
 }

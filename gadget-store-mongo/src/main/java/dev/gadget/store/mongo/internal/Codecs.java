@@ -102,6 +102,7 @@ public final class Codecs {
     putIfPresent(d, "providerId", s.providerId());
     putIfPresent(d, "modelId", s.modelId());
     putIfPresent(d, "sampling", ProviderCodecs.sampling(s.sampling()));
+    putIfPresent(d, "toolDeferral", s.toolDeferral());
     return putInstant(d, "createdAt", s.createdAt());
   }
 
@@ -109,7 +110,8 @@ public final class Codecs {
     return read(Schema.SESSIONS, d, x -> new ChatSession(
         string(x, "_id"), string(x, "userId"), string(x, "projectId"), string(x, "name"),
         optString(x, "workspaceId"), instant(x, "createdAt"), optString(x, "providerId"),
-        optString(x, "modelId"), ProviderCodecs.sampling(x.get("sampling"))));
+        optString(x, "modelId"), ProviderCodecs.sampling(x.get("sampling")),
+        optString(x, "toolDeferral")));
   }
 
   public static Document drone(DroneRegistration r) {
