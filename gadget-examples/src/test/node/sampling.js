@@ -64,15 +64,31 @@ module.exports = ({ ready, submit, step }) => ({
     await page.waitForFunction(() => document.getElementById('model-error').textContent === '', null, { timeout });
     const chat = await page.evaluate(chatSampling);
     step('chat sampling set', chat);
+
+    // the chat's tool deferral: nonsense refused in words, then "Always" saved as "always"
+    const deferral = () => ({
+      saved: document.getElementById('chat-tool-deferral').dataset.saved,
+      error: document.getElementById('model-error').textContent,
+    });
+    await page.fill('#chat-tool-deferral', 'sometimes');
+    await page.dispatchEvent('#chat-tool-deferral', 'change');
+    await page.waitForFunction(() => document.getElementById('model-error').textContent !== '', null, { timeout });
+    const deferralRefused = await page.evaluate(deferral);
+    await page.fill('#chat-tool-deferral', 'Always');
+    await page.dispatchEvent('#chat-tool-deferral', 'change');
+    await page.waitForFunction(() => document.getElementById('chat-tool-deferral').dataset.saved === 'always',
+      null, { timeout });
+    const deferralSet = await page.evaluate(deferral);
+    step('chat tool deferral set', deferralSet);
     if (cfg.shot) await page.screenshot({ path: cfg.shot, fullPage: false });
     // the fields fit beside the model on one row with the provider picker
-    const oneRow = await page.$$eval('#model-picker > select, #model-picker > input, #chat-sampling',
+    const oneRow = await page.$$eval('#model-picker > select, #model-picker > input, #chat-sampling, #chat-tool-deferral',
       (els) => {
         const r = els.map((e) => e.getBoundingClientRect());
         return Math.max(...r.map((x) => x.top)) < Math.min(...r.map((x) => x.bottom));
       });
     const status = await submit(page, cfg.prompt, timeout);
     return { status, providerId, formAfterSave, edited, editedWindows, inherited, refused, chat,
-      oneRow };
+      deferralRefused, deferralSet, oneRow };
   },
 });

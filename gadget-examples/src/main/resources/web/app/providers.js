@@ -8,6 +8,7 @@ import { $, el, showError } from './dom.js';
 import { request } from './server.js';
 import { fillSampling, readSampling, showChatSampling, wireChatSampling } from './sampling.js';
 import { dollars, turnCostNanos } from './stats.js';
+import { showChatToolDeferral, wireChatToolDeferral } from './tool-deferral.js';
 
 let providers = [];
 
@@ -155,6 +156,7 @@ function renderPicker() {
 
 /** The chat's own sampling, and what it inherits from the chosen provider and the server. */
 function renderSampling() {
+  showChatToolDeferral(currentSession());
   showChatSampling(currentSession(), providers.find((x) => x.id === $('provider-select').value),
     providers.find((x) => x.isDefault));
 }
@@ -294,6 +296,7 @@ export function wireProviders() {
   });
   $('model-input').addEventListener('change', choose);
   wireChatSampling(currentSession, renderSampling);
+  wireChatToolDeferral(currentSession, renderSampling);
   $('usage-panel').addEventListener('toggle', refreshUsage);
   setInterval(() => {
     if ($('usage-panel').open && state.socket && state.socket.connected) refreshUsage();

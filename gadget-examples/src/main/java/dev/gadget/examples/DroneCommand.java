@@ -111,7 +111,8 @@ final class DroneCommand implements Command {
             + "removed, so that git gc can free them; turns still to undo or commit are kept"),
         OptionSpec.value("tool-search", "WHEN", "when tools are deferred and found by "
             + "search_tools: auto (default: their definitions over 10% of the context budget), "
-            + "always, never, or a share of the budget such as 25%"),
+            + "always, never, or a share of the budget such as 25%; a chat's own setting (on "
+            + "the page) wins for its turns"),
         OptionSpec.value("context-window", "TOKENS", Providers.CONTEXT_WINDOW_HELP
             + "; a window the server's work order names wins"),
         OptionSpec.value("embed-model", "NAME", "also rank search_tools' results by meaning, "

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * OpenAI-compatible provider with a key (a real HTTP server on 127.0.0.1 speaking the real
  * formats), picks one of the models it lists, and sends a prompt, which the drone's real
  * OpenAiClient sends there with that model and key; and sets the provider's and the chat's
- * sampling, which that request carries.
+ * sampling, which that request carries; and the chat's tool deferral, refused in words then set.
  */
 class BrowserProvidersTest extends BrowserTestBase {
   static final String KEY = "sk-browser-test-key-0123456789";
@@ -134,6 +134,10 @@ class BrowserProvidersTest extends BrowserTestBase {
     assertThat(r.get("refused").get("error").asText())
         .isEqualTo("temperature must be a number from 0 to 2; got 5.0");
     assertThat(r.get("chat").get("saved").asText()).isEqualTo("{\"topP\":0.6}");
+    assertThat(r.get("deferralRefused").get("error").asText())
+        .isEqualTo("tool deferral is always, never, auto or a share of the context budget such "
+            + "as 10% or 0.1; got \"sometimes\"");
+    assertThat(r.get("deferralSet").get("error").asText()).isEmpty();
     assertThat(r.get("oneRow").asBoolean()).as("the chat's fields beside its model at 1280x800")
         .isTrue();
 
@@ -147,6 +151,8 @@ class BrowserProvidersTest extends BrowserTestBase {
         .satisfies(t -> assertThat(t.stats().contextBudget()).isEqualTo(15_000));
     assertThat(fx.store.store().findSession(fx.session.id()).orElseThrow().sampling())
         .isEqualTo(new Sampling(null, 0.6, null));
+    assertThat(fx.store.store().findSession(fx.session.id()).orElseThrow().toolDeferral())
+        .isEqualTo("always");
     llm.takeRequest(); // the model list
     LlmTestServer.Recorded chat = llm.takeRequest();
     assertThat(chat.path()).isEqualTo("/v1/chat/completions");

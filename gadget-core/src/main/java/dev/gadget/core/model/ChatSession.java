@@ -22,6 +22,9 @@ import java.util.Objects;
  * @param approvalPolicy which of its next turns' tool calls wait for a person (the wire name of
  *     {@code dev.gadget.core.agent.ApprovalPolicy}), or {@code null}: the server's default. Kept
  *     in the store so that every server node, and a restarted one, uses it
+ * @param toolDeferral when its next turns defer tools, as {@code ToolDeferral#parse} reads it
+ *     ({@code auto}, {@code always}, {@code never} or a share of the context budget such as
+ *     {@code 10%}), or {@code null}: as the drone is set
  */
 public record ChatSession(
     @JsonProperty("_id") String id,
@@ -33,7 +36,8 @@ public record ChatSession(
     String providerId,
     String modelId,
     Sampling sampling,
-    String approvalPolicy) {
+    String approvalPolicy,
+    String toolDeferral) {
   public ChatSession {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(userId, "userId");
@@ -41,12 +45,17 @@ public record ChatSession(
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(createdAt, "createdAt");
     sampling = Sampling.orNull(sampling);
+    toolDeferral = toolDeferral == null || toolDeferral.isBlank() ? null : toolDeferral;
   }
 
-  /** A session with the server's default approval policy. */
+  /**
+   * A session with its sampling set, the server's default approval policy and the drone's tool
+   * deferral.
+   */
   public ChatSession(String id, String userId, String projectId, String name, String workspaceId,
       Instant createdAt, String providerId, String modelId, Sampling sampling) {
-    this(id, userId, projectId, name, workspaceId, createdAt, providerId, modelId, sampling, null);
+    this(id, userId, projectId, name, workspaceId, createdAt, providerId, modelId, sampling, null,
+        null);
   }
 
   /** A session with its provider and model chosen and no sampling of its own. */
@@ -64,30 +73,36 @@ public record ChatSession(
   /** This session with another workspace id. */
   public ChatSession withWorkspaceId(String workspaceId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy);
+        modelId, sampling, approvalPolicy, toolDeferral);
   }
 
   /** This session with another name. */
   public ChatSession withName(String name) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy);
+        modelId, sampling, approvalPolicy, toolDeferral);
   }
 
   /** This session with another provider and model ({@code null}s: the server's default). */
   public ChatSession withModel(String providerId, String modelId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy);
+        modelId, sampling, approvalPolicy, toolDeferral);
   }
 
   /** This session with its own sampling ({@code null}: its provider's). */
   public ChatSession withSampling(Sampling sampling) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy);
+        modelId, sampling, approvalPolicy, toolDeferral);
   }
 
   /** This session with another approval policy ({@code null}: the server's default). */
   public ChatSession withApprovalPolicy(String approvalPolicy) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy);
+        modelId, sampling, approvalPolicy, toolDeferral);
+  }
+
+  /** This session with its own tool deferral ({@code null}: the drone's). */
+  public ChatSession withToolDeferral(String toolDeferral) {
+    return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
+        modelId, sampling, approvalPolicy, toolDeferral);
   }
 }

@@ -25,6 +25,9 @@ import java.util.Objects;
  *     wire names of {@code dev.gadget.core.agent.ApprovalPolicy})
  * @param createTools whether the agent may write itself tools ({@code create_tool}) in this
  *     turn, where its drone allows it; {@code null}: as the drone says
+ * @param toolDeferral when the turn defers tools, the chat's setting ({@code auto},
+ *     {@code always}, {@code never} or a share of the context budget such as {@code 10%}, read
+ *     by {@code ToolDeferral#parse}); {@code null}: as the drone says
  */
 public record WorkOrder(
     @JsonProperty("_id") String id,
@@ -34,7 +37,8 @@ public record WorkOrder(
     TurnRef chatTurn,
     String workspaceId,
     String approvalPolicy,
-    Boolean createTools) {
+    Boolean createTools,
+    String toolDeferral) {
   @JsonCreator // the canonical constructor, of the several
   public WorkOrder {
     Objects.requireNonNull(id, "id");
@@ -42,6 +46,14 @@ public record WorkOrder(
     Objects.requireNonNull(provider, "provider");
     Objects.requireNonNull(chatSession, "chatSession");
     Objects.requireNonNull(chatTurn, "chatTurn");
+  }
+
+  /** A work order whose tool deferral is as its drone says. */
+  public WorkOrder(String id, ProjectRef project, ProviderConfig provider,
+      SessionRef chatSession, TurnRef chatTurn, String workspaceId, String approvalPolicy,
+      Boolean createTools) {
+    this(id, project, provider, chatSession, chatTurn, workspaceId, approvalPolicy, createTools,
+        null);
   }
 
   /** A work order whose tool writing is as its drone says. */
@@ -70,7 +82,7 @@ public record WorkOrder(
     ProjectRef safe = new ProjectRef(project.id(), project.name(), project.slug(),
         ProjectRef.withoutCredentials(project.gitUrl()));
     return new WorkOrder(id, safe, provider.withoutApiKey(), chatSession, chatTurn,
-        workspaceId, approvalPolicy, createTools);
+        workspaceId, approvalPolicy, createTools, toolDeferral);
   }
 
   /**

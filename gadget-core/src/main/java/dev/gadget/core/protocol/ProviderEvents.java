@@ -33,6 +33,8 @@ public final class ProviderEvents {
   public static final String SET_SESSION_MODEL = "setSessionModel";
   /** Set how a session's next turns sample. Ack: {@code {session}}. */
   public static final String SET_SESSION_SAMPLING = "setSessionSampling";
+  /** Set when a session's next turns defer tools. Ack: {@code {session}}. */
+  public static final String SET_SESSION_TOOL_DEFERRAL = "setSessionToolDeferral";
   /** The user's usage totals. Ack: a {@link UsageReply}. */
   public static final String GET_USAGE = "getUsage";
 
@@ -104,6 +106,14 @@ public final class ProviderEvents {
   public record SetSessionSampling(
       @Rule(required = true, maxLength = Limits.ID) String sessionId,
       SamplingFields sampling) {}
+
+  /**
+   * {@code setSessionToolDeferral}: {@code auto}, {@code always}, {@code never} or a share of the
+   * context budget such as {@code 10%} or {@code 0.1}; absent or empty: as the drone is set.
+   */
+  public record SetSessionToolDeferral(
+      @Rule(required = true, maxLength = Limits.ID) String sessionId,
+      @Rule(maxLength = 32) String toolDeferral) {}
 
   /** {@code deleteProvider} and {@code listModels}. */
   public record ProviderRef(@Rule(required = true, maxLength = Limits.ID) String providerId) {}

@@ -41,6 +41,13 @@ public interface ProviderStore {
   void setSessionSampling(String sessionId, Sampling sampling);
 
   /**
+   * Sets when a chat session's next turns defer tools ({@link ChatSession#toolDeferral()}, as
+   * the server checked it; {@code null}: as the drone is set), replacing what it set before.
+   * {@link StoreException.Reason#NOT_FOUND} if the session does not exist.
+   */
+  void setSessionToolDeferral(String sessionId, String toolDeferral);
+
+  /**
    * Adds one turn's usage to the total of its user, provider and model, in one write (created
    * at zero the first time).
    */

@@ -224,6 +224,11 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public synchronized void setSessionToolDeferral(String sessionId, String toolDeferral) {
+    state.apply(state.checkSetSessionToolDeferral(sessionId, toolDeferral));
+  }
+
+  @Override
   public synchronized void addUsage(UsageTotal turnUsage) {
     state.apply(state.checkAddUsage(turnUsage));
   }

@@ -340,6 +340,11 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public void setSessionToolDeferral(String sessionId, String toolDeferral) {
+    write(s -> s.checkSetSessionToolDeferral(sessionId, toolDeferral));
+  }
+
+  @Override
   public void addUsage(UsageTotal turnUsage) {
     write(s -> s.checkAddUsage(turnUsage));
   }

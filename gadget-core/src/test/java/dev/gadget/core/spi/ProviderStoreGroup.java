@@ -173,6 +173,33 @@ public abstract class ProviderStoreGroup {
   }
 
   @Test
+  void aSessionKeepsItsToolDeferralUntilClearedAndOtherWritesKeepIt() {
+    User ada = kit.user("ada");
+    ChatSession s = kit.session(ada, kit.project(ada, "p"));
+    ProviderStore ps = store().providers();
+    assertThat(store().findSession(s.id()).orElseThrow().toolDeferral()).isNull();
+    ps.setSessionToolDeferral(s.id(), "always");
+    assertThat(store().findSession(s.id()).orElseThrow().toolDeferral()).isEqualTo("always");
+    assertThat(store().listSessions(ada.id(), null)).containsExactly(s.withToolDeferral("always"));
+
+    store().renameSession(s.id(), "renamed");
+    ps.setSessionSampling(s.id(), new Sampling(0.5, null, null));
+    ps.setSessionModel(s.id(), null, "m");
+    ps.setSessionToolDeferral(s.id(), "25%");
+    assertThat(store().findSession(s.id()).orElseThrow()).isEqualTo(s.withName("renamed")
+        .withSampling(new Sampling(0.5, null, null)).withModel(null, "m")
+        .withToolDeferral("25%"));
+
+    ps.setSessionToolDeferral(s.id(), null);
+    assertThat(store().findSession(s.id()).orElseThrow().toolDeferral()).isNull();
+    assertThat(store().findSession(s.id()).orElseThrow().sampling())
+        .isEqualTo(new Sampling(0.5, null, null));
+    assertThatThrownBy(() -> ps.setSessionToolDeferral("nope", "never"))
+        .isInstanceOfSatisfying(StoreException.class,
+            e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NOT_FOUND));
+  }
+
+  @Test
   void aTurnKeepsTheProviderAndModelThatProducedIt() {
     User ada = kit.user("ada");
     ChatSession s = kit.session(ada, kit.project(ada, "p"));

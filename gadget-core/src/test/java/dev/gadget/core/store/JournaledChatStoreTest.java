@@ -253,6 +253,24 @@ class JournaledChatStoreTest extends ChatStoreContract {
   }
 
   @Test
+  void aSessionKeepsItsOwnSettingsThroughACompaction() throws IOException {
+    ChatSession session;
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      String id = fill(s, "ada").sessionId();
+      s.setSessionSampling(id, new dev.gadget.core.model.Sampling(0.2, null, 40));
+      s.setSessionApprovalPolicy(id, "commands");
+      s.setSessionToolDeferral(id, "always");
+      session = s.findSession(id).orElseThrow();
+      s.compact();
+    }
+    try (JournaledChatStore s = JournaledChatStore.open(dir)) {
+      assertThat(s.findSession(session.id())).contains(session);
+      assertThat(session.approvalPolicy()).isEqualTo("commands");
+      assertThat(session.toolDeferral()).isEqualTo("always");
+    }
+  }
+
+  @Test
   void dropsARecordTornByACrashAndAppendsAfterTheLastWholeOne() throws IOException {
     try (JournaledChatStore s = JournaledChatStore.open(dir)) {
       fill(s, "ada");

@@ -61,7 +61,7 @@ final class Synonyms {
     "configuration config setting settings preference option",
     "process program job task",
     "terminal shell console command cli",
-    "log logs output",
+    "log logs output stdout printed",
     "organization org company",
     "user member people person account",
     "comment reply note",
@@ -87,6 +87,12 @@ final class Synonyms {
     "observation fact",
     "entity node",
     "paper article publication research",
+    "memory remember recall knowledge know",
+    "history earlier recent past previous said",
+    "sum plus together addition",
+    "content text body",
+    "detail details info information",
+    "self me myself",
   };
   /** Phrases that stand for one word: {@code "how many"} asks for a count. */
   private static final String[][] PHRASES = {
@@ -96,6 +102,7 @@ final class Synonyms {
     {"how large", "size"},
     {"how far", "distance"},
     {"how high", "elevation"},
+    {"who am i", "self"},
   };
   private static final Map<String, List<String>> BY_STEM = new HashMap<>();
 

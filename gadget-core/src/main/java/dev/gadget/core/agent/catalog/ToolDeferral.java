@@ -116,6 +116,14 @@ public final class ToolDeferral {
     return new ToolDeferral(m, share, alwaysLoaded, searchLimit, matchThreshold);
   }
 
+  /**
+   * This policy deciding when to defer as {@code other} does (its mode and share), keeping this
+   * one's always-loaded tools, search limit and threshold: a chat's setting over its drone's.
+   */
+  public ToolDeferral when(ToolDeferral other) {
+    return new ToolDeferral(other.mode, other.share, alwaysLoaded, searchLimit, matchThreshold);
+  }
+
   /** This policy with {@code names} always loaded instead of the coding tools. */
   public ToolDeferral alwaysLoaded(Collection<String> names) {
     return new ToolDeferral(mode, share, Set.copyOf(names), searchLimit, matchThreshold);

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Makes each turn's agent loop: the work order's provider, the drone's tools, the turn's, the
@@ -25,6 +27,8 @@ import java.util.stream.Collectors;
  * neither the drone's token nor the turn's API key in their environment.
  */
 public final class TurnLoops implements JobRunner.Loops {
+  private static final Logger log = LoggerFactory.getLogger(TurnLoops.class);
+
   /**
    * What every turn's loop shares: its model client per provider, limits, tool deferral, the
    * embeddings {@code search_tools} also ranks by (or null), and the clock.
@@ -67,6 +71,21 @@ public final class TurnLoops implements JobRunner.Loops {
     AgentLoop.Builder loop = AgentLoop.builder().llmClient(settings.llmClients().apply(provider))
         .limits(settings.limits()).clock(settings.clock()).sandbox(box)
         .toolEmbeddings(settings.embeddings());
-    return DroneSkills.offer(loop, skills.forProject(projectDir), all, settings.deferral());
+    return DroneSkills.offer(loop, skills.forProject(projectDir), all, deferral(order));
+  }
+
+  /** The drone's tool deferral, deciding when to defer as the work order's chat says if it does. */
+  ToolDeferral deferral(WorkOrder order) {
+    ToolDeferral drone = settings.deferral();
+    if (order.toolDeferral() == null) {
+      return drone;
+    }
+    try {
+      return drone.when(ToolDeferral.parse(order.toolDeferral()));
+    } catch (IllegalArgumentException e) {
+      log.warn("work order {}: {}; deferring tools as this drone is set", order.id(),
+          e.getMessage());
+      return drone;
+    }
   }
 }

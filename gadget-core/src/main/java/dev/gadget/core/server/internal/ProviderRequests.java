@@ -5,6 +5,7 @@ import static dev.gadget.core.server.internal.Requests.reply;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.Ids;
+import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ModelPrice;
 import dev.gadget.core.model.ModelProvider;
@@ -20,9 +21,11 @@ import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.transport.Ack;
 import dev.gadget.core.transport.Connection;
 import java.net.URI;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -90,8 +93,34 @@ final class ProviderRequests {
           providers().setSessionSampling(s.id(), sampling);
           reply(ack, Map.of("session", s.withSampling(sampling)));
         });
+    handle(c, ProviderEvents.SET_SESSION_TOOL_DEFERRAL,
+        ProviderEvents.SetSessionToolDeferral.class, (req, ack) -> {
+          ChatSession s = owned.session(userId, req.sessionId());
+          String deferral = toolDeferral(req.toolDeferral());
+          providers().setSessionToolDeferral(s.id(), deferral);
+          reply(ack, Map.of("session", s.withToolDeferral(deferral)));
+        });
     handle(c, ProviderEvents.GET_USAGE, JsonNode.class, (req, ack) ->
         reply(ack, ProviderEvents.UsageReply.of(userId, providers().listUsage(userId))));
+  }
+
+  /** A chat's tool deferral checked and written as people read it, or null (the drone's). */
+  static String toolDeferral(String text) {
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    String t = text.strip().toLowerCase(Locale.ROOT);
+    ToolDeferral d;
+    try {
+      d = ToolDeferral.parse(t);
+    } catch (IllegalArgumentException e) {
+      throw new RequestException(e.getMessage());
+    }
+    if (t.equals("auto") || d.mode() != ToolDeferral.Mode.SHARE) {
+      return t;
+    }
+    return BigDecimal.valueOf(d.share() * 100).stripTrailingZeros().toPlainString()
+        + "%";
   }
 
   private ModelProvider save(String userId, ProviderEvents.SaveProvider req) {

@@ -21,7 +21,7 @@ import java.time.Instant;
  * project: id:str userId:str name:str slug:str gitUrl:str createdAt:instant
  * session: id:str userId:str projectId:str name:str workspaceId:str? createdAt:instant
  *          providerId:str? modelId:str? sampling:(flags:byte [temperature:double] [topP:double]
- *          [topK:int])
+ *          [topK:int]) approvalPolicy:str? toolDeferral:str?
  * str: length:int (-1: null) then that many bytes of UTF-8; instant: seconds:long nanos:int
  * </pre>
  */
@@ -96,6 +96,8 @@ final class BinaryRecords {
     if ((flags & TOP_K) != 0) {
       out.writeInt(p.topK());
     }
+    string(out, s.approvalPolicy());
+    string(out, s.toolDeferral());
   }
 
   /**
@@ -117,9 +119,11 @@ final class BinaryRecords {
         (flags & TEMPERATURE) != 0 ? in.getDouble() : null,
         (flags & TOP_P) != 0 ? in.getDouble() : null,
         (flags & TOP_K) != 0 ? in.getInt() : null);
+    String approvalPolicy = string(in);
+    String toolDeferral = string(in);
     try {
       return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-          modelId, sampling);
+          modelId, sampling, approvalPolicy, toolDeferral);
     } catch (RuntimeException e) {
       throw new IOException("it holds a chat session that is not whole (" + e.getMessage() + ")");
     }

@@ -45,6 +45,8 @@ import java.util.Objects;
   @JsonSubTypes.Type(value = Change.SetSessionSampling.class, name = "setSessionSampling"),
   @JsonSubTypes.Type(value = Change.SetSessionApprovalPolicy.class,
       name = "setSessionApprovalPolicy"),
+  @JsonSubTypes.Type(value = Change.SetSessionToolDeferral.class,
+      name = "setSessionToolDeferral"),
   @JsonSubTypes.Type(value = Change.AddUsage.class, name = "addUsage"),
   @JsonSubTypes.Type(value = Change.RenameSession.class, name = "renameSession"),
   @JsonSubTypes.Type(value = Change.RenameProject.class, name = "renameProject"),
@@ -291,6 +293,18 @@ public sealed interface Change {
     @Override
     public void applyTo(IndexedState state) {
       state.putSession(state.session(sessionId).withApprovalPolicy(approvalPolicy));
+    }
+  }
+
+  /** Sets when a session's next turns defer tools ({@code null}: as the drone is set). */
+  record SetSessionToolDeferral(String sessionId, String toolDeferral) implements Change {
+    public SetSessionToolDeferral {
+      Objects.requireNonNull(sessionId, "sessionId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putSession(state.session(sessionId).withToolDeferral(toolDeferral));
     }
   }
 

@@ -263,6 +263,13 @@ public final class IndexedState {
     return new Change.SetSessionApprovalPolicy(sessionId, approvalPolicy);
   }
 
+  public Change checkSetSessionToolDeferral(String sessionId, String toolDeferral) {
+    if (sessionId == null || !sessions.containsKey(sessionId)) {
+      throw notFound("chat session " + sessionId);
+    }
+    return new Change.SetSessionToolDeferral(sessionId, toolDeferral);
+  }
+
   public Change checkAddUsage(UsageTotal usage) {
     return new Change.AddUsage(Objects.requireNonNull(usage, "usage"));
   }

@@ -104,6 +104,7 @@ public final class Codecs {
     putIfPresent(d, "modelId", s.modelId());
     putIfPresent(d, "sampling", ProviderCodecs.sampling(s.sampling()));
     putIfPresent(d, "approvalPolicy", s.approvalPolicy());
+    putIfPresent(d, "toolDeferral", s.toolDeferral());
     return putInstant(d, "createdAt", s.createdAt());
   }
 
@@ -112,7 +113,7 @@ public final class Codecs {
         string(x, "_id"), string(x, "userId"), string(x, "projectId"), string(x, "name"),
         optString(x, "workspaceId"), instant(x, "createdAt"), optString(x, "providerId"),
         optString(x, "modelId"), ProviderCodecs.sampling(x.get("sampling")),
-        optString(x, "approvalPolicy")));
+        optString(x, "approvalPolicy"), optString(x, "toolDeferral")));
   }
 
   public static Document drone(DroneRegistration r) {

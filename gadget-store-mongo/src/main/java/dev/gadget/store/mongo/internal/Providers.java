@@ -84,6 +84,13 @@ public final class Providers implements ProviderStore {
   }
 
   @Override
+  public void setSessionToolDeferral(String sessionId, String toolDeferral) {
+    ops.updateExisting("setSessionToolDeferral", sessions, "chat session " + sessionId,
+        sessionId, toolDeferral == null ? Updates.unset("toolDeferral")
+            : Updates.set("toolDeferral", toolDeferral));
+  }
+
+  @Override
   public void addUsage(UsageTotal u) {
     Objects.requireNonNull(u, "turnUsage");
     String id = u.userId() + "\n" + u.providerId() + "\n" + u.modelId();
