@@ -47,6 +47,7 @@ public final class JournaledState {
     long started = System.nanoTime();
     StoreConverter.convertIfOld(dir, cacheBytes);
     this.files = new TurnFiles(dir, new TurnCache(cacheBytes));
+    DecoderWarmUp.start();
     this.turns = new DiskTurns(files);
     this.state = new IndexedState(turns);
     StoreLoader.Loaded loaded;
