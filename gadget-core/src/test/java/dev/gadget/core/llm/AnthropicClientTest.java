@@ -10,7 +10,6 @@ import dev.gadget.core.model.ModelParams;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,20 +36,10 @@ class AnthropicClientTest {
   }
 
   private Outcome play(String recording, Delivery delivery) {
-    server.enqueue(Recordings.load("anthropic/" + recording)).delivery(delivery)
-        .header("Content-Type", "text/event-stream; charset=utf-8");
-    RecordingListener listener = new RecordingListener();
-    LlmCall call = client.stream(HI, listener);
-    Outcome outcome = listener.assertContract();
-    if (outcome.error() == null) {
-      assertThat(call.result()).succeedsWithin(5, TimeUnit.SECONDS).isEqualTo(outcome.completion());
-    } else {
-      assertThat(call.result()).failsWithin(5, TimeUnit.SECONDS)
-          .withThrowableOfType(ExecutionException.class).withCause(outcome.error());
-    }
-    assertThat(server.requestCount()).as("requests (never retried)").isEqualTo(1);
-    lastListener = listener;
-    return outcome;
+    StreamReplay.Played p = StreamReplay.play(server, client, HI,
+        Recordings.load("anthropic/" + recording), "text/event-stream; charset=utf-8", delivery);
+    lastListener = p.listener();
+    return p.outcome();
   }
 
   @ParameterizedTest

@@ -31,21 +31,10 @@ class OllamaClientTest {
   }
 
   private Outcome play(String recording, Delivery delivery) {
-    server.enqueue(Recordings.load("ollama/" + recording)).delivery(delivery)
-        .header("Content-Type", "application/x-ndjson");
-    RecordingListener listener = new RecordingListener();
-    LlmCall call = client.stream(HI, listener);
-    Outcome outcome = listener.assertContract();
-    if (outcome.error() == null) {
-      assertThat(call.result()).succeedsWithin(5, TimeUnit.SECONDS).isEqualTo(outcome.completion());
-    } else {
-      assertThat(call.result()).failsWithin(5, TimeUnit.SECONDS)
-          .withThrowableOfType(java.util.concurrent.ExecutionException.class)
-          .withCause(outcome.error());
-    }
-    assertThat(server.requestCount()).as("requests (never retried)").isEqualTo(1);
-    lastListener = listener;
-    return outcome;
+    StreamReplay.Played p = StreamReplay.play(server, client, HI,
+        Recordings.load("ollama/" + recording), "application/x-ndjson", delivery);
+    lastListener = p.listener();
+    return p.outcome();
   }
 
   private RecordingListener lastListener;

@@ -7,8 +7,6 @@ import dev.gadget.core.llm.LlmTestServer.Recorded;
 import dev.gadget.core.llm.RecordingListener.Outcome;
 import dev.gadget.core.model.ModelParams;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,19 +28,9 @@ class OpenAiClientTest {
   }
 
   private Outcome playBody(String body, String contentType, Delivery delivery) {
-    server.enqueue(body).delivery(delivery).header("Content-Type", contentType);
-    RecordingListener listener = new RecordingListener();
-    LlmCall call = client.stream(HI, listener);
-    Outcome outcome = listener.assertContract();
-    if (outcome.error() == null) {
-      assertThat(call.result()).succeedsWithin(5, TimeUnit.SECONDS).isEqualTo(outcome.completion());
-    } else {
-      assertThat(call.result()).failsWithin(5, TimeUnit.SECONDS)
-          .withThrowableOfType(ExecutionException.class).withCause(outcome.error());
-    }
-    assertThat(server.requestCount()).as("requests (never retried)").isEqualTo(1);
-    lastListener = listener;
-    return outcome;
+    StreamReplay.Played p = StreamReplay.play(server, client, HI, body, contentType, delivery);
+    lastListener = p.listener();
+    return p.outcome();
   }
 
   private Outcome play(String recording, Delivery delivery) {

@@ -9,8 +9,6 @@ import dev.gadget.core.llm.RecordingListener.Outcome;
 import dev.gadget.core.model.ModelParams;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,20 +34,11 @@ class OpenAiResponsesClientTest {
   }
 
   private Outcome play(String recording, Delivery delivery) {
-    server.enqueue(Recordings.load("openai-responses/" + recording)).delivery(delivery)
-        .header("Content-Type", "text/event-stream; charset=utf-8");
-    RecordingListener listener = new RecordingListener();
-    LlmCall call = client.stream(HI, listener);
-    Outcome outcome = listener.assertContract();
-    if (outcome.error() == null) {
-      assertThat(call.result()).succeedsWithin(5, TimeUnit.SECONDS).isEqualTo(outcome.completion());
-    } else {
-      assertThat(call.result()).failsWithin(5, TimeUnit.SECONDS)
-          .withThrowableOfType(ExecutionException.class).withCause(outcome.error());
-    }
-    assertThat(server.requestCount()).as("requests (never retried)").isEqualTo(1);
-    lastListener = listener;
-    return outcome;
+    StreamReplay.Played p = StreamReplay.play(server, client, HI,
+        Recordings.load("openai-responses/" + recording), "text/event-stream; charset=utf-8",
+        delivery);
+    lastListener = p.listener();
+    return p.outcome();
   }
 
   @ParameterizedTest
