@@ -4,8 +4,6 @@ import static dev.gadget.core.server.RuntimeFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gadget.core.GadgetJson;
 import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.llm.ScriptedLlmClient;
@@ -47,16 +45,6 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
     return drone;
   }
 
-  private static String shoutTool() {
-    ObjectNode a = GadgetJson.mapper().createObjectNode().put("name", "shout")
-        .put("description", "Say a word loudly.").put("language", "sh")
-        .put("code", "tr a-z A-Z");
-    a.putObject("parameters").put("type", "object");
-    a.withArray("tests").addObject().put("expect", "HI").putObject("arguments")
-        .put("word", "hi");
-    return a.toString();
-  }
-
   private void turn(GadgetDrone drone, String prompt) throws Exception {
     String t = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session, "prompt",
         prompt)).get("turnId").asText();
@@ -77,7 +65,8 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
   @Test
   void aPageListsPromotesAndDeletesAChatsSkillsAndTools() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(
-        ScriptedLlmClient.reply().toolCall("create_tool", shoutTool()).build(),
+        ScriptedLlmClient.reply().toolCall("create_tool", ToolSynthesisRuntimeTest.shoutTool())
+            .build(),
         ScriptedLlmClient.reply().text("Written.").build(),
         ScriptedLlmClient.reply().toolCall("shout", "{\"word\":\"hey\"}").build(),
         ScriptedLlmClient.reply().text("Shouted.").build());

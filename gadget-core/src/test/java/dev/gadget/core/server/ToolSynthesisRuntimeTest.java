@@ -44,7 +44,8 @@ class ToolSynthesisRuntimeTest extends RuntimeTestBase {
     return drone;
   }
 
-  private static String echoTool() {
+  /** A create_tool call's arguments for a tool 'shout' with one passing test. */
+  static String shoutTool() {
     ObjectNode a = GadgetJson.mapper().createObjectNode().put("name", "shout")
         .put("description", "Say a word loudly.").put("language", "sh")
         .put("code", "tr a-z A-Z");
@@ -66,7 +67,7 @@ class ToolSynthesisRuntimeTest extends RuntimeTestBase {
   void theChatSaysWhetherToolsAreWrittenAndUndoRemovesOne() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(
         ScriptedLlmClient.reply().text("No tools today.").build(),
-        ScriptedLlmClient.reply().toolCall("create_tool", echoTool()).build(),
+        ScriptedLlmClient.reply().toolCall("create_tool", shoutTool()).build(),
         ScriptedLlmClient.reply().text("Written.").build());
     GadgetDrone drone = start(llm);
     Map<String, Object> off = new HashMap<>(Map.of("sessionId", session, "createTools", false));
