@@ -10,9 +10,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -36,11 +38,17 @@ public final class InProcessCluster implements AutoCloseable {
     t.setDaemon(true);
     return t;
   });
-  private final ExecutorService mail = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "gadget-cluster-mail");
-    t.setDaemon(true);
-    return t;
-  });
+  /** Answers mail: at most 16 at once and 1,000 waiting, as a Redis node's mailbox bounds it. */
+  private final ThreadPoolExecutor mail = new ThreadPoolExecutor(16, 16, 30, TimeUnit.SECONDS,
+      new ArrayBlockingQueue<>(1_000), r -> {
+        Thread t = new Thread(r, "gadget-cluster-mail");
+        t.setDaemon(true);
+        return t;
+      });
+
+  {
+    mail.allowCoreThreadTimeOut(true);
+  }
 
   /** A new node of this hub, with {@code nodeId}; a node of that id must not be running. */
   public Cluster join(String nodeId) {
@@ -152,22 +160,30 @@ public final class InProcessCluster implements AutoCloseable {
             new ClusterException("node " + nodeId + " is not in the cluster"));
       }
       CompletableFuture<String> answer = new CompletableFuture<>();
-      mail.execute(() -> {
-        MailHandler h = to.handler;
-        try {
-          if (h == null) {
-            throw new ClusterException("node " + nodeId + " takes no mail yet");
-          }
-          answer.complete(h.answer(id, kind, body));
-        } catch (Exception e) {
-          answer.completeExceptionally(e instanceof ClusterException ? e
-              : new ClusterException(String.valueOf(e.getMessage()), e));
-        }
-      });
+      try {
+        mail.execute(() -> deliver(to, nodeId, kind, body, answer));
+      } catch (RejectedExecutionException e) {
+        return CompletableFuture.failedFuture(
+            new ClusterException("node " + nodeId + " has too many requests waiting"));
+      }
       timer.schedule(() -> answer.completeExceptionally(new ClusterException("node " + nodeId
           + " did not answer within " + deadline.toMillis() + " ms")),
           deadline.toMillis(), TimeUnit.MILLISECONDS);
       return answer;
+    }
+
+    private void deliver(Node to, String nodeId, String kind, String body,
+        CompletableFuture<String> answer) {
+      MailHandler h = to.handler;
+      try {
+        if (h == null) {
+          throw new ClusterException("node " + nodeId + " takes no mail yet");
+        }
+        answer.complete(h.answer(id, kind, body));
+      } catch (Exception e) {
+        answer.completeExceptionally(e instanceof ClusterException ? e
+            : new ClusterException(String.valueOf(e.getMessage()), e));
+      }
     }
 
     @Override
