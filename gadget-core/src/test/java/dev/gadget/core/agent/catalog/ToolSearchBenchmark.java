@@ -31,9 +31,9 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li><b>Accuracy</b>: the 304 tool definitions of 18 MCP servers from npm
  *       ({@code catalog/mcp-tools.json}) and the labelled requests of
- *       {@code catalog/requests.tsv} (tuned on) and of three held-out sets
+ *       {@code catalog/requests.tsv} (tuned on) and of four held-out sets
  *       ({@code requests-held-out.tsv}, {@code requests-held-out-2.tsv},
- *       {@code requests-held-out-3.tsv}, never tuned on), written
+ *       {@code requests-held-out-3.tsv}, {@code requests-held-out-4.tsv}, never tuned on), written
  *       as a user would ask; a request is a hit at top-k when one of its right tools is among the
  *       first k results. Only the misses of the set tuned on are listed.
  *   <li><b>Tokens</b>: the tool definitions of a turn's first request (the coding tools and
@@ -52,7 +52,7 @@ public final class ToolSearchBenchmark {
   /**
    * {@code -Dtuning=true}: only the requests that may be tuned on (the first set and the first
    * two held-out sets, which have been looked at), their accuracy and every top-1 and top-5 miss;
-   * the third held-out set's numbers are not shown.
+   * the third and fourth held-out sets' numbers are not shown.
    */
   private static final boolean TUNING = Boolean.getBoolean("tuning");
 
@@ -65,6 +65,7 @@ public final class ToolSearchBenchmark {
     List<String[]> heldOut = requests("requests-held-out.tsv");
     List<String[]> heldOut2 = requests("requests-held-out-2.tsv");
     List<String[]> heldOut3 = requests("requests-held-out-3.tsv");
+    List<String[]> heldOut4 = requests("requests-held-out-4.tsv");
     ToolCatalog catalog = ToolCatalog.of(mcp);
     List<String> misses = new ArrayList<>();
     int[] tuned = accuracy(catalog, requests, misses);
@@ -72,6 +73,7 @@ public final class ToolSearchBenchmark {
     int[] held = accuracy(catalog, heldOut, null);
     int[] held2 = accuracy(catalog, heldOut2, null);
     int[] held3 = accuracy(catalog, heldOut3, null);
+    int[] held4 = accuracy(catalog, heldOut4, null);
 
     List<Tool> tools = new ArrayList<>(CodingTools.all());
     tools.addAll(McpCatalogFixture.tools(McpCatalogFixture.calls()));
@@ -89,6 +91,7 @@ public final class ToolSearchBenchmark {
     every.addAll(heldOut);
     every.addAll(heldOut2);
     every.addAll(heldOut3);
+    every.addAll(heldOut4);
     for (String[] r : every) {
       int sum = 0;
       for (ToolMatch m : catalog.search(r[0], 5)) {
@@ -136,7 +139,7 @@ public final class ToolSearchBenchmark {
     double mean = Arrays.stream(times).average().orElse(0) / 1000.0;
 
     if (TUNING) {
-      // the first two held-out sets have been looked at: they may be tuned on now; not the third
+      // the first two held-out sets have been looked at: they may be tuned on now; not the others
       List<String[]> open = new ArrayList<>(requests);
       open.addAll(heldOut);
       open.addAll(heldOut2);
@@ -149,17 +152,20 @@ public final class ToolSearchBenchmark {
     }
     System.out.printf(Locale.ROOT, "%-58s %s%n", "measure", "value");
     row("catalog", mcp.size() + " MCP tools of 18 npm servers");
-    row("labelled requests (tuned on + held out 1, 2, 3)", requests.size() + " + "
-        + heldOut.size() + " + " + heldOut2.size() + " + " + heldOut3.size());
-    int total = requests.size() + heldOut.size() + heldOut2.size() + heldOut3.size();
-    row("top-1 accuracy, tuned on / held out 1 / 2 / 3 / all", pct(tuned[0], requests.size())
-        + " / " + pct(held[0], heldOut.size()) + " / " + pct(held2[0], heldOut2.size()) + " / "
-        + pct(held3[0], heldOut3.size()) + " / "
-        + pct(tuned[0] + held[0] + held2[0] + held3[0], total));
+    row("labelled requests (tuned on + held out 1, 2, 3, 4)", requests.size() + " + "
+        + heldOut.size() + " + " + heldOut2.size() + " + " + heldOut3.size() + " + "
+        + heldOut4.size());
+    int total = requests.size() + heldOut.size() + heldOut2.size() + heldOut3.size()
+        + heldOut4.size();
+    row("top-1 accuracy, tuned on / held out 1 / 2 / 3 / 4 / all", pct(tuned[0],
+        requests.size()) + " / " + pct(held[0], heldOut.size()) + " / "
+        + pct(held2[0], heldOut2.size()) + " / " + pct(held3[0], heldOut3.size()) + " / "
+        + pct(held4[0], heldOut4.size()) + " / "
+        + pct(tuned[0] + held[0] + held2[0] + held3[0] + held4[0], total));
     row("top-5 accuracy, same (target >= 90%)", pct(tuned[1], requests.size()) + " / "
         + pct(held[1], heldOut.size()) + " / " + pct(held2[1], heldOut2.size()) + " / "
-        + pct(held3[1], heldOut3.size()) + " / "
-        + pct(tuned[1] + held[1] + held2[1] + held3[1], total));
+        + pct(held3[1], heldOut3.size()) + " / " + pct(held4[1], heldOut4.size()) + " / "
+        + pct(tuned[1] + held[1] + held2[1] + held3[1] + held4[1], total));
     row("tool tokens, all loaded (8 coding + " + mcp.size() + ")", String.valueOf(all));
     row("tool tokens, first request (" + first.tools().size() + " tools)", sent + " ("
         + pct(sent, all) + ", target <= 15%)");
@@ -189,14 +195,15 @@ public final class ToolSearchBenchmark {
       int[] h = accuracy(hybrid, heldOut, null);
       int[] h2 = accuracy(hybrid, heldOut2, null);
       int[] h3 = accuracy(hybrid, heldOut3, null);
+      int[] h4 = accuracy(hybrid, heldOut4, null);
       long e0 = System.nanoTime();
       hybrid.search("open an issue on github", 5);
       row("top-1 with embeddings (" + embedModel + "), same sets", pct(t[0], requests.size())
           + " / " + pct(h[0], heldOut.size()) + " / " + pct(h2[0], heldOut2.size()) + " / "
-          + pct(h3[0], heldOut3.size()));
+          + pct(h3[0], heldOut3.size()) + " / " + pct(h4[0], heldOut4.size()));
       row("top-5 with embeddings, same sets", pct(t[1], requests.size()) + " / "
           + pct(h[1], heldOut.size()) + " / " + pct(h2[1], heldOut2.size()) + " / "
-          + pct(h3[1], heldOut3.size()));
+          + pct(h3[1], heldOut3.size()) + " / " + pct(h4[1], heldOut4.size()));
       row("search time with embeddings (one query, cached tools)", String.format(Locale.ROOT,
           "%.1f ms", (System.nanoTime() - e0) / 1e6));
     }
