@@ -29,14 +29,19 @@ import org.slf4j.LoggerFactory;
  * to it, from the feed's end at that moment, and hands the news of other nodes to its pages.
  * News are not durable: a page that connects reads the drones' stored status
  * ({@code listDrones}). At most {@link #MAX_WAITING} news wait for the cluster (more are dropped
- * and logged); a drone registered after a page connected is followed from that page's next
- * connection.
+ * and logged). A drone's first status news after it connected to this node is also announced
+ * on its user's roster feed ({@code drones:{userId}}: one entry a connection), which a node
+ * follows while a page of that user is here: a drone registered after the page connected is then
+ * followed from its news feed's start.
  */
 final class DroneNews implements WatcherRooms.News {
   private static final Logger log = LoggerFactory.getLogger(DroneNews.class);
   static final int MAX_WAITING = 1_000;
   private static final int READ_BATCH = 1_000;
   private static final String FEED = "news:";
+  private static final String ROSTER = "drones:";
+  /** How often an announcement on a roster is tried again after another node's went first. */
+  private static final int ROSTER_TRIES = 3;
 
   private final Cluster cluster;
   private final ChatStore store;
@@ -50,12 +55,16 @@ final class DroneNews implements WatcherRooms.News {
         return t;
       }, (r, pool) -> log.warn("drone news dropped: {} wait for the cluster already",
           MAX_WAITING));
+  /** The drones connected here whose arrival is on their user's roster. */
+  private final java.util.Set<String> announced =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
   /** Per user with pages here: how many pages, and the feeds followed. */
   private final Map<String, Follow> users = new HashMap<>();
 
   private static final class Follow {
     int pages;
     final List<Cluster.Subscription> feeds = new ArrayList<>();
+    final java.util.Set<String> drones = new java.util.HashSet<>();
   }
 
   DroneNews(Cluster cluster, ChatStore store, ClusterNode node, WatcherRooms rooms) {
@@ -79,10 +88,32 @@ final class DroneNews implements WatcherRooms.News {
     sender.execute(() -> {
       try {
         cluster.append(FEED + droneId, seq, event, json);
+        if (event.equals(dev.gadget.core.protocol.Protocol.DRONE_STATUS)) {
+          if ("offline".equals(payload.path("status").asText())) {
+            announced.remove(droneId);
+          } else if (announced.add(droneId)) {
+            announce(userId, droneId);
+          }
+        }
       } catch (ClusterException e) {
         log.debug("news of drone {} not relayed: {}", droneId, e.getMessage());
       }
     });
+  }
+
+  /**
+   * Puts {@code droneId} on its user's roster. Nodes append there in turn, so the number is
+   * the roster's end plus one, found again when another node's announcement went first.
+   */
+  private void announce(String userId, String droneId) {
+    String roster = ROSTER + userId;
+    String json = GadgetJson.mapper().createObjectNode().put("droneId", droneId).toString();
+    for (int i = 0; i < ROSTER_TRIES; i++) {
+      if (cluster.append(roster, end(roster) + 1, "drone", json)) {
+        return;
+      }
+    }
+    log.debug("drone {} not announced: other nodes kept announcing first", droneId);
   }
 
   @Override
@@ -99,15 +130,56 @@ final class DroneNews implements WatcherRooms.News {
           e.getMessage());
       return;
     }
-    for (DroneRegistration d : drones) {
-      String feed = FEED + d.id();
-      try {
-        f.feeds.add(cluster.follow(feed, end(feed), e -> forward(userId, e)));
-      } catch (ClusterException e) {
-        log.warn("news of drone {} from other nodes are not followed: {}", d.id(),
-            e.getMessage());
-      }
+    String roster = ROSTER + userId;
+    try {
+      f.feeds.add(cluster.follow(roster, end(roster), e -> rostered(userId, e)));
+    } catch (ClusterException e) {
+      log.warn("drones of user {} registered from now on are not followed: {}", userId,
+          e.getMessage());
     }
+    for (DroneRegistration d : drones) {
+      follow(userId, f, d.id(), true);
+    }
+  }
+
+  /** Follows the news of {@code droneId} for {@code f}: from now, or from the feed's start. */
+  private void follow(String userId, Follow f, String droneId, boolean fromNow) {
+    if (!f.drones.add(droneId)) {
+      return;
+    }
+    String feed = FEED + droneId;
+    try {
+      f.feeds.add(cluster.follow(feed, fromNow ? end(feed) : 0, e -> forward(userId, e)));
+    } catch (ClusterException e) {
+      log.warn("news of drone {} from other nodes are not followed: {}", droneId,
+          e.getMessage());
+    }
+  }
+
+  /**
+   * A drone was announced on the roster of {@code userId}: one this node does not follow yet
+   * (registered after the user's pages came) is followed from its first news. Handed to the
+   * sender's thread: the cluster may call this under its own locks, which following takes.
+   */
+  private void rostered(String userId, Cluster.FeedEvent e) {
+    String droneId;
+    try {
+      droneId = GadgetJson.mapper().readTree(e.json()).path("droneId").asText("");
+    } catch (IOException ex) {
+      log.warn("a drone announced by another node cannot be read: {}", ex.getMessage());
+      return;
+    }
+    if (droneId.isEmpty()) {
+      return;
+    }
+    sender.execute(() -> {
+      synchronized (this) {
+        Follow f = users.get(userId);
+        if (f != null) {
+          follow(userId, f, droneId, false);
+        }
+      }
+    });
   }
 
   @Override
