@@ -18,7 +18,18 @@ final class MetricsEndpoint {
 
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final GadgetMetrics metrics = GadgetMetrics.of(registry);
+  private final GadgetMetrics metrics;
+
+  /**
+   * @param node the cluster node's id, a {@code node} tag on every meter (each node serves its
+   *     own), or {@code null} for a server alone
+   */
+  MetricsEndpoint(String node) {
+    if (node != null) {
+      registry.config().commonTags("node", node);
+    }
+    this.metrics = GadgetMetrics.of(registry);
+  }
 
   /** The meters to record into: the server's listener, a drone's LLM clients and tools. */
   GadgetMetrics metrics() {

@@ -47,7 +47,7 @@ final class ServerApp implements AutoCloseable {
     int socketPort = Math.max(b.socketPort, 0);
     String socketHost = b.socketPort >= 0 ? b.host : LOOPBACK;
     this.transport = WebSocketTransportServer.builder().host(socketHost).port(socketPort).build();
-    this.metrics = b.metrics ? new MetricsEndpoint() : null;
+    this.metrics = b.metrics ? new MetricsEndpoint(b.metricsNode) : null;
     GadgetServer.Builder gadget = GadgetServer.builder().store(store).transport(transport)
         .provider(b.provider);
     if (b.secretKeys != null) {
@@ -182,6 +182,7 @@ final class ServerApp implements AutoCloseable {
     private Path adminDirectory;
     private UnaryOperator<GadgetServer.Builder> serverTweaks = b -> b;
     private boolean metrics;
+    private String metricsNode;
     private SecretKeys secretKeys;
 
     /** The keys that seal users' provider API keys (none: users cannot store a key). */
@@ -238,6 +239,12 @@ final class ServerApp implements AutoCloseable {
     /** Whether to serve Gadget's meters in Prometheus's format on {@code GET /metrics} (no). */
     Builder metrics(boolean on) {
       this.metrics = on;
+      return this;
+    }
+
+    /** The cluster node's id, a {@code node} tag on every meter; {@code null} alone (none). */
+    Builder metricsNode(String node) {
+      this.metricsNode = node;
       return this;
     }
 

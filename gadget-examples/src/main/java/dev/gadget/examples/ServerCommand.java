@@ -102,6 +102,7 @@ final class ServerCommand implements Command {
       app = ServerApp.builder().store(store.store()).provider(llm.config())
           .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort)
           .adminDirectory(store.directory()).metrics(args.flag("metrics"))
+          .metricsNode(node.map(c -> c.cluster().nodeId()).orElse(null))
           .serverTweaks(b -> {
             b.droneGracePeriod(grace).silenceTimeout(silence)
                 .cancelTimeout(cancel).approvalPolicy(approvalPolicy)

@@ -116,10 +116,10 @@ class ClusterProcessTest extends ClusterProcessFixture {
     redis.kill();
     await("the third turn streaming on without Redis", () -> llm.written(2, 1) >= 10);
     await("node b's /metrics to say Redis is away", () -> metrics(ports[1])
-        .contains("gadget_cluster_reachable 0.0"));
+        .contains("gadget_cluster_reachable{node=\"b\"} 0.0"));
     redis.start();
     await("node b's /metrics to say Redis is back", () -> metrics(ports[1])
-        .contains("gadget_cluster_reachable 1.0"));
+        .contains("gadget_cluster_reachable{node=\"b\"} 1.0"));
     await("the third turn's end on C", () -> onC.ended(third));
     ChatTurn afterRedis = store.findTurn(third).orElseThrow();
     assertThat(afterRedis.status()).isEqualTo(TurnStatus.FINISHED);
