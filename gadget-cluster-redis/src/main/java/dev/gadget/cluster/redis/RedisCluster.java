@@ -37,9 +37,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * node's mail is a stream {@code mail:{node}}.
  *
  * <p>Operations per batch of feed events ({@link #appendAll}), in one pipelined round trip and
- * without Lua: per feed in the batch, one {@code XADD} per entry and one {@code PEXPIRE} (and
- * one {@code XREVRANGE} the first time this node appends to the feed); each following node
- * reads many entries per {@code XREAD}.
+ * without Lua: per feed in the batch, one {@code XADD} per entry (and a {@code PEXPIRE} once a
+ * minute, an {@code XREVRANGE} the first time this node appends to the feed); each following
+ * node reads many entries per {@code XREAD}.
  *
  * <p>Three connections per node: commands, the feed reader's blocking reads, the mailbox's.
  * Every command waits at most {@link Builder#timeout} (a blocking read one second more); while
@@ -164,6 +164,9 @@ public final class RedisCluster implements Cluster {
     }
     if (batch.isEmpty()) {
       return new boolean[0];
+    }
+    if (!calls.reachable()) {
+      appends.forgetAll(); // Redis may come back without its data
     }
     String what = batch.size() == 1 ? "relayed an event of turn " + batch.get(0).turnId()
         : "relayed " + batch.size() + " events of live turns";

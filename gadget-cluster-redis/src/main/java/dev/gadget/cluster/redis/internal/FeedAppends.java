@@ -23,9 +23,10 @@ import java.util.concurrent.TimeoutException;
 /**
  * Appends feed events in batches, without Lua: a batch's events are grouped by feed (each
  * feed's order kept), each feed's run packed into as few stream entries as the bounds allow
- * ({@link FeedEntries}), and per feed one plain {@code XADD} with an explicit id per entry and
- * one {@code PEXPIRE} are pipelined on the node's command connection, their answers awaited
- * together: one round trip per batch. An entry whose id is not above the feed's last is refused
+ * ({@link FeedEntries}), and per feed one plain {@code XADD} with an explicit id per entry (and
+ * a {@code PEXPIRE} when this node has not set the feed's time to live in the last 1/60 of it:
+ * a minute of the hour a feed is kept) are pipelined on the node's command connection, their
+ * answers awaited together: one round trip per batch. An entry whose id is not above the feed's last is refused
  * by Redis ("equal or smaller"): its events were repeats, not appended.
  *
  * <p>Which events were new (the answers) is counted from the feed's last number, which this
@@ -36,6 +37,11 @@ import java.util.concurrent.TimeoutException;
 public final class FeedAppends {
   /** The most feeds whose last number is remembered (the live ones; forgotten at 2× this). */
   private static final int REMEMBERED = 10_000;
+  /**
+   * How many times a feed's time to live is set again during it, at most: a feed appended to
+   * all the time gets one {@code PEXPIRE} every keep / this, not one a batch.
+   */
+  private static final long REFRESHES = 60;
 
   private final Keys keys;
   private final RedisAsyncCommands<String, String> redis;
@@ -44,6 +50,9 @@ public final class FeedAppends {
   private final long keepMillis;
   /** Per feed, the greatest number known to be in it (a lower bound once others append). */
   private final Map<String, Long> last = new ConcurrentHashMap<>();
+  /** Per feed, when this node last set its time to live (System.nanoTime). */
+  private final Map<String, Long> expired = new ConcurrentHashMap<>();
+  private final long refreshNanos;
 
   /**
    * @param connection the node's command connection
@@ -58,6 +67,7 @@ public final class FeedAppends {
     this.timeoutMillis = timeoutMillis;
     this.maxEntries = maxEntries;
     this.keepMillis = keepMillis;
+    this.refreshNanos = TimeUnit.MILLISECONDS.toNanos(keepMillis / REFRESHES);
   }
 
   /** One feed's part of a batch. */
@@ -69,7 +79,7 @@ public final class FeedAppends {
     RedisFuture<List<StreamMessage<String, String>>> top;
     final List<FeedEntries.Entry> entries = new ArrayList<>();
     final List<RedisFuture<String>> added = new ArrayList<>();
-    RedisFuture<Boolean> expired;
+    RedisFuture<Boolean> expiry;
 
     Run(String feed) {
       this.feed = feed;
@@ -109,17 +119,22 @@ public final class FeedAppends {
           run.added.add(redis.xadd(key, new XAddArgs().maxlen(maxEntries).approximateTrimming()
               .id(Keys.feedId(e.lastSeq())), e.body()));
         }
-        run.expired = redis.pexpire(key, keepMillis);
+        Long set = expired.get(run.feed);
+        long now = System.nanoTime();
+        if (set == null || now - set > refreshNanos) {
+          run.expiry = redis.pexpire(key, keepMillis);
+          expired.put(run.feed, now);
+        }
       }
       for (Run run : runs.values()) {
         answer(run, appended, deadline);
       }
     } catch (RuntimeException e) {
-      last.clear();
+      forgetAll();
       throw e;
     }
-    if (last.size() > 2 * REMEMBERED) {
-      last.clear();
+    if (last.size() > 2 * REMEMBERED || expired.size() > 2 * REMEMBERED) {
+      forgetAll();
     }
     return appended;
   }
@@ -141,13 +156,25 @@ public final class FeedAppends {
       }
       top = Math.max(top, e.lastSeq());
     }
-    await(run.expired, deadline);
+    if (run.expiry != null) {
+      await(run.expiry, deadline);
+    }
     last.put(run.feed, top);
   }
 
-  /** The feed ended: its number need not be remembered. */
+  /** The feed ended: its number and time to live need not be remembered. */
   public void forget(String feed) {
     last.remove(feed);
+    expired.remove(feed);
+  }
+
+  /**
+   * Forgets every feed's number and time to live: Redis failed, and may have come back without
+   * its data (the feeds appended again then get their time to live at once).
+   */
+  public void forgetAll() {
+    last.clear();
+    expired.clear();
   }
 
   /** Whether an entry was added; false when Redis refused its id as not above the last. */
