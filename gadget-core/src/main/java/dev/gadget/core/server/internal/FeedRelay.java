@@ -64,7 +64,8 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   private final Semaphore room;
   private final int maxUnits;
   private final Duration maxBlock;
-  private volatile boolean warnedBlocked;
+  /** When the relay last said at WARN that it is full (System.nanoTime), or 0. */
+  private volatile long lastWarned;
   /** The most events of live turns kept to relay again after an outage. */
   static final int MAX_KEPT = 100_000;
   /** Each live turn's appends so far; the appending thread's own. */
@@ -237,10 +238,13 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
       return;
     }
     if (!room.tryAcquire(append.units())) {
-      if (!warnedBlocked) {
-        warnedBlocked = true;
-        log.warn("the relay to other nodes is full ({} units of events wait for the cluster): "
-            + "this node's drones wait for room", maxUnits);
+      boolean warn = warnNow();
+      String full = "the relay to other nodes is full ({} units of events wait for the "
+          + "cluster): this node's drones wait for room";
+      if (warn) {
+        log.warn(full, maxUnits);
+      } else {
+        log.debug(full, maxUnits);
       }
       try {
         if (!room.tryAcquire(append.units(), maxBlock.toNanos(), TimeUnit.NANOSECONDS)) {
@@ -255,10 +259,20 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
       if (closed) {
         return;
       }
-      log.info("the relay to other nodes has room again");
-      warnedBlocked = false;
+      log.debug("the relay to other nodes had room again");
     }
     waiting.add(append);
+  }
+
+  /** Whether to say at WARN that the relay is full: at most once a minute, else DEBUG. */
+  private boolean warnNow() {
+    long now = System.nanoTime();
+    long last = lastWarned;
+    if (last != 0 && now - last < TimeUnit.MINUTES.toNanos(1)) {
+      return false;
+    }
+    lastWarned = now;
+    return true;
   }
 
   /** The units an append of {@code json} takes of the relay's room. */
