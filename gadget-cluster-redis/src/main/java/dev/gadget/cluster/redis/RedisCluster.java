@@ -1,6 +1,7 @@
 package dev.gadget.cluster.redis;
 
 import dev.gadget.cluster.redis.internal.FeedAppends;
+import dev.gadget.cluster.redis.internal.FeedEntries;
 import dev.gadget.cluster.redis.internal.FeedFollower;
 import dev.gadget.cluster.redis.internal.Keys;
 import dev.gadget.cluster.redis.internal.Mailbox;
@@ -30,12 +31,15 @@ import java.util.concurrent.ScheduledExecutorService;
  * A {@link Cluster} on Redis (5.0 or later; tested with Debian's {@code redis-server}) through
  * Lettuce. Keys, all under {@link Builder#prefix} (docs/CLUSTER.md): a drone's lease is a string
  * {@code drone:{id}} = "node fence" with a time to live; a turn's feed is a stream
- * {@code turn:{id}} whose ids are {@code 0-(seq+1)}, at most 100,000 events, gone an hour after
- * its last event or {@code keep} after its end; a node's mail is a stream {@code mail:{node}}.
+ * {@code turn:{id}} of entries that each hold a run of its events (at most 512 events and about
+ * 1 MiB, {@code FeedEntries}), each entry's id {@code 0-(seq+1)} of its last event, at most
+ * about 100,000 entries, gone an hour after its last append or {@code keep} after its end; a
+ * node's mail is a stream {@code mail:{node}}.
  *
- * <p>Operations per feed event: one {@code EVALSHA} to append it (the append, the trim and the
- * time to live at once), pipelined with the rest of its batch ({@link #appendAll}): one round
- * trip per batch; each following node reads many events per {@code XREAD}.
+ * <p>Operations per batch of feed events ({@link #appendAll}), in one pipelined round trip and
+ * without Lua: per feed in the batch, one {@code XADD} per entry (and a {@code PEXPIRE} once a
+ * minute, an {@code XREVRANGE} the first time this node appends to the feed); each following
+ * node reads many entries per {@code XREAD}.
  *
  * <p>Three connections per node: commands, the feed reader's blocking reads, the mailbox's.
  * Every command waits at most {@link Builder#timeout} (a blocking read one second more); while
@@ -43,8 +47,11 @@ import java.util.concurrent.ScheduledExecutorService;
  * is logged once, and Lettuce reconnects in the background. Thread-safe.
  */
 public final class RedisCluster implements Cluster {
-  /** The most events a turn's feed keeps (trimmed approximately, oldest first). */
-  public static final long MAX_FEED_EVENTS = 100_000;
+  /**
+   * The most entries a turn's feed keeps (trimmed approximately, oldest first); an entry holds
+   * one or more events.
+   */
+  public static final long MAX_FEED_ENTRIES = 100_000;
   /** A feed whose turn never ended (its node died) goes this long after its last event. */
   private static final long FEED_IDLE_KEEP_MILLIS = 3_600_000;
 
@@ -82,7 +89,7 @@ public final class RedisCluster implements Cluster {
       StatefulRedisConnection<String, String> mail = client.connect();
       mail.setTimeout(b.timeout.plusMillis(FeedFollower.BLOCK_MILLIS));
       this.scripts = new Scripts(redis);
-      this.appends = new FeedAppends(keys, connection, b.timeout.toMillis(), MAX_FEED_EVENTS,
+      this.appends = new FeedAppends(keys, connection, b.timeout.toMillis(), MAX_FEED_ENTRIES,
           FEED_IDLE_KEEP_MILLIS);
       this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "gadget-redis-timer-" + nodeId);
@@ -149,7 +156,7 @@ public final class RedisCluster implements Cluster {
     return appendAll(List.of(new FeedAppend(turnId, seq, event, json)))[0];
   }
 
-  /** The whole batch in one round trip: its appends pipelined on the command connection. */
+  /** The whole batch in one round trip: its entries pipelined on the command connection. */
   @Override
   public boolean[] appendAll(List<FeedAppend> batch) {
     for (FeedAppend a : batch) {
@@ -157,6 +164,9 @@ public final class RedisCluster implements Cluster {
     }
     if (batch.isEmpty()) {
       return new boolean[0];
+    }
+    if (!calls.reachable()) {
+      appends.forgetAll(); // Redis may come back without its data
     }
     String what = batch.size() == 1 ? "relayed an event of turn " + batch.get(0).turnId()
         : "relayed " + batch.size() + " events of live turns";
@@ -168,10 +178,16 @@ public final class RedisCluster implements Cluster {
     List<StreamMessage<String, String>> found = calls.call("read turn " + turnId, () ->
         redis.xrange(keys.turn(turnId), Range.create(Keys.feedId(afterSeq + 1), "+"),
             Limit.from(max)));
-    List<FeedEvent> events = new ArrayList<>(found.size());
+    List<FeedEvent> events = new ArrayList<>();
+    long last = afterSeq;
     for (StreamMessage<String, String> m : found) {
-      events.add(new FeedEvent(Keys.seqOf(m.getId()), m.getBody().getOrDefault("e", ""),
-          m.getBody().getOrDefault("j", "null")));
+      for (FeedEvent e : FeedEntries.unpack(m.getBody(), last)) {
+        if (events.size() == max) {
+          return events;
+        }
+        events.add(e);
+        last = e.seq();
+      }
     }
     return events;
   }
@@ -183,6 +199,7 @@ public final class RedisCluster implements Cluster {
 
   @Override
   public void endFeed(String turnId, Duration keep) {
+    appends.forget(turnId);
     calls.call("ended turn " + turnId, () -> redis.pexpire(keys.turn(turnId),
         Math.max(1, keep.toMillis())));
   }

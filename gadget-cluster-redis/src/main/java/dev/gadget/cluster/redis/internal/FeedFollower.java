@@ -19,15 +19,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Every feed this node follows, read by one thread with one blocking {@code XREAD} over all of
  * them on a connection of its own; a new subscription wakes the read ({@code CLIENT UNBLOCK}
- * from the command connection) so that it gets its backlog at once. Each subscription gets
- * each event once, in order: it remembers the last seq it was given.
+ * from the command connection) so that it gets its backlog at once. An entry holds a run of
+ * events ({@link FeedEntries}); each subscription gets each event once, in order: it
+ * remembers the last seq it was given and drops the events at or below it.
  */
 public final class FeedFollower implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FeedFollower.class);
   /** How long one XREAD blocks (the command timeout is longer). */
   public static final long BLOCK_MILLIS = 1_000;
-  /** The most events one XREAD returns per feed. */
-  private static final int BATCH = 1_000;
+  /** The most entries one XREAD returns per feed (each up to 512 events, about 1 MiB). */
+  private static final int BATCH = 100;
   /** The pause before the next read once Redis failed. */
   private static final long RETRY_MILLIS = 200;
 
@@ -124,12 +125,10 @@ public final class FeedFollower implements AutoCloseable {
       if (subs == null) {
         continue;
       }
-      long seq = Keys.seqOf(m.getId());
-      Map<String, String> body = m.getBody();
-      Cluster.FeedEvent event = new Cluster.FeedEvent(seq, body.getOrDefault("e", ""),
-          body.getOrDefault("j", "null"));
-      for (Sub s : subs) {
-        s.deliver(event);
+      for (Cluster.FeedEvent event : FeedEntries.unpack(m.getBody(), Long.MIN_VALUE)) {
+        for (Sub s : subs) {
+          s.deliver(event);
+        }
       }
     }
   }

@@ -12,7 +12,7 @@ public record Keys(String prefix) {
     return prefix + "fence";
   }
 
-  /** A turn's feed: a stream whose ids are 0-(seq+1). */
+  /** A turn's feed: a stream of entries whose ids are 0-(seq+1) of their last event. */
   public String turn(String turnId) {
     return prefix + "turn:" + turnId;
   }

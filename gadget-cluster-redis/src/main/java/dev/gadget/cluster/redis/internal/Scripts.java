@@ -5,7 +5,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * The Lua scripts that make each presence and feed operation one atomic round trip, run by
+ * The Lua scripts that make each presence operation one atomic round trip, run by
  * their SHA and sent again when Redis lost its script cache (a restart).
  */
 public final class Scripts {
@@ -26,20 +26,6 @@ public final class Scripts {
         return redis.call('DEL', KEYS[1])
       end
       return 0""";
-  /**
-   * KEYS: feed; ARGV: id, event, json, max length, keep ms. 1 if appended; 0 for an id not
-   * above the last (a repeat or an older event). The feed's time to live restarts with each
-   * event, so the feed of a turn whose node died goes away on its own.
-   */
-  public static final String APPEND = """
-      local r = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[4], ARGV[1], 'e', ARGV[2], 'j', ARGV[3])
-      if type(r) == 'table' and r.err then
-        if string.find(r.err, 'equal or smaller') then return 0 end
-        return redis.error_reply(r.err)
-      end
-      redis.call('PEXPIRE', KEYS[1], ARGV[5])
-      return 1""";
-
   private final RedisCommands<String, String> redis;
   private final String acquire;
   private final String renew;
@@ -54,8 +40,7 @@ public final class Scripts {
   }
 
   /**
-   * Runs the script with this text (one of the constants above but {@link #APPEND}, which
-   * {@link FeedAppends} pipelines), returning its integer.
+   * Runs the script with this text (one of the constants above), returning its integer.
    */
   public long run(String script, String[] keys, String... args) {
     String sha = switch (script) {

@@ -14,6 +14,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,11 +29,16 @@ import org.slf4j.LoggerFactory;
  * the numbers they had and are dropped by the feed: other nodes' pages get each event once.
  * Called under the turn's lock, so a turn's events are numbered in the order pages get them;
  * the appends themselves are made in that order by one thread of their own, what waits in
- * batches of at most {@link #BATCH} (one Redis round trip each), so a slow or absent
- * Redis never holds up this node's pages; while the cluster is away they wait (at most
- * {@link #MAX_WAITING}; more are dropped, logged once) and go, in order, once it is back, after
- * every event of the live turns appended before (it may have lost them: a restart without its
- * data), which the feeds drop where they still have them.
+ * batches of at most {@link #BATCH} (one Redis round trip each). What waits is bounded: at most
+ * {@link #MAX_WAITING_UNITS} units, an event counting one plus one per
+ * {@link #UNIT_CHARS} characters of its payload (so at most 131,072 events and about 32 MiB).
+ * When the cluster is slower than this node's drones (or away) and the bound is reached, the
+ * caller waits for room (back-pressure: the drone's connection handles nothing more meanwhile,
+ * the drone keeps what it sent in its outbox, and past the transport's bound of waiting
+ * requests its link drops and it sends again from where this node is), at most
+ * {@link #MAX_BLOCK}; only then is an event dropped, logged. Once the cluster is back, what
+ * waits goes in order, after every event of the live turns appended before (it may have lost
+ * them: a restart without its data), which the feeds drop where they still have them.
  */
 final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FeedRelay.class);
@@ -43,13 +49,23 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
 
   /** How long the relay waits before it tries an append again, the cluster being away. */
   private static final Duration RETRY = Duration.ofMillis(200);
-  /** The most appends that wait for the cluster. */
-  static final int MAX_WAITING = 100_000;
+  /** The most units of appends that wait for the cluster (an event: 1 + chars / UNIT_CHARS). */
+  static final int MAX_WAITING_UNITS = 1 << 17;
+  /** The characters of payload that count one unit more. */
+  static final int UNIT_CHARS = 256;
+  /** The longest a caller waits for room before its event is dropped. */
+  static final Duration MAX_BLOCK = Duration.ofSeconds(60);
   /** The most appends sent to the cluster in one call ({@link Cluster#appendAll}). */
   static final int BATCH = 512;
 
   private final Cluster cluster;
-  private final BlockingQueue<Append> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
+  private final BlockingQueue<Append> waiting = new LinkedBlockingQueue<>();
+  /** Room for what waits, in units; taken by {@link #later}, given back once sent. */
+  private final Semaphore room;
+  private final int maxUnits;
+  private final Duration maxBlock;
+  /** When the relay last said at WARN that it is full (System.nanoTime), or 0. */
+  private volatile long lastWarned;
   /** The most events of live turns kept to relay again after an outage. */
   static final int MAX_KEPT = 100_000;
   /** Each live turn's appends so far; the appending thread's own. */
@@ -58,12 +74,19 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   private boolean warnedKept;
   private final Thread appender;
   private volatile boolean closed;
-  private boolean warnedFull;
   /** Per live turn: the last seq relayed and how many events without one followed it. */
   private final Map<String, long[]> numbering = new ConcurrentHashMap<>();
 
   FeedRelay(Cluster cluster) {
+    this(cluster, MAX_WAITING_UNITS, MAX_BLOCK);
+  }
+
+  /** A relay with other bounds (tests). */
+  FeedRelay(Cluster cluster, int maxUnits, Duration maxBlock) {
     this.cluster = cluster;
+    this.maxUnits = maxUnits;
+    this.maxBlock = maxBlock;
+    this.room = new Semaphore(maxUnits, true);
     this.appender = new Thread(this::appendAll, "gadget-cluster-relay");
     appender.setDaemon(true);
     appender.start();
@@ -71,7 +94,7 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
 
   /** One append to a feed ({@code end}: the turn's feed is ended instead). */
   private record Append(String key, String feed, long number, String event, String json,
-      boolean end) {
+      boolean end, int units) {
     Cluster.FeedAppend entry() {
       return new Cluster.FeedAppend(feed, number, event, json);
     }
@@ -116,6 +139,7 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
           }
           List<Append> failed = headRun(batch);
           log.warn("{} events were not relayed to other nodes: {}", failed.size(), e.toString());
+          failed.forEach(a -> room.release(a.units()));
           failed.clear();
         }
       }
@@ -154,6 +178,7 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
 
   /** Keeps what was appended of each live turn, to append again after an outage. */
   private void remember(Append a) {
+    room.release(a.units());
     if (a.end()) {
       kept -= history.getOrDefault(a.key(), List.of()).size();
       history.remove(a.key());
@@ -204,23 +229,67 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     return n;
   }
 
-  /** Queues one append; when too many wait (the cluster is slow), it is dropped. */
+  /**
+   * Queues one append once there is room for it: while the cluster takes less than this node's
+   * drones give, the caller waits (at most {@link #maxBlock}, then the event is dropped, logged).
+   */
   private void later(Append append) {
-    if (!waiting.offer(append)) {
-      if (!warnedFull) {
-        warnedFull = true;
-        log.warn("{} events wait for the cluster: later ones are not relayed to other nodes "
-            + "until it takes them", MAX_WAITING);
-      }
-    } else {
-      warnedFull = false;
+    if (closed) {
+      return;
     }
+    if (!room.tryAcquire(append.units())) {
+      boolean warn = warnNow();
+      String full = "the relay to other nodes is full ({} units of events wait for the "
+          + "cluster): this node's drones wait for room";
+      if (warn) {
+        log.warn(full, maxUnits);
+      } else {
+        log.debug(full, maxUnits);
+      }
+      try {
+        if (!room.tryAcquire(append.units(), maxBlock.toNanos(), TimeUnit.NANOSECONDS)) {
+          log.warn("an event of turn {} waited {} s for room in the relay to other nodes: it is "
+              + "not relayed", append.key(), maxBlock.toSeconds());
+          return;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (closed) {
+        return;
+      }
+      log.debug("the relay to other nodes had room again");
+    }
+    waiting.add(append);
+  }
+
+  /** Whether to say at WARN that the relay is full: at most once a minute, else DEBUG. */
+  private boolean warnNow() {
+    long now = System.nanoTime();
+    long last = lastWarned;
+    if (last != 0 && now - last < TimeUnit.MINUTES.toNanos(1)) {
+      return false;
+    }
+    lastWarned = now;
+    return true;
+  }
+
+  /** The units an append of {@code json} takes of the relay's room. */
+  private int units(String json) {
+    return (int) Math.min(maxUnits, 1 + json.length() / UNIT_CHARS);
+  }
+
+  /** How many units of room are taken now (tests). */
+  int taken() {
+    return maxUnits - room.availablePermits();
   }
 
   @Override
   public void close() {
     closed = true;
     appender.interrupt();
+    room.release(maxUnits); // the callers that wait for room go
   }
 
   /** The feed of a session's turn announcements. */
@@ -243,7 +312,7 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     if (Protocol.TURN_STARTED.equals(event)) {
       JsonNode turn = payload.path("turn");
       later(new Append(turn.path("_id").asText(), sessionFeed(sessionId),
-          turn.path("seq").asLong(), event, json, false));
+          turn.path("seq").asLong(), event, json, false, units(json)));
       return;
     }
     String turnId = payload.path("turnId").asText(null);
@@ -252,11 +321,11 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     }
     long number = number(turnId, payload.get("seq"));
     if (number >= 0) {
-      later(new Append(turnId, turnId, number, event, json, false));
+      later(new Append(turnId, turnId, number, event, json, false, units(json)));
     }
     if (Protocol.WORK_ORDER_COMPLETE.equals(event)) {
       numbering.remove(turnId);
-      later(new Append(turnId, turnId, 0, event, "", true));
+      later(new Append(turnId, turnId, 0, event, "", true, 1));
     }
   }
 

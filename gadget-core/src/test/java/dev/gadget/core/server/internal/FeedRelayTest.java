@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -56,6 +57,59 @@ class FeedRelayTest {
     assertThat(owner.ended).isTrue();
   }
 
+  @Test
+  void aFullRelayHoldsThePublisherBackWithinItsBoundAndLosesNothing() throws Exception {
+    int events = 5_000;
+    int units = 1_000;
+    try (FeedRelay relay = new FeedRelay(owner, units, Duration.ofSeconds(30))) {
+      owner.paused = true; // every append waits, as for a Redis that does not answer
+      AtomicInteger published = new AtomicInteger();
+      int[] most = new int[1];
+      Thread drone = new Thread(() -> {
+        for (int i = 0; i < events; i++) {
+          relay.published("s", Protocol.RESPONSE, List.of(event("t", i)));
+          published.incrementAndGet();
+        }
+        relay.published("s", Protocol.WORK_ORDER_COMPLETE, List.of(
+            GadgetJson.mapper().createObjectNode().put("turnId", "t")));
+      }, "test-drone");
+      drone.start();
+      await("the publisher to be held back", () -> {
+        most[0] = Math.max(most[0], relay.taken());
+        return drone.getState() == Thread.State.WAITING
+            || drone.getState() == Thread.State.TIMED_WAITING;
+      });
+      int held = published.get();
+      assertThat(held).as("events taken before the relay was full").isLessThan(units + 1);
+      assertThat(relay.taken()).isLessThanOrEqualTo(units);
+      assertThat(most[0]).isLessThanOrEqualTo(units);
+      owner.paused = false;
+      drone.join(TimeUnit.SECONDS.toMillis(20));
+      assertThat(drone.isAlive()).isFalse();
+      await("every event in the feed", () -> reader.read("t", -1, 10_000).size() == events + 1);
+      await("the room given back", () -> relay.taken() == 0);
+    }
+    List<Cluster.FeedEvent> feed = reader.read("t", -1, 10_000);
+    for (int i = 0; i < events; i++) {
+      assertThat(feed.get(i).seq()).isEqualTo((i + 2) * 8L);
+    }
+  }
+
+  @Test
+  void aPublisherWaitsForRoomAtMostItsBoundThenTheEventIsDropped() {
+    try (FeedRelay relay = new FeedRelay(owner, 10, Duration.ofMillis(300))) {
+      owner.paused = true;
+      long start = System.nanoTime();
+      for (int i = 0; i < 12; i++) {
+        relay.published("s", Protocol.RESPONSE, List.of(event("t", i)));
+      }
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isGreaterThanOrEqualTo(Duration.ofMillis(300)).isLessThan(Duration.ofSeconds(5));
+      assertThat(relay.taken()).isLessThanOrEqualTo(10);
+      owner.paused = false;
+    }
+  }
+
   private static JsonNode event(String turnId, int seq) {
     return GadgetJson.mapper().createObjectNode().put("turnId", turnId).put("seq", seq)
         .put("text", "chunk " + seq);
@@ -75,6 +129,8 @@ class FeedRelayTest {
   private static final class Flaky implements Cluster {
     private final Cluster node;
     volatile boolean away;
+    /** While set, appends wait (a backend that does not answer). */
+    volatile boolean paused;
     volatile boolean ended;
     final List<Integer> sizes = new CopyOnWriteArrayList<>();
     final List<Integer> refused = new CopyOnWriteArrayList<>();
@@ -91,6 +147,10 @@ class FeedRelayTest {
 
     @Override
     public boolean[] appendAll(List<FeedAppend> appends) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (paused && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+      }
       if (away) {
         refused.add(appends.size());
       }
