@@ -77,8 +77,8 @@ final class AgentSynthesis {
 
   /**
    * {@code data} with a composite tool's inner steps as {@code steps} ({@code [{tool_name,
-   * success, exit_code, duration_ms}]}, {@code exit_code} and {@code duration_ms} null when the
-   * step did not finish), when {@code call} has any.
+   * success, exit_code, duration_ms}]}, {@code exit_code} and {@code duration_ms} left out (the
+   * wire drops nulls) when the step did not finish), when {@code call} has any.
    */
   static java.util.Map<String, Object> withSteps(java.util.Map<String, Object> data,
       ToolCall call) {
