@@ -95,7 +95,10 @@ public final class Bubblewrap {
     return argv(bwrap, writable, network, projectDir, hide, readable, List.of());
   }
 
-  /** As {@link #argv(String, boolean, boolean, Path, Collection, Collection)}, then {@code binds}. */
+  /**
+   * As {@link #argv(String, boolean, boolean, Path, Collection, Collection)}, then
+   * {@code binds}.
+   */
   public static List<String> argv(String bwrap, boolean writable, boolean network,
       Path projectDir, Collection<Path> hide, Collection<Path> readable, List<Bind> binds) {
     Path project = real(projectDir);

@@ -224,6 +224,17 @@ class CreateToolToolTest {
   }
 
   @Test
+  void aToolsOutputIsBoundedAsACommandsIs() throws Exception {
+    // 30,000 bytes: its head and its tail
+    ObjectNode loud = args("loud", "sh", "head -c 100000 /dev/zero | tr '\\0' x; echo", "a", "xx");
+    assertThat(create.execute(loud, turn()).error()).isFalse();
+    ToolResult flood = load().stream().filter(t -> t.name().equals("loud")).findFirst()
+        .orElseThrow().execute(text("a"), turn());
+    assertThat(flood.output()).contains("[… 70001 bytes of output left out …]");
+    assertThat(flood.output().length()).isLessThan(31_000);
+  }
+
+  @Test
   void aToolFolderLeadingOutsideTheProjectIsLeftOut() throws Exception {
     Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere/evil"));
     Files.writeString(elsewhere.resolve("tool.json"), "{\"name\":\"evil\",\"description\":"
