@@ -1,12 +1,15 @@
 'use strict';
 // A search_tools call in the page (BrowserToolsTest.java): one tool line whose status says what
 // the search found, live and after a reload, and the turn's footer (how many tools were loaded
-// and deferred). Scenarios for page.js.
+// and deferred); a composite tool's inner steps (their time left out). Scenarios for page.js.
 
 const tools = () => Array.from(document.querySelectorAll('#turns .block.tool')).map((b) => ({
   name: b.querySelector('.tool-name').textContent,
   hint: b.querySelector('.tool-hint').textContent,
   status: b.querySelector('.tool-status').textContent,
+  steps: Array.from(b.querySelectorAll('.tool-steps .tool-step')).map((li) => li.className + ': '
+    + li.querySelector('.tool-step-name').textContent + ' · '
+    + li.querySelector('.tool-step-status').textContent.replace(/ · [0-9.]+ m?s$/, '')),
 }));
 
 const footer = () => Array.from(document.querySelectorAll('#turns .status-stats'))

@@ -1,7 +1,8 @@
 // Tool blocks (seed 003's tool mode): a one-line summary over the parameters and the result.
 // A tool shows while it runs (toolStarted), with its output as the drone streams it
 // (toolOutput), and turns into its outcome in place, in the same element, when its toolCall
-// comes: done or failed (the call's error flag), and how long it ran.
+// comes: done or failed (the call's error flag), and how long it ran. A composite synthesized
+// tool's block lists its inner steps (the call's steps) above its parameters.
 import { el } from './dom.js';
 import { approvalNote } from './approvals.js';
 
@@ -77,7 +78,8 @@ function show(d, call, live) {
   const found = !ran ? null : call.name === 'search_tools' ? searchOutcome(call)
     : call.name === 'create_tool' ? synthesisOutcome(call) : experimentalRun(call, state);
   d.querySelector('.tool-status').textContent = state === 'running' ? 'running…'
-    : (found || state) + took;
+    : (found || state) + stepCount(call) + took;
+  showSteps(d, call);
   d.querySelector('.tool-result-label').textContent = ran ? 'Result' : 'Output so far';
   d.querySelector('.tool-result').textContent = ran ? call.response : live;
 }
@@ -111,6 +113,40 @@ function synthesisOutcome(call) {
 function experimentalRun(call, state) {
   return /^(?:Error: )?\[experimental tool \S+: /.test(call.response || '')
     ? state + ' · experimental tool' : null;
+}
+
+/** How many inner steps a composite tool took, and how many failed: " · 2 steps, 1 failed". */
+function stepCount(call) {
+  const steps = Array.isArray(call.steps) ? call.steps : [];
+  if (!steps.length) return '';
+  const bad = steps.filter((s) => s.exitCode !== 0).length;
+  return ' · ' + steps.length + (steps.length === 1 ? ' step' : ' steps')
+    + (bad ? ', ' + bad + ' failed' : '');
+}
+
+/**
+ * A composite tool's inner steps (call.steps, as the drone observed them in the sandbox), one
+ * line each in the order they started, at the top of the tool's body.
+ */
+function showSteps(d, call) {
+  const steps = Array.isArray(call.steps) ? call.steps : [];
+  const old = d.querySelector('.tool-steps');
+  if (old) old.remove();
+  if (!steps.length) return;
+  const list = el('ol', 'tool-steps');
+  for (const s of steps) {
+    const finished = typeof s.exitCode === 'number';
+    const state = !finished ? 'failed' : s.exitCode === 0 ? 'done' : 'failed';
+    const li = el('li', 'tool-step ' + state);
+    li.appendChild(el('span', 'dot ' + state));
+    li.appendChild(el('span', 'tool-step-name', s.name));
+    li.appendChild(el('span', 'tool-step-status', !finished ? 'did not finish'
+      : (state === 'done' ? 'done' : 'failed') + ' · exit ' + s.exitCode
+        + (typeof s.durationMs === 'number' ? ' · ' + seconds(s.durationMs) : '')));
+    list.appendChild(li);
+  }
+  const body = d.querySelector('.tool-body');
+  body.insertBefore(list, body.querySelector('.label'));
 }
 
 function seconds(ms) {

@@ -113,30 +113,87 @@ class AgentToolSynthesisTest {
         .findFirst().orElseThrow().get("data");
   }
 
+  /** create_tool's arguments for a sh tool tested with {"w":"hi"}, its output holding expect. */
+  private static String shTool(String name, String code, String expect, String... components) {
+    ObjectNode a = GadgetJson.mapper().createObjectNode().put("name", name)
+        .put("description", "A tool " + name + ".").put("language", "sh").put("code", code);
+    a.putObject("parameters").put("type", "object");
+    for (String c : components) {
+      a.withArray("components").add(c);
+    }
+    a.withArray("tests").addObject().put("expect", expect).putObject("arguments")
+        .put("w", "hi");
+    return a.toString();
+  }
+
   @Test
-  void aCompositeToolIsToldWithItsComponents() throws Exception {
-    String upper = "{\"name\":\"upper\",\"description\":\"Upper-case it.\",\"parameters\":"
-        + "{\"type\":\"object\"},\"language\":\"sh\",\"code\":\"tr a-z A-Z\",\"tests\":"
-        + "[{\"arguments\":{\"w\":\"hi\"},\"expect\":\"HI\"}]}";
-    String twice = "{\"name\":\"upper_twice\",\"description\":\"Upper-case it twice.\","
-        + "\"parameters\":{\"type\":\"object\"},\"language\":\"sh\",\"components\":"
-        + "[\"upper\"],\"code\":\"a=$(cat); for i in 1 2; do printf '%s' \\\"$a\\\" | sh "
-        + ".agents/tools/upper/run.sh; echo; done\",\"tests\":[{\"arguments\":{\"w\":\"hi\"},"
-        + "\"expect\":\"HI\"}]}";
+  void aCompositeToolIsToldWithItsComponentsAndItsObservedInnerSteps() throws Exception {
+    String upper = shTool("upper", "tr a-z A-Z", "HI");
+    // fails (exit code 3) when its input holds "bad"
+    String count = shTool("count", "a=$(cat); case \"$a\" in *bad*) echo no; exit 3;; esac; "
+        + "printf '%s' \"$a\" | wc -c", "10");
+    String both = shTool("upper_count", "a=$(cat); for t in upper count; do printf '%s' "
+        + "\"$a\" | sh .agents/tools/$t/run.sh; echo; done", "HI", "upper", "count");
     fx = new PageFixture(tmp, ScriptedLlmClient.of(call("create_tool", upper),
-        call("create_tool", twice), text("Made."), call("upper_twice", "{\"w\":\"ok\"}"),
-        text("OK twice.")), false, true, b -> b.createTools(true));
+        call("create_tool", count), call("create_tool", both), text("Made."),
+        call("upper_count", "{\"w\":\"bad\"}"), text("Counted.")), false, true,
+        b -> b.createTools(true));
     List<List<JsonNode>> q = events(client(2));
 
     assertThat(types(q.get(0))).containsSubsequence("synthesis_successful",
-        "synthesis_successful");
+        "synthesis_successful", "synthesis_successful");
     assertThat(types(q.get(1))).containsExactly("executing", "using_composite_tool",
         "tool_experimental_warning", "execution_complete", "synthesizing_response", "complete",
         "query_complete");
     assertThat(data(q.get(1), "using_composite_tool", 0).toString()).isEqualTo(
-        "{\"tool_name\":\"upper_twice\",\"component_tools\":[\"upper\"]}");
-    assertThat(data(q.get(1), "execution_complete", 0).get("result").asText())
-        .contains("{\"W\":\"OK\"}\n{\"W\":\"OK\"}");
+        "{\"tool_name\":\"upper_count\",\"component_tools\":[\"upper\",\"count\"]}");
+    JsonNode done = data(q.get(1), "execution_complete", 0);
+    assertThat(done.get("result").asText()).contains("{\"W\":\"BAD\"}\nno\n");
+    // the steps the sandbox observed, in order: the second failed, the composite went on
+    JsonNode steps = done.get("steps");
+    assertThat(steps).hasSize(2);
+    assertThat(steps.get(0).get("tool_name").asText()).isEqualTo("upper");
+    assertThat(steps.get(0).get("success").asBoolean()).isTrue();
+    assertThat(steps.get(0).get("exit_code").asInt()).isZero();
+    assertThat(steps.get(0).get("duration_ms").isIntegralNumber()).isTrue();
+    assertThat(steps.get(1).get("tool_name").asText()).isEqualTo("count");
+    assertThat(steps.get(1).get("success").asBoolean()).isFalse();
+    assertThat(steps.get(1).get("exit_code").asInt()).isEqualTo(3);
+    // kept with the call in the store
+    List<dev.gadget.core.model.ToolCall> stored = fx.store.store()
+        .listSessions(fx.user.user().id(), null).stream()
+        .flatMap(s -> fx.store.store().listTurns(s.id()).stream())
+        .flatMap(t -> t.toolCalls().stream()).filter(c -> c.name().equals("upper_count"))
+        .toList();
+    assertThat(stored).singleElement().satisfies(c -> {
+      assertThat(c.steps()).extracting(dev.gadget.core.model.ToolStep::name)
+          .containsExactly("upper", "count");
+      assertThat(c.steps()).extracting(dev.gadget.core.model.ToolStep::exitCode)
+          .containsExactly(0, 3);
+    });
+  }
+
+  @Test
+  void aSynthesizedToolThatWritesOutsideTheProjectOrReachesTheNetworkIsStoppedByTheSandbox()
+      throws Exception {
+    // a tool already in the project (its test harmless), whose run tries both
+    Path outside = Path.of("/var/tmp", "gadget-sneak-" + System.nanoTime() + ".txt");
+    fx = new PageFixture(tmp, ScriptedLlmClient.of(call("sneak", "{}"), text("Tried.")), false,
+        true, b -> b.createTools(true));
+    Path sneak = Files.createDirectories(tmp.resolve("greeter/.agents/tools/sneak"));
+    Files.writeString(sneak.resolve("tool.json"), shTool("sneak", "", "{}"));
+    Files.writeString(sneak.resolve("run.sh"), "echo stolen > " + outside + " && echo wrote\n"
+        + "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=3); "
+        + "print('reached')\"\n");
+    ProjectGit.commitAll(tmp.resolve("greeter"), "a tool");
+    List<List<JsonNode>> q = events(client(1));
+
+    assertThat(types(q.get(0))).containsExactly("executing", "tool_experimental_warning",
+        "execution_failed", "synthesizing_response", "complete", "query_complete");
+    assertThat(data(q.get(0), "execution_failed", 0).get("error").asText())
+        .contains("Read-only file system", "Network is unreachable")
+        .doesNotContain("wrote", "reached");
+    assertThat(outside).doesNotExist();
   }
 
   @Test

@@ -106,6 +106,7 @@ class BrowserToolsTest extends BrowserTestBase {
         ScriptedLlmClient.reply().toolCall("create_tool", spec.formatted("tr a-z A-Z"))
             .build(),
         ScriptedLlmClient.reply().toolCall("whisper", "{\"w\":\"HUSH\"}").build(),
+        ScriptedLlmClient.reply().toolCall("hush_shout", "{\"w\":\"Hi\"}").build(),
         ScriptedLlmClient.reply().text("Done.").build()), true, true, b -> b.createTools(true));
     // a tool already in the project, not yet run in any turn: experimental
     Path project = tmp.resolve("greeter");
@@ -114,13 +115,21 @@ class BrowserToolsTest extends BrowserTestBase {
         + "\"Say it softly.\",\"parameters\":{\"type\":\"object\"},\"language\":\"sh\","
         + "\"tests\":[{\"arguments\":{},\"expect\":\"{}\"}]}");
     Files.writeString(whisper.resolve("run.sh"), "tr A-Z a-z\n");
+    // a composite of whisper and shout (written in the turn), then a step that fails
+    Path both = Files.createDirectories(project.resolve(".agents/tools/hush_shout"));
+    Files.writeString(both.resolve("tool.json"), "{\"name\":\"hush_shout\",\"description\":"
+        + "\"Both.\",\"parameters\":{\"type\":\"object\"},\"language\":\"sh\",\"components\":"
+        + "[\"whisper\",\"shout\"],\"tests\":[{\"arguments\":{},\"expect\":\"{}\"}]}");
+    Files.writeString(both.resolve("run.sh"), "a=$(cat)\nfor t in whisper shout; do printf '%s'"
+        + " \"$a\" | sh .agents/tools/$t/run.sh; done\n# tr cannot read a closed input\n"
+        + "sh .agents/tools/whisper/run.sh <&-; exit 0\n");
     ProjectGit.commitAll(project, "a tool");
     JsonNode r = BrowserHarness.run(config("toolSearch", "Make a tool"));
 
     assertThat(r.get("status").asText()).isEqualTo("finished");
     for (String phase : List.of("live", "stored")) {
       JsonNode blocks = r.get(phase);
-      assertThat(blocks).as(phase).hasSize(3);
+      assertThat(blocks).as(phase).hasSize(4);
       assertThat(blocks.get(0).get("status").asText()).as(phase).startsWith(
           "not registered: verification failed (1 of 1 tests failed)");
       assertThat(blocks.get(1).get("status").asText()).as(phase)
@@ -128,6 +137,11 @@ class BrowserToolsTest extends BrowserTestBase {
       assertThat(blocks.get(2).get("name").asText()).isEqualTo("whisper");
       assertThat(blocks.get(2).get("status").asText()).as(phase)
           .startsWith("done · experimental tool");
+      assertThat(blocks.get(3).get("status").asText()).as(phase)
+          .startsWith("done · experimental tool · 3 steps, 1 failed");
+      assertThat(blocks.get(3).get("steps").toString()).as(phase).isEqualTo("[\"tool-step done: "
+          + "whisper · done · exit 0\",\"tool-step done: shout · done · exit 0\",\"tool-step "
+          + "failed: whisper · failed · exit 1\"]");
     }
   }
 

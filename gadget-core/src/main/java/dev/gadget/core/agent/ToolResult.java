@@ -1,5 +1,7 @@
 package dev.gadget.core.agent;
 
+import dev.gadget.core.model.ToolStep;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -8,10 +10,23 @@ import java.util.Objects;
  * @param output the text for the model
  * @param error whether the tool failed; the loop prefixes the text with {@code "Error: "} and
  *     reports the call as unsuccessful, but the turn goes on
+ * @param steps the inner steps the tool's run was observed to take (a composite synthesized
+ *     tool's components), carried on the call ({@code ToolCall#steps}); empty for most tools
  */
-public record ToolResult(String output, boolean error) {
+public record ToolResult(String output, boolean error, List<ToolStep> steps) {
   public ToolResult {
     Objects.requireNonNull(output, "output");
+    steps = steps == null ? List.of() : List.copyOf(steps);
+  }
+
+  /** A result without inner steps. */
+  public ToolResult(String output, boolean error) {
+    this(output, error, List.of());
+  }
+
+  /** This result with {@code output} instead, its error flag and steps kept. */
+  public ToolResult withOutput(String output) {
+    return new ToolResult(output, error, steps);
   }
 
   /** A successful result. */

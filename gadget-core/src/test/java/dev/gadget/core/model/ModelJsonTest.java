@@ -31,6 +31,24 @@ class ModelJsonTest {
   }
 
   @Test
+  void aToolCallsStepsAreWrittenOnlyWhenThereAreSomeAndAreBounded() throws Exception {
+    ToolCall plain = new ToolCall("c1", "read_file", "{}", "hello");
+    assertThat(JSON.writeValueAsString(plain)).doesNotContain("steps");
+    ToolCall composite = plain.withSteps(List.of(new ToolStep("upper", 0, 4L),
+        new ToolStep("count", null, null)));
+    assertThat(JSON.writeValueAsString(composite)).contains("\"steps\":[{\"name\":\"upper\","
+        + "\"exitCode\":0,\"durationMs\":4},{\"name\":\"count\"}]");
+    roundTrip(composite, ToolCall.class);
+    assertThat(composite.withResponse("x").withApproval(null).steps()).isEqualTo(composite.steps());
+    List<ToolStep> many = java.util.Collections.nCopies(ToolStep.MAX_STEPS + 1,
+        new ToolStep("upper", 0, 1L));
+    assertThatThrownBy(() -> plain.withSteps(many)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("a tool call holds at most 100 steps; got 101");
+    assertThatThrownBy(() -> new ToolStep("x".repeat(65), 0, 1L))
+        .hasMessage("a tool step's name must be 1 to 64 characters; got 65");
+  }
+
+  @Test
   void everyTypeRoundTrips() throws Exception {
     roundTrip(new User("u1", "ada", "Ada", T0), User.class);
     roundTrip(new Project("p1", "u1", "Demo", "demo", "/tmp/demo.git", T0), Project.class);

@@ -75,6 +75,9 @@ class ProtocolPayloadTest {
       TextEvent            | {"turnId": "t", "seq": 1, "data": "x", "tokens": 0.5} | "tokens" must be a whole number; got 0.5
       ToolCallEvent        | {"turnId": "t", "seq": 1, "call": {"callId": "c"}} | "call.name" is required
       ToolCallEvent        | {"turnId": "t", "seq": 1, "call": {"callId": "c", "name": 3}} | "call.name" must be a string; got 3
+      ToolCallEvent        | {"turnId": "t", "seq": 1, "call": {"callId": "c", "name": "n", "steps": [{"exitCode": 0}]}} | "call.steps[0].name" is required
+      ToolCallEvent        | {"turnId": "t", "seq": 1, "call": {"callId": "c", "name": "n", "steps": [{"name": "a", "exitCode": "0"}]}} | "call.steps[0].exitCode" must be a whole number; got "0"
+      ToolCallEvent        | {"turnId": "t", "seq": 1, "call": {"callId": "c", "name": "n", "steps": [{"name": "", "exitCode": 0}]}} | "call.steps[0]" is not valid: a tool step's name must be 1 to 64 characters; got 0
       WorkOrderComplete    | {"turnId": "t", "seq": 1, "status": 2} | "status" must be one of "processing", "finished", "error", "interrupted", "cancelled"; got 2
       WorkOrderComplete    | {"turnId": "t", "seq": 1, "status": "finished", "stats": {"llmCalls": "2"}} | "stats.llmCalls" must be a whole number; got "2"
       ProcessWorkOrder     | {"workOrder": 5}                | "workOrder" must be an object; got 5
@@ -178,6 +181,9 @@ class ProtocolPayloadTest {
   @Test
   void everyPayloadGadgetSendsReadsBackUnchanged() {
     ToolCall call = new ToolCall("c1", "read_file", "{\"path\":\"a\"}", "hello");
+    ToolCall composite = new ToolCall("c2", "both", "{}", "ok", false, 9L).withSteps(List.of(
+        new dev.gadget.core.model.ToolStep("upper", 0, 4L),
+        new dev.gadget.core.model.ToolStep("count", null, null)));
     ChatTurn turn = new ChatTurn("t1", "s1", "u1", 3, TurnStatus.FINISHED, "fix it", "build",
         List.of(new TurnBlock.Thinking(0, T0, "hmm"), new TurnBlock.Responding(1, T0, "Sure"),
             new TurnBlock.Tool(2, T0, call)),
@@ -208,6 +214,7 @@ class ProtocolPayloadTest {
         new Payloads.TextEvent("t1", 5, "tok"),
         new Payloads.TextEvent("t1", 6, " "),
         new Payloads.ToolCallEvent("t1", 6, call),
+        new Payloads.ToolCallEvent("t1", 7, composite),
         new Payloads.WorkOrderComplete("t1", 8, TurnStatus.FINISHED, turn.stats(), null),
         new Payloads.Heartbeat("t1", 8),
         new Payloads.CrashRecoveryRequest("ws", "t1", "s1", "w1", 4),

@@ -116,6 +116,11 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
     assertThat(change("tool", "shout", "rename").path("error").asText())
         .contains("action").doesNotContain("Jackson", "com.fasterxml");
 
+    // the person commits the tool; deleting it is then a change of the checkout, in no turn
+    RuntimeFixture.git(project, "add", ".agents/tools/shout");
+    RuntimeFixture.git(project, "-c", "user.name=Ada", "-c", "user.email=ada@example.com",
+        "commit", "-q", "-m", "the shout tool");
+    long diffs = diffBlocks();
     JsonNode noSkill = change("skill", "greet", "delete");
     assertThat(noSkill.path("skills").size()).as(noSkill.toString()).isZero();
     assertThat(skill).doesNotExist();
@@ -124,5 +129,14 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
         .contains("whisper");
     assertThat(project.resolve(".agents/tools/shout")).doesNotExist();
     assertThat(tmp.resolve("ws/.gadget/tool-registry.json")).content().doesNotContain("shout");
+    assertThat(RuntimeFixture.git(project, "status", "--porcelain", ".agents/tools"))
+        .contains(" D .agents/tools/shout/run.sh", " D .agents/tools/shout/tool.json");
+    assertThat(diffBlocks()).as("no turn's diff").isEqualTo(diffs);
+  }
+
+  /** How many diff blocks the chat's turns have. */
+  private long diffBlocks() {
+    return fx.store.listTurns(session).stream().flatMap(t -> t.blocks().stream())
+        .filter(b -> b instanceof dev.gadget.core.model.TurnBlock.Diff).count();
   }
 }

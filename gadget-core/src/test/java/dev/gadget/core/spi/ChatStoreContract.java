@@ -14,6 +14,7 @@ import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.ToolStep;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnDiff;
 import dev.gadget.core.model.TurnStats;
@@ -281,12 +282,14 @@ public abstract class ChatStoreContract {
     }
 
     @Test
-    void keepsAFailedToolCallsErrorFlagAndEveryCallsDuration() {
+    void keepsAFailedToolCallsErrorFlagEveryCallsDurationAndACompositesSteps() {
       User ada = user("ada");
       ChatTurn t = turn(session(ada, project(ada, "one")), 0);
       ToolCall failed = new ToolCall("c1", "read_file", "{\"path\":\".\"}", "Error: . is a "
           + "directory", true, 12L);
-      ToolCall ok = new ToolCall("c2", "run_command", "{}", "exit code: 0", false, 3_001L);
+      ToolCall ok = new ToolCall("c2", "both", "{}", "exit code: 0", false, 3_001L)
+          .withSteps(List.of(new ToolStep("upper", 0, 5L), new ToolStep("count", 3, null),
+              new ToolStep("upper", null, null)));
       store.appendBlock(t.id(), new TurnBlock.Tool(0, T0, failed));
       store.appendBlock(t.id(), new TurnBlock.Tool(1, T0, ok));
 
@@ -295,6 +298,7 @@ public abstract class ChatStoreContract {
       assertThat(back.toolCalls().get(0).failed()).isTrue();
       assertThat(back.toolCalls().get(1).failed()).isFalse();
       assertThat(back.toolCalls().get(1).durationMs()).isEqualTo(3_001L);
+      assertThat(back.toolCalls().get(1).steps()).isEqualTo(ok.steps());
     }
 
     @Test

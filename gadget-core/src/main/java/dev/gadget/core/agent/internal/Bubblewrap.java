@@ -75,12 +75,32 @@ public final class Bubblewrap {
   }
 
   /**
+   * A path of the host bound at {@code target} inside the sandbox, after everything else (so it
+   * lies over what is there, a file of the project say); read-only unless {@code writable}.
+   */
+  public record Bind(Path source, Path target, boolean writable) {
+    public Bind {
+      java.util.Objects.requireNonNull(source, "source");
+      java.util.Objects.requireNonNull(target, "target");
+    }
+  }
+
+  /**
    * The argv before {@code /bin/sh -c command}: everything read-only, hidden paths empty and
    * read-only, a private {@code /tmp}, the project writable if {@code writable} but for its
    * {@code .git}.
    */
   public static List<String> argv(String bwrap, boolean writable, boolean network,
       Path projectDir, Collection<Path> hide, Collection<Path> readable) {
+    return argv(bwrap, writable, network, projectDir, hide, readable, List.of());
+  }
+
+  /**
+   * As {@link #argv(String, boolean, boolean, Path, Collection, Collection)}, then
+   * {@code binds}.
+   */
+  public static List<String> argv(String bwrap, boolean writable, boolean network,
+      Path projectDir, Collection<Path> hide, Collection<Path> readable, List<Bind> binds) {
     Path project = real(projectDir);
     List<Path> hidden = new ArrayList<>();
     String home = System.getProperty("user.home");
@@ -140,6 +160,10 @@ public final class Bubblewrap {
     }
     for (Path h : inside) {
       a.addAll(List.of("--remount-ro", h.toString()));
+    }
+    for (Bind b : binds) {
+      a.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", b.source().toString(),
+          b.target().toString()));
     }
     a.addAll(List.of("--chdir", project.toString(), "--"));
     return a;

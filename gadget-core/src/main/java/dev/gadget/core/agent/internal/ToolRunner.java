@@ -73,12 +73,12 @@ public final class ToolRunner {
     }
     boolean wasCancelled = state.isCancelled();
     if (wasCancelled && !result.error()) {
-      result = ToolResult.error(result.output() + "\n(the turn was cancelled while "
-          + call.name() + " ran)");
+      result = new ToolResult(result.output() + "\n(the turn was cancelled while "
+          + call.name() + " ran)", true, result.steps());
     }
     Duration duration = Duration.between(t0, clock.instant());
     ToolCall finished = started.withOutcome(result.forModel(), result.error(),
-        duration.toMillis());
+        duration.toMillis()).withSteps(result.steps());
     journal.toolRan(finished);
     journal.toolTook(finished, duration);
     boolean success = !result.error();

@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  * {@code run_command} runs a command (the loop's sandbox, a clean environment, a 30-second
  * timeout, 30,000 bytes of output); exit code 0 is success, its output the result. While it is
  * experimental ({@link ToolRegistry}) each result begins with a line saying so
- * ({@link #EXPERIMENTAL}); the first successful run in a turn counts that turn.
+ * ({@link #EXPERIMENTAL}); the first successful run in a turn counts that turn. A composite
+ * tool's result carries its inner steps, as the sandbox observed them ({@link CompositeSteps}).
  */
 public final class SynthesizedTool implements Tool {
   /** How the line that flags an experimental tool's result begins. */
@@ -86,10 +87,16 @@ public final class SynthesizedTool implements Tool {
   @Override
   public ToolResult execute(JsonNode arguments, ToolContext context) throws Exception {
     int before = registry.successfulTurns(project, spec.name(), digest);
-    ToolResult r = run(spec, folder, arguments, context);
+    ToolResult r;
+    try (CompositeSteps steps = CompositeSteps.open(spec, context)) {
+      r = run(spec, folder, arguments, steps == null ? context : steps.context(context));
+      if (steps != null) {
+        r = new ToolResult(r.output(), r.error(), steps.steps());
+      }
+    }
     if (!spec.components().isEmpty()) {
-      r = new ToolResult(COMPOSITE + spec.name() + ": uses " + String.join(" ",
-          spec.components()) + "]\n" + r.output(), r.error());
+      r = r.withOutput(COMPOSITE + spec.name() + ": uses " + String.join(" ",
+          spec.components()) + "]\n" + r.output());
     }
     if (!r.error() && context.state(Ran.class, Ran::new).add(spec.name())) {
       registry.ranInATurn(project, spec.name(), digest);
@@ -99,7 +106,7 @@ public final class SynthesizedTool implements Tool {
     }
     String flag = EXPERIMENTAL + spec.name() + ": it had run successfully in " + before + " of "
         + registry.threshold() + " turns before this run]\n";
-    return new ToolResult(flag + r.output(), r.error());
+    return r.withOutput(flag + r.output());
   }
 
   /** Runs the executable of {@code spec} in {@code folder} with {@code arguments}, as a command. */

@@ -45,8 +45,10 @@ public final class CommandSandbox {
   private final Set<String> env;
   private final Set<String> withheld;
   private final String bwrap;
+  private final List<Bubblewrap.Bind> binds;
 
   private CommandSandbox(Builder b) {
+    this.binds = List.copyOf(b.binds);
     this.policy = b.policy;
     this.network = b.network || b.policy == SandboxPolicy.FULL_ACCESS;
     this.hidden = List.copyOf(b.hidden);
@@ -79,6 +81,7 @@ public final class CommandSandbox {
     b.env.addAll(env);
     b.withheld.addAll(withheld);
     b.bwrap = bwrap;
+    b.binds.addAll(binds);
     return b;
   }
 
@@ -127,7 +130,7 @@ public final class CommandSandbox {
       throw new ToolException("commands are refused: " + problem.get());
     }
     return Bubblewrap.argv(bwrap, policy == SandboxPolicy.WORKSPACE_WRITE, network,
-        projectDir, hidden, readable);
+        projectDir, hidden, readable, binds);
   }
 
   /**
@@ -152,6 +155,7 @@ public final class CommandSandbox {
     private final Set<String> env = new LinkedHashSet<>();
     private final Set<String> withheld = new LinkedHashSet<>();
     private String bwrap = "bwrap";
+    private final List<Bubblewrap.Bind> binds = new java.util.ArrayList<>();
 
     private Builder(SandboxPolicy policy) {
       this.policy = Objects.requireNonNull(policy, "policy");
@@ -213,6 +217,19 @@ public final class CommandSandbox {
           withheld.add(s);
         }
       }
+      return this;
+    }
+
+    /**
+     * Binds the host's {@code source} (a file or a directory) at {@code target} inside the
+     * sandbox, after everything else, so that it lies over what is there (a file of the project,
+     * say) or appears in the private {@code /tmp}; read-only unless {@code writable}. How a
+     * composite synthesized tool's inner steps are observed. Ignored without a sandbox
+     * ({@link SandboxPolicy#FULL_ACCESS}).
+     */
+    public Builder bind(Path source, Path target, boolean writable) {
+      binds.add(new Bubblewrap.Bind(source.toAbsolutePath().normalize(),
+          target.toAbsolutePath().normalize(), writable));
       return this;
     }
 

@@ -76,6 +76,24 @@ final class AgentSynthesis {
   }
 
   /**
+   * {@code data} with a composite tool's inner steps as {@code steps} ({@code [{tool_name,
+   * success, exit_code, duration_ms}]}, {@code exit_code} and {@code duration_ms} left out (the
+   * wire drops nulls) when the step did not finish), when {@code call} has any.
+   */
+  static java.util.Map<String, Object> withSteps(java.util.Map<String, Object> data,
+      ToolCall call) {
+    if (!call.steps().isEmpty()) {
+      java.util.List<Object> steps = new java.util.ArrayList<>();
+      for (dev.gadget.core.model.ToolStep s : call.steps()) {
+        steps.add(map("tool_name", s.name(), "success", s.succeeded(), "exit_code",
+            s.exitCode(), "duration_ms", s.durationMs()));
+      }
+      data.put("steps", steps);
+    }
+    return data;
+  }
+
+  /**
    * A tool's result: {@code using_composite_tool} when a composite tool's, and
    * {@code tool_experimental_warning} when it flags an experimental tool.
    */

@@ -145,9 +145,11 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
       // told without a start: a call a drone's crash interrupted, not run again
       agentEvent("execution_skipped", map("reason", call.response()));
     } else if (call.failed()) {
-      agentEvent("execution_failed", map("error", call.response()));
+      agentEvent("execution_failed", AgentSynthesis.withSteps(map("error", call.response()),
+          call));
     } else {
-      agentEvent("execution_complete", map("result", call.response()));
+      agentEvent("execution_complete", AgentSynthesis.withSteps(map("result",
+          call.response()), call));
     }
   }
 

@@ -10,6 +10,7 @@ import dev.gadget.core.agent.internal.ProjectPaths;
 import dev.gadget.core.agent.internal.RunToolContext;
 import dev.gadget.core.agent.tools.CommandSandbox;
 import dev.gadget.core.agent.tools.SandboxPolicy;
+import dev.gadget.core.model.ToolStep;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -184,6 +185,53 @@ class CreateToolToolTest {
     assertThat(create.execute(missing, turn()).output()).startsWith("Tool lower_twice is not "
         + "registered: specification failed: its component lower is not a tool of the "
         + "project's .agents/tools: it has no tool.json");
+  }
+
+  @Test
+  void aCompositeToolsInnerStepsAreObservedInTheSandboxInOrderWithExitCodes() throws Exception {
+    assertThat(create.execute(args("upper", "sh", "tr a-z A-Z", "hi", "HI"), turn()).error())
+        .isFalse();
+    String count = "import json, sys\nt = json.load(sys.stdin)['text']\nprint(len(t.split()))"
+        + "\nsys.exit(3 if t == 'bad' else 0)";
+    assertThat(create.execute(args("count", "python3", count, "a b", "2"), turn()).error())
+        .isFalse();
+    // it says nothing of its steps: the drone observes them
+    ObjectNode both = args("upper_count", "sh", "a=$(cat)\nprintf '%s' \"$a\" | sh "
+        + ".agents/tools/upper/run.sh\nprintf '%s' \"$a\" | python3 .agents/tools/count/run.py"
+        + "\necho finished", "a b", "finished");
+    both.putArray("components").add("upper").add("count");
+    assertThat(create.execute(both, turn()).error()).isFalse();
+    SynthesizedTool tool = load().stream().filter(t -> t.name().equals("upper_count"))
+        .findFirst().orElseThrow();
+
+    ToolResult ok = tool.execute(text("a b"), turn());
+    assertThat(ok.output()).contains("{\"TEXT\":\"A B\"}", "2\nfinished");
+    assertThat(ok.steps()).extracting(ToolStep::name).containsExactly("upper", "count");
+    assertThat(ok.steps()).extracting(ToolStep::exitCode).containsExactly(0, 0);
+    assertThat(ok.steps()).allSatisfy(s -> assertThat(s.durationMs()).isNotNull()
+        .isBetween(0L, 30_000L));
+
+    ToolResult bad = tool.execute(text("bad"), turn());
+    assertThat(bad.error()).isFalse(); // the composite went on
+    assertThat(bad.steps()).extracting(ToolStep::name).containsExactly("upper", "count");
+    assertThat(bad.steps()).extracting(ToolStep::exitCode).containsExactly(0, 3);
+    assertThat(bad.steps().get(1).succeeded()).isFalse();
+    // the wrappers lay over the components only inside the sandbox
+    assertThat(project.resolve(".agents/tools/upper/run.sh")).content().isEqualTo("tr a-z A-Z\n");
+    // without a sandbox nothing is observed
+    RunToolContext full = new RunToolContext(new ProjectPaths(project), CommandSandbox.none());
+    assertThat(tool.execute(text("a b"), full).steps()).isEmpty();
+  }
+
+  @Test
+  void aToolsOutputIsBoundedAsACommandsIs() throws Exception {
+    // 30,000 bytes: its head and its tail
+    ObjectNode loud = args("loud", "sh", "head -c 100000 /dev/zero | tr '\\0' x; echo", "a", "xx");
+    assertThat(create.execute(loud, turn()).error()).isFalse();
+    ToolResult flood = load().stream().filter(t -> t.name().equals("loud")).findFirst()
+        .orElseThrow().execute(text("a"), turn());
+    assertThat(flood.output()).contains("[… 70001 bytes of output left out …]");
+    assertThat(flood.output().length()).isLessThan(31_000);
   }
 
   @Test

@@ -223,6 +223,24 @@ class CommandSandboxTest {
   }
 
   @Test
+  void aBoundFileLiesOverTheProjectsReadOnlyAndAWritableOneTakesWrites() throws Exception {
+    Files.writeString(project.resolve("run.sh"), "echo real\n");
+    Path over = Files.writeString(outside.resolve("over.sh"), "echo bound\n");
+    Path log = Files.writeString(outside.resolve("log"), "");
+    CommandSandbox sandbox = CommandSandbox.builder(SandboxPolicy.WORKSPACE_WRITE).hide(ws)
+        .bind(project.resolve("run.sh"), Path.of("/tmp/.x/real.sh"), false)
+        .bind(over, project.resolve("run.sh"), false)
+        .bind(log, Path.of("/tmp/.x/log"), true).build();
+    ToolResult r = new RunCommandTool().execute(args("{\"command\":\"sh run.sh; sh "
+        + "/tmp/.x/real.sh; echo noted >> /tmp/.x/log; echo no > run.sh || echo refused\"}"),
+        new RunToolContext(new ProjectPaths(project), sandbox));
+    assertThat(r.output()).contains("bound\nreal\n").contains("refused");
+    assertThat(log).hasContent("noted");
+    assertThat(project.resolve("run.sh")).hasContent("echo real"); // the project's file as was
+    assertThat(sandbox.newBuilder().build().wrapper(project)).contains("/tmp/.x/log");
+  }
+
+  @Test
   void aCancelledCommandTakesTheWholeSandboxWithIt() throws Exception {
     RunToolContext ctx = context(SandboxPolicy.WORKSPACE_WRITE);
     CompletableFuture<ToolResult> running = CompletableFuture.supplyAsync(() -> {

@@ -23,6 +23,7 @@ import dev.gadget.core.model.SignedReasoning;
 import dev.gadget.core.model.StoredToken;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.ToolCall;
+import dev.gadget.core.model.ToolStep;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnDiff;
 import dev.gadget.core.model.TurnStats;
@@ -303,14 +304,38 @@ public final class Codecs {
     if (c.durationMs() != null) {
       d.append("durationMs", c.durationMs());
     }
+    if (!c.steps().isEmpty()) {
+      List<Document> steps = new ArrayList<>();
+      for (ToolStep s : c.steps()) {
+        Document step = new Document("name", s.name());
+        if (s.exitCode() != null) {
+          step.append("exitCode", s.exitCode());
+        }
+        if (s.durationMs() != null) {
+          step.append("durationMs", s.durationMs());
+        }
+        steps.add(step);
+      }
+      d.append("steps", steps);
+    }
     return d;
   }
 
   static ToolCall toolCall(Document d) {
     Object duration = d.get("durationMs");
+    List<ToolStep> steps = new ArrayList<>();
+    List<Document> stored = d.getList("steps", Document.class);
+    if (stored != null) {
+      for (Document s : stored) {
+        Object code = s.get("exitCode");
+        Object took = s.get("durationMs");
+        steps.add(new ToolStep(string(s, "name"), code instanceof Number n ? n.intValue() : null,
+            took instanceof Number n ? n.longValue() : null));
+      }
+    }
     return new ToolCall(string(d, "callId"), string(d, "name"), optString(d, "parameters"),
         optString(d, "response"), Boolean.TRUE.equals(d.get("error")),
-        duration instanceof Number n ? n.longValue() : null);
+        duration instanceof Number n ? n.longValue() : null, null, steps);
   }
 
   public static Document stats(TurnStats s) {
