@@ -196,19 +196,16 @@ public final class ToolCatalog {
 
   /** The BM25 hits of {@code query}, at most {@code max}, best first. */
   private List<Bm25Index.Hit> lexical(String query, int max) {
-    List<List<String>> groups = new ArrayList<>();
+    List<List<Bm25Index.Term>> groups = new ArrayList<>();
     List<String> terms = Tokenizer.terms(query);
     terms.addAll(Tokenizer.terms(String.join(" ", Synonyms.phrases(query))));
     if (FILE_NAME.matcher(query).find()) {
       terms.add(Tokenizer.stem("file")); // a request that names a file is about a file
     }
     for (String term : terms) {
-      List<String> group = new ArrayList<>();
-      group.add(term);
-      group.addAll(Synonyms.of(term));
-      groups.add(group);
+      groups.add(QueryExpansion.group(term, index));
     }
-    return index.search(groups, max, SYNONYM_WEIGHT);
+    return index.search(groups, max);
   }
 
   /**
