@@ -55,6 +55,7 @@ public final class ToolCatalog {
   private ToolCatalog(List<ToolDefinition> tools, SemanticToolIndex semantic) {
     this.tools = List.copyOf(tools);
     this.semantic = semantic;
+    Lexicon.warmUp(); // its first search needs it
     List<List<List<String>>> docs = new ArrayList<>(this.tools.size());
     this.tokens = new int[this.tools.size()];
     this.summaries = new String[this.tools.size()];
