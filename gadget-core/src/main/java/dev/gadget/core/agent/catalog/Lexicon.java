@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * synonyms in its most frequent senses, the hypernyms of those senses ("cafe": restaurant), its
  * derived forms ("reaction": react, "creation": create) and the base forms of an irregular
  * inflection ("wrote": write). A query's word also searches for these, each kind at its weight,
- * all below the word itself and below {@link Synonyms}' hand-made groups.
+ * all below the word itself; WordNet's synonyms and hypernyms also below {@link Synonyms}'
+ * hand-made groups, for they hold every sense of a word, not only the software one.
  *
  * <p>Read once a JVM (15,400 words, 222 KB gzipped: tens of milliseconds warm, a few hundred
  * cold) on a daemon thread the first catalog starts ({@link #warmUp}), so that the first search
