@@ -15,9 +15,11 @@ import java.util.function.Predicate;
 
 /**
  * Every tool an agent loop may offer (built-in, annotated methods, MCP servers'), indexed for
- * search with BM25 over three fields: the name (split at {@code _}, {@code __} and camelCase
- * humps), the description, and the parameters' names and descriptions, weighted
- * {@value #NAME_WEIGHT} : {@value #DESCRIPTION_WEIGHT} : {@value #PARAMETER_WEIGHT}. A query that
+ * search with BM25F over four fields: the name (split at {@code _}, {@code __} and camelCase
+ * humps), the description's first sentence (what the tool does), the rest of the description,
+ * and the parameters' names and descriptions, weighted {@value #NAME_WEIGHT} :
+ * {@value #FIRST_SENTENCE_WEIGHT} : {@value #DESCRIPTION_WEIGHT} : {@value #PARAMETER_WEIGHT};
+ * a query's words stand for more ({@link QueryExpansion}). A query that
  * names a tool (its whole name, or an MCP tool's name without its server prefix) finds it first.
  *
  * <p>Immutable and thread-safe; built in a few milliseconds for a thousand tools, searched in
@@ -26,8 +28,10 @@ import java.util.function.Predicate;
 public final class ToolCatalog {
   /** The weight of a tool's name in its score. */
   public static final float NAME_WEIGHT = 3f;
-  /** The weight of its description. */
-  public static final float DESCRIPTION_WEIGHT = 1f;
+  /** The weight of its description's first sentence: what the tool does. */
+  public static final float FIRST_SENTENCE_WEIGHT = 2f;
+  /** The weight of the rest of its description (how to use it, notes, examples). */
+  public static final float DESCRIPTION_WEIGHT = 0.5f;
   /** The weight of its parameters' names and descriptions. */
   public static final float PARAMETER_WEIGHT = 0.25f;
   /** What a synonym of a query's word weighs against the word itself. */
@@ -74,13 +78,14 @@ public final class ToolCatalog {
       }
       StringBuilder params = new StringBuilder();
       parameterText(t.parameters(), params, 0);
-      docs.add(List.of(Tokenizer.terms(t.name()), Tokenizer.terms(t.description()),
-          Tokenizer.terms(params.toString())));
+      String[] description = sentences(t.description());
+      docs.add(List.of(Tokenizer.terms(t.name()), Tokenizer.terms(description[0]),
+          Tokenizer.terms(description[1]), Tokenizer.terms(params.toString())));
       tokens[i] = estimateTokens(t);
       summaries[i] = summary(t.description());
     }
     this.index = new Bm25Index(docs,
-        new float[] {NAME_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT});
+        new float[] {NAME_WEIGHT, FIRST_SENTENCE_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT});
   }
 
   /**
@@ -270,17 +275,20 @@ public final class ToolCatalog {
    * characters (cut with an ellipsis).
    */
   public static String summary(String description) {
+    String s = sentences(description)[0];
+    return s.length() <= SUMMARY_LENGTH ? s : s.substring(0, SUMMARY_LENGTH - 1) + "…";
+  }
+
+  /** {@code description} on one line, cut after its first sentence: that sentence, the rest. */
+  private static String[] sentences(String description) {
     String flat = description.strip().replaceAll("\\s+", " ");
-    int end = flat.length();
-    for (int i = 0; i + 1 < flat.length(); i++) {
+    for (int i = 20; i + 1 < flat.length(); i++) {
       char c = flat.charAt(i);
-      if ((c == '.' || c == '!' || c == '?') && flat.charAt(i + 1) == ' ' && i >= 20) {
-        end = i + 1;
-        break;
+      if ((c == '.' || c == '!' || c == '?') && flat.charAt(i + 1) == ' ') {
+        return new String[] {flat.substring(0, i + 1), flat.substring(i + 1)};
       }
     }
-    String s = flat.substring(0, end);
-    return s.length() <= SUMMARY_LENGTH ? s : s.substring(0, SUMMARY_LENGTH - 1) + "…";
+    return new String[] {flat, ""};
   }
 
   /**

@@ -127,8 +127,10 @@ class ToolCatalogTest {
     ToolCatalog catalog = ToolCatalog.of(List.of(
         tool("a__widget", "Create a widget", "{}"),
         tool("b__widget_factory", "Create, add, insert or start a widget", "{}"),
-        tool("c__gadget", "Create, add, insert or start a gadget", "{}")));
-    // "make" stands for create, add, insert and start: b has four, a one; summed, b would win
+        tool("c__gadget", "Create, add, insert or start a gadget", "{}"),
+        tool("d__thing", "Add, insert or start a thing", "{}")));
+    // "make" stands for create, add, insert and start (each in three tools: the same idf): b has
+    // four, a one; summed, b would win
     assertThat(names(catalog.search("make widget", 2)).get(0)).isEqualTo("a__widget");
   }
 
