@@ -42,6 +42,8 @@ public final class ToolCatalog {
   private static final java.util.regex.Pattern FILE_NAME = java.util.regex.Pattern.compile(
       "\\b[\\w-]+\\.(txt|md|json|ya?ml|csv|log|pdf|png|jpe?g|gif|svg|html?|css|js|ts|py|java|"
           + "xml|toml|ini|sh|sql|zip|gz|tar)\\b", java.util.regex.Pattern.CASE_INSENSITIVE);
+  /** The most distinct words of a query searched (each stands for tens of terms): the first. */
+  public static final int MAX_QUERY_TERMS = 64;
   /** The longest one-line summary of a description. */
   public static final int SUMMARY_LENGTH = 160;
 
@@ -208,8 +210,14 @@ public final class ToolCatalog {
     if (FILE_NAME.matcher(query).find()) {
       terms.add(Tokenizer.stem("file")); // a request that names a file is about a file
     }
+    java.util.Set<String> distinct = new java.util.HashSet<>();
     for (String term : terms) {
-      groups.add(QueryExpansion.group(term, index));
+      if (distinct.add(term)) {
+        if (distinct.size() > MAX_QUERY_TERMS) {
+          break; // a request says what it wants in its first words: the rest costs, not helps
+        }
+        groups.add(QueryExpansion.group(term, index));
+      }
     }
     return index.search(groups, max);
   }

@@ -99,6 +99,20 @@ class ToolCatalogTest {
   }
 
   @Test
+  void aQuerySearchesItsFirstDistinctWordsOnly() {
+    ToolCatalog catalog = ToolCatalog.of(TOOLS);
+    StringBuilder words = new StringBuilder();
+    for (int i = 0; i < ToolCatalog.MAX_QUERY_TERMS; i++) {
+      words.append("zork").append((char) ('a' + i % 26)).append((char) ('a' + i / 26))
+          .append(' ');
+    }
+    // repeats do not count: the screenshot word is the 64th distinct one, then the 65th
+    assertThat(names(catalog.search("zorkaa ".repeat(10_000) + "screenshot", 1)))
+        .containsExactly("playwright__browser_take_screenshot");
+    assertThat(catalog.search(words + "screenshot", 1)).isEmpty();
+  }
+
+  @Test
   void aWordThatBeginsATermOfTheIndexFindsIt() {
     ToolCatalog catalog = ToolCatalog.of(List.of(
         tool("mongodb__drop_collection", "Removes a collection from a database", "{}"),
