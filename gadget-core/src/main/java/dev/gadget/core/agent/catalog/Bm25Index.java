@@ -1,7 +1,6 @@
 package dev.gadget.core.agent.catalog;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -21,16 +20,12 @@ final class Bm25Index {
   /** A document that matched: its index, its BM25 score and its share of the query's idf. */
   record Hit(int doc, float score, float coverage) {}
 
-  /** A term a query's word searches for, at {@code weight} of its own (the word itself: 1). */
-  record Term(String stem, float weight) {}
-
   private final int size;
   private final Map<String, Integer> termIds = new HashMap<>();
   private final int[][] postingDocs;
   private final float[][] postingTfs;
   private final float[] idf;
   private final float unknownIdf;
-  private final String[] sortedTerms;
 
   /**
    * Indexes {@code docs}: for each document, the terms of each of its fields, in the order of
@@ -88,22 +83,6 @@ final class Bm25Index {
       idf[t] = idf(ds.size());
     }
     unknownIdf = idf(0);
-    sortedTerms = termIds.keySet().toArray(new String[0]);
-    Arrays.sort(sortedTerms);
-  }
-
-  /**
-   * At most {@code max} terms of the index that start with {@code prefix} and are longer, in
-   * alphabetical order ({@code mongo}: {@code mongodb}); a binary search, then a walk.
-   */
-  List<String> longer(String prefix, int max) {
-    int at = Arrays.binarySearch(sortedTerms, prefix);
-    int i = at >= 0 ? at + 1 : -at - 1;
-    List<String> out = new ArrayList<>();
-    for (; i < sortedTerms.length && out.size() < max && sortedTerms[i].startsWith(prefix); i++) {
-      out.add(sortedTerms[i]);
-    }
-    return out;
   }
 
   private float idf(int df) {
@@ -117,16 +96,15 @@ final class Bm25Index {
 
   /**
    * The {@code limit} best documents for a query, best first; ties go to the earlier document.
-   * Each group is one word of the query: its own term first (weight 1), then terms it also
-   * stands for (synonyms, related words), which score at their weight. A document's coverage is
-   * the share of the query's idf it matches: a word's idf times the weight of the best of its
-   * terms the document has. Only documents that share a term with the query.
+   * Each group is one word of the query: its own term first, then terms it also stands for
+   * (synonyms), which score at {@code synonymWeight} of their own weight. A document's coverage
+   * is the share of the query's idf it matches: a word's whole idf for its own term, the
+   * synonym weight of it for a synonym. Only documents that share a term with the query.
    */
-  List<Hit> search(List<List<Term>> groups, int limit) {
+  List<Hit> search(List<List<String>> groups, int limit, float synonymWeight) {
     float[] scores = new float[size];
     float[] covered = new float[size];
     float[] groupBest = new float[size];
-    float[] groupCover = new float[size];
     int[] seenGroup = new int[size];
     int[] touched = new int[size];
     int[] inGroup = new int[size];
@@ -134,21 +112,21 @@ final class Bm25Index {
     float totalIdf = 0;
     Set<String> done = new HashSet<>();
     int g = 0;
-    for (List<Term> group : groups) {
-      if (!done.add(group.get(0).stem())) {
+    for (List<String> group : groups) {
+      if (!done.add(group.get(0))) {
         continue;
       }
       g++;
-      Integer own = termIds.get(group.get(0).stem());
+      Integer own = termIds.get(group.get(0));
       float wordIdf = own == null ? unknownIdf : idf[own];
       totalIdf += wordIdf;
       int inGroupCount = 0;
       for (int a = 0; a < group.size(); a++) {
-        Integer id = termIds.get(group.get(a).stem());
+        Integer id = termIds.get(group.get(a));
         if (id == null) {
           continue;
         }
-        float weight = group.get(a).weight();
+        float weight = a == 0 ? 1f : synonymWeight;
         float w = idf[id] * weight;
         int[] ds = postingDocs[id];
         float[] tf = postingTfs[id];
@@ -160,9 +138,8 @@ final class Bm25Index {
           if (seenGroup[d] != g) {
             seenGroup[d] = g;
             inGroup[inGroupCount++] = d;
-            groupCover[d] = 0;
+            covered[d] += wordIdf * weight; // own term first: a synonym never adds more
           }
-          groupCover[d] = Math.max(groupCover[d], wordIdf * weight);
           // a word counts once: by the best of its own term and the terms it stands for
           groupBest[d] = Math.max(groupBest[d], w * tf[i] * (K1 + 1) / (tf[i] + K1));
         }
@@ -170,7 +147,6 @@ final class Bm25Index {
       for (int i = 0; i < inGroupCount; i++) {
         int d = inGroup[i];
         scores[d] += groupBest[d];
-        covered[d] += groupCover[d];
         groupBest[d] = 0;
       }
     }

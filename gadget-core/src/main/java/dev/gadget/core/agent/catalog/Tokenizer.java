@@ -8,8 +8,8 @@ import java.util.Set;
  * Turns a tool's name, description or a query into search terms: split at anything that is not a
  * letter or a digit, at {@code snake_case} and {@code kebab-case} separators and at
  * {@code camelCase} humps ({@code HTTPServer}: {@code http}, {@code server}); lower-cased; common
- * English words dropped; each word through the Porter stemmer ({@link PorterStemmer}) so that
- * "creating issues" meets "create_issue" and "connections" {@code connect}. Pure and thread-safe.
+ * English words dropped; each word through a tiny stemmer (plurals, {@code -ing}, {@code -ed}, a
+ * final {@code e}) so that "creating issues" meets "create_issue". Pure and thread-safe.
  */
 final class Tokenizer {
   /** Words that say nothing about what a tool does. */
@@ -65,8 +65,43 @@ final class Tokenizer {
     }
   }
 
-  /** The Porter stem of a lower-case word: {@code issues → issu}, {@code creating → creat}. */
+  /** A tiny stemmer: {@code issues → issu}, {@code creating → creat}, {@code stopped → stop}. */
   static String stem(String w) {
-    return PorterStemmer.stem(w);
+    if (w.length() <= 3 || !Character.isLetter(w.charAt(w.length() - 1))) {
+      return w;
+    }
+    String s = w;
+    if (s.endsWith("ies") && s.length() > 4) {
+      s = s.substring(0, s.length() - 3) + "y";
+    } else if (s.endsWith("sses") || s.endsWith("ches") || s.endsWith("shes")
+        || s.endsWith("xes") || s.endsWith("zes")) {
+      s = s.substring(0, s.length() - 2);
+    } else if (s.endsWith("s") && !s.endsWith("ss") && !s.endsWith("us")
+        && !s.endsWith("is")) {
+      s = s.substring(0, s.length() - 1);
+    }
+    if (s.endsWith("ing") && s.length() - 3 >= 4) {
+      s = undouble(s.substring(0, s.length() - 3));
+    } else if (s.endsWith("ed") && s.length() - 2 >= 3) {
+      s = undouble(s.substring(0, s.length() - 2));
+    }
+    if ((s.endsWith("tion") || s.endsWith("sion")) && s.length() - 3 >= 4) {
+      s = s.substring(0, s.length() - 3); // compression: compress, connection: connect
+    } else if (s.endsWith("ment") && s.length() - 4 >= 4) {
+      s = s.substring(0, s.length() - 4); // deployment: deploy, management: manag
+    }
+    if (s.endsWith("e") && s.length() > 3) {
+      s = s.substring(0, s.length() - 1);
+    }
+    return s;
+  }
+
+  /** {@code runn → run}, {@code stopp → stop}; not {@code ll}, {@code ss}, {@code zz}. */
+  private static String undouble(String s) {
+    int n = s.length();
+    if (n >= 3 && s.charAt(n - 1) == s.charAt(n - 2) && "bdgmnprt".indexOf(s.charAt(n - 1)) >= 0) {
+      return s.substring(0, n - 1);
+    }
+    return s;
   }
 }

@@ -15,11 +15,9 @@ import java.util.function.Predicate;
 
 /**
  * Every tool an agent loop may offer (built-in, annotated methods, MCP servers'), indexed for
- * search with BM25F over four fields: the name (split at {@code _}, {@code __} and camelCase
- * humps), the description's first sentence (what the tool does), the rest of the description,
- * and the parameters' names and descriptions, weighted {@value #NAME_WEIGHT} :
- * {@value #FIRST_SENTENCE_WEIGHT} : {@value #DESCRIPTION_WEIGHT} : {@value #PARAMETER_WEIGHT};
- * a query's words stand for more ({@link QueryExpansion}). A query that
+ * search with BM25 over three fields: the name (split at {@code _}, {@code __} and camelCase
+ * humps), the description, and the parameters' names and descriptions, weighted
+ * {@value #NAME_WEIGHT} : {@value #DESCRIPTION_WEIGHT} : {@value #PARAMETER_WEIGHT}. A query that
  * names a tool (its whole name, or an MCP tool's name without its server prefix) finds it first.
  *
  * <p>Immutable and thread-safe; built in a few milliseconds for a thousand tools, searched in
@@ -28,10 +26,8 @@ import java.util.function.Predicate;
 public final class ToolCatalog {
   /** The weight of a tool's name in its score. */
   public static final float NAME_WEIGHT = 3f;
-  /** The weight of its description's first sentence: what the tool does. */
-  public static final float FIRST_SENTENCE_WEIGHT = 2f;
-  /** The weight of the rest of its description (how to use it, notes, examples). */
-  public static final float DESCRIPTION_WEIGHT = 0.5f;
+  /** The weight of its description. */
+  public static final float DESCRIPTION_WEIGHT = 1f;
   /** The weight of its parameters' names and descriptions. */
   public static final float PARAMETER_WEIGHT = 0.25f;
   /** What a synonym of a query's word weighs against the word itself. */
@@ -42,8 +38,6 @@ public final class ToolCatalog {
   private static final java.util.regex.Pattern FILE_NAME = java.util.regex.Pattern.compile(
       "\\b[\\w-]+\\.(txt|md|json|ya?ml|csv|log|pdf|png|jpe?g|gif|svg|html?|css|js|ts|py|java|"
           + "xml|toml|ini|sh|sql|zip|gz|tar)\\b", java.util.regex.Pattern.CASE_INSENSITIVE);
-  /** The most distinct words of a query searched (each stands for tens of terms): the first. */
-  public static final int MAX_QUERY_TERMS = 64;
   /** The longest one-line summary of a description. */
   public static final int SUMMARY_LENGTH = 160;
 
@@ -61,7 +55,6 @@ public final class ToolCatalog {
   private ToolCatalog(List<ToolDefinition> tools, SemanticToolIndex semantic) {
     this.tools = List.copyOf(tools);
     this.semantic = semantic;
-    Lexicon.warmUp(); // its first search needs it
     List<List<List<String>>> docs = new ArrayList<>(this.tools.size());
     this.tokens = new int[this.tools.size()];
     this.summaries = new String[this.tools.size()];
@@ -80,14 +73,13 @@ public final class ToolCatalog {
       }
       StringBuilder params = new StringBuilder();
       parameterText(t.parameters(), params, 0);
-      String[] description = sentences(t.description());
-      docs.add(List.of(Tokenizer.terms(t.name()), Tokenizer.terms(description[0]),
-          Tokenizer.terms(description[1]), Tokenizer.terms(params.toString())));
+      docs.add(List.of(Tokenizer.terms(t.name()), Tokenizer.terms(t.description()),
+          Tokenizer.terms(params.toString())));
       tokens[i] = estimateTokens(t);
       summaries[i] = summary(t.description());
     }
     this.index = new Bm25Index(docs,
-        new float[] {NAME_WEIGHT, FIRST_SENTENCE_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT});
+        new float[] {NAME_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT});
   }
 
   /**
@@ -204,22 +196,19 @@ public final class ToolCatalog {
 
   /** The BM25 hits of {@code query}, at most {@code max}, best first. */
   private List<Bm25Index.Hit> lexical(String query, int max) {
-    List<List<Bm25Index.Term>> groups = new ArrayList<>();
+    List<List<String>> groups = new ArrayList<>();
     List<String> terms = Tokenizer.terms(query);
     terms.addAll(Tokenizer.terms(String.join(" ", Synonyms.phrases(query))));
     if (FILE_NAME.matcher(query).find()) {
       terms.add(Tokenizer.stem("file")); // a request that names a file is about a file
     }
-    java.util.Set<String> distinct = new java.util.HashSet<>();
     for (String term : terms) {
-      if (distinct.add(term)) {
-        if (distinct.size() > MAX_QUERY_TERMS) {
-          break; // a request says what it wants in its first words: the rest costs, not helps
-        }
-        groups.add(QueryExpansion.group(term, index));
-      }
+      List<String> group = new ArrayList<>();
+      group.add(term);
+      group.addAll(Synonyms.of(term));
+      groups.add(group);
     }
-    return index.search(groups, max);
+    return index.search(groups, max, SYNONYM_WEIGHT);
   }
 
   /**
@@ -283,20 +272,17 @@ public final class ToolCatalog {
    * characters (cut with an ellipsis).
    */
   public static String summary(String description) {
-    String s = sentences(description)[0];
-    return s.length() <= SUMMARY_LENGTH ? s : s.substring(0, SUMMARY_LENGTH - 1) + "…";
-  }
-
-  /** {@code description} on one line, cut after its first sentence: that sentence, the rest. */
-  private static String[] sentences(String description) {
     String flat = description.strip().replaceAll("\\s+", " ");
-    for (int i = 20; i + 1 < flat.length(); i++) {
+    int end = flat.length();
+    for (int i = 0; i + 1 < flat.length(); i++) {
       char c = flat.charAt(i);
-      if ((c == '.' || c == '!' || c == '?') && flat.charAt(i + 1) == ' ') {
-        return new String[] {flat.substring(0, i + 1), flat.substring(i + 1)};
+      if ((c == '.' || c == '!' || c == '?') && flat.charAt(i + 1) == ' ' && i >= 20) {
+        end = i + 1;
+        break;
       }
     }
-    return new String[] {flat, ""};
+    String s = flat.substring(0, end);
+    return s.length() <= SUMMARY_LENGTH ? s : s.substring(0, SUMMARY_LENGTH - 1) + "…";
   }
 
   /**

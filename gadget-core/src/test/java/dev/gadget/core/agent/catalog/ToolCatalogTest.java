@@ -45,7 +45,7 @@ class ToolCatalogTest {
     assertThat(Tokenizer.terms("github__create_issue")).containsExactly("github", "creat",
         "issu");
     assertThat(Tokenizer.terms("takeScreenshot HTTPServer fullPage"))
-        .containsExactly("take", "screenshot", "http", "server", "full", "page");
+        .containsExactly("tak", "screenshot", "http", "server", "full", "pag");
     assertThat(Tokenizer.terms("Please open a ticket in the tracker")).containsExactly("open",
         "ticket", "tracker");
     assertThat(Tokenizer.terms("list-dir, s3://bucket")).containsExactly("list", "dir", "s3",
@@ -53,7 +53,7 @@ class ToolCatalogTest {
   }
 
   @Test
-  void stemsPluralsIngAndEdAlikeWithPorter() {
+  void stemsPluralsIngAndEdAlike() {
     assertThat(List.of("issues", "issue")).allSatisfy(w ->
         assertThat(Tokenizer.stem(w)).isEqualTo("issu"));
     assertThat(List.of("create", "created", "creating", "creates")).allSatisfy(w ->
@@ -61,68 +61,22 @@ class ToolCatalogTest {
     assertThat(List.of("run", "runs", "running")).allSatisfy(w ->
         assertThat(Tokenizer.stem(w)).isEqualTo("run"));
     assertThat(List.of("entries", "entry")).allSatisfy(w ->
-        assertThat(Tokenizer.stem(w)).isEqualTo("entri"));
+        assertThat(Tokenizer.stem(w)).isEqualTo("entry"));
     assertThat(List.of("branches", "branch")).allSatisfy(w ->
         assertThat(Tokenizer.stem(w)).isEqualTo("branch"));
     assertThat(List.of("stopped", "stop")).allSatisfy(w ->
         assertThat(Tokenizer.stem(w)).isEqualTo("stop"));
+    assertThat(Tokenizer.stem("status")).isEqualTo("status");
     assertThat(Tokenizer.stem("process")).isEqualTo("process");
-    assertThat(Tokenizer.stem("address")).isEqualTo("address");
   }
 
   @Test
   void stemsTionSionAndMentToTheirVerb() {
     assertThat(Tokenizer.stem("compression")).isEqualTo(Tokenizer.stem("compress"));
     assertThat(Tokenizer.stem("connection")).isEqualTo(Tokenizer.stem("connect"));
-    assertThat(Tokenizer.stem("deployments")).isEqualTo(Tokenizer.stem("deployment"));
+    assertThat(Tokenizer.stem("deployment")).isEqualTo(Tokenizer.stem("deploy"));
+    assertThat(Tokenizer.stem("creation")).isEqualTo(Tokenizer.stem("create"));
     assertThat(Tokenizer.stem("option")).isEqualTo("option"); // too short to cut
-  }
-
-  @Test
-  void wordsThePorterStemmerKeepsApartMeetThroughTheLexicon() {
-    // Porter leaves "creation" whole (its stem before -ation is too short): WordNet's derived
-    // form brings "create" in, below the word itself
-    assertThat(Tokenizer.stem("creation")).isNotEqualTo(Tokenizer.stem("create"));
-    ToolCatalog catalog = ToolCatalog.of(List.of(
-        tool("github__create_issue", "Create a new issue in a GitHub repository", "{}"),
-        tool("github__list_issues", "List issues in a GitHub repository", "{}")));
-    assertThat(names(catalog.search("creation of an issue", 2)).get(0))
-        .isEqualTo("github__create_issue");
-    // an irregular past tense, and a word WordNet derives ("reviewers": review)
-    ToolCatalog reviews = ToolCatalog.of(List.of(
-        tool("gh__write_file", "Write a file", "{}"),
-        tool("gh__get_pull_request_reviews", "Get the reviews on a pull request", "{}"),
-        tool("gh__read_file", "Read a file", "{}")));
-    assertThat(names(reviews.search("what the reviewers said", 1)))
-        .containsExactly("gh__get_pull_request_reviews");
-    assertThat(names(reviews.search("the file I wrote", 1))).containsExactly("gh__write_file");
-  }
-
-  @Test
-  void aQuerySearchesItsFirstDistinctWordsOnly() {
-    ToolCatalog catalog = ToolCatalog.of(TOOLS);
-    StringBuilder words = new StringBuilder();
-    for (int i = 0; i < ToolCatalog.MAX_QUERY_TERMS; i++) {
-      words.append("zork").append((char) ('a' + i % 26)).append((char) ('a' + i / 26))
-          .append(' ');
-    }
-    // repeats do not count: the screenshot word is the 64th distinct one, then the 65th
-    assertThat(names(catalog.search("zorkaa ".repeat(10_000) + "screenshot", 1)))
-        .containsExactly("playwright__browser_take_screenshot");
-    assertThat(catalog.search(words + "screenshot", 1)).isEmpty();
-  }
-
-  @Test
-  void aWordThatBeginsATermOfTheIndexFindsIt() {
-    ToolCatalog catalog = ToolCatalog.of(List.of(
-        tool("mongodb__drop_collection", "Removes a collection from a database", "{}"),
-        tool("fs__drop_file", "Removes a file from a folder", "{}")));
-    assertThat(names(catalog.search("drop the orders collection from mongo", 1)))
-        .containsExactly("mongodb__drop_collection");
-    List<ToolMatch> abbreviated = catalog.search("mongo", 2);
-    assertThat(names(abbreviated)).containsExactly("mongodb__drop_collection");
-    // a word shorter than four letters is not a prefix: "fs" finds only what has "fs"
-    assertThat(names(catalog.search("mon", 2))).isEmpty();
   }
 
   @Test
@@ -141,10 +95,8 @@ class ToolCatalogTest {
     ToolCatalog catalog = ToolCatalog.of(List.of(
         tool("a__widget", "Create a widget", "{}"),
         tool("b__widget_factory", "Create, add, insert or start a widget", "{}"),
-        tool("c__gadget", "Create, add, insert or start a gadget", "{}"),
-        tool("d__thing", "Add, insert or start a thing", "{}")));
-    // "make" stands for create, add, insert and start (each in three tools: the same idf): b has
-    // four, a one; summed, b would win
+        tool("c__gadget", "Create, add, insert or start a gadget", "{}")));
+    // "make" stands for create, add, insert and start: b has four, a one; summed, b would win
     assertThat(names(catalog.search("make widget", 2)).get(0)).isEqualTo("a__widget");
   }
 
