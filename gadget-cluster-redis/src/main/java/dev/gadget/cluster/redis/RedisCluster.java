@@ -13,6 +13,7 @@ import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -31,7 +32,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * Lettuce. Keys, all under {@link Builder#prefix} (docs/CLUSTER.md): a drone's lease is a string
  * {@code drone:{id}} = "node fence" with a time to live; a turn's feed is a stream
  * {@code turn:{id}} whose ids are {@code 0-(seq+1)}, at most 100,000 events, gone an hour after
- * its last event or {@code keep} after its end; a node's mail is a stream {@code mail:{node}}.
+ * its last event or {@code keep} after its end; a chat's claim is a string {@code chat:{id}} =
+ * the turn's id with a time to live; a node's mail is a stream {@code mail:{node}}.
  *
  * <p>Operations per feed event: one {@code EVALSHA} to append it (the append, the trim and the
  * time to live at once), pipelined with the rest of its batch ({@link #appendAll}): one round
@@ -138,6 +140,34 @@ public final class RedisCluster implements Cluster {
     int space = held.lastIndexOf(' ');
     return Optional.of(new Lease(droneId, held.substring(0, space),
         Long.parseLong(held.substring(space + 1))));
+  }
+
+  /** {@code SET chat:{id} turn NX PX ttl}; when taken, extended if it is this very turn's. */
+  @Override
+  public boolean claimChat(String sessionId, String turnId, Duration ttl) {
+    String key = keys.chat(sessionId);
+    return calls.call("claimed chat " + sessionId, () ->
+        "OK".equals(redis.set(key, turnId, SetArgs.Builder.nx().px(ttl.toMillis())))
+            || scripts.run(Scripts.RENEW, new String[] {key}, turnId,
+                String.valueOf(ttl.toMillis())) == 1);
+  }
+
+  @Override
+  public boolean renewChat(String sessionId, String turnId, Duration ttl) {
+    return calls.call("renewed its claim of chat " + sessionId, () -> scripts.run(Scripts.RENEW,
+        new String[] {keys.chat(sessionId)}, turnId, String.valueOf(ttl.toMillis()))) == 1;
+  }
+
+  @Override
+  public void releaseChat(String sessionId, String turnId) {
+    calls.call("released chat " + sessionId, () -> scripts.run(Scripts.RELEASE,
+        new String[] {keys.chat(sessionId)}, turnId));
+  }
+
+  @Override
+  public Optional<String> chatClaim(String sessionId) {
+    return Optional.ofNullable(calls.call("looked for the claim of chat " + sessionId,
+        () -> redis.get(keys.chat(sessionId))));
   }
 
   private static String held(Lease lease) {

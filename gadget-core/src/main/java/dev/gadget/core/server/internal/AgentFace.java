@@ -50,14 +50,14 @@ public final class AgentFace {
   private record Following(String sessionId, AgentTurnEvents events) {}
 
   public AgentFace(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
-      DroneRouter router, ApprovalDesk approvals) {
+      DroneRouter router, ApprovalDesk approvals, ClusterNode node) {
     this.settings = settings;
     this.store = settings.store();
     this.rooms = rooms;
     this.router = router;
     this.owned = new Ownership(store);
     this.dispatcher = new TurnDispatcher(settings, owned, router, turns,
-        new ProviderResolver(settings), approvals);
+        new ProviderResolver(settings), approvals, node);
   }
 
   /** A client of {@code userId} connected: it is greeted and may query. */

@@ -56,7 +56,8 @@ public final class PageRequests {
     this.owned = new Ownership(store);
     this.router = router;
     ProviderResolver resolver = new ProviderResolver(settings);
-    this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver, approvals);
+    this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver, approvals,
+        node);
     this.approvals = approvals;
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router, node);

@@ -33,11 +33,14 @@ final class TurnDispatcher {
   private final LiveTurns turns;
   private final ProviderResolver providers;
   private final ApprovalDesk approvals;
+  /** In a cluster: claims each turn's chat on every node before its work order goes; else null. */
+  private final ClusterNode node;
 
   private final WorkOrders workOrders;
 
   TurnDispatcher(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns,
-      ProviderResolver providers, ApprovalDesk approvals) {
+      ProviderResolver providers, ApprovalDesk approvals, ClusterNode node) {
+    this.node = node;
     this.approvals = approvals;
     this.providers = providers;
     this.settings = settings;
@@ -79,14 +82,18 @@ final class TurnDispatcher {
       drone.activeTurnId = turn.id();
       turns.reserve(session.id());
     }
+    if (node != null && !node.claimChat(session.id(), turn.id())) {
+      unreserve(drone, turn); // a turn of this chat runs on another node
+      throw new RequestException("a turn is already running in this chat session");
+    }
     WorkOrder order;
     try {
       order = workOrders.of(session, project, llm, history, turn, drone.workspaceId);
       store.createTurn(turn);
     } catch (RuntimeException e) {
-      synchronized (router.lock()) {
-        turns.unreserve(session.id());
-        drone.release(turn.id());
+      unreserve(drone, turn);
+      if (node != null) {
+        node.releaseChat(turn);
       }
       throw e;
     }
@@ -108,6 +115,14 @@ final class TurnDispatcher {
         new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false),
         !Objects.equals(drone.workspaceId, session.workspaceId()));
     return liveTurn.turn.id();
+  }
+
+  /** The turn reserved on {@code drone} will not start. */
+  private void unreserve(ConnectedDrone drone, ChatTurn turn) {
+    synchronized (router.lock()) {
+      turns.unreserve(turn.sessionId());
+      drone.release(turn.id());
+    }
   }
 
   /**
