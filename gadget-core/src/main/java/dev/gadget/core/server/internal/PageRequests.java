@@ -146,7 +146,7 @@ public final class PageRequests {
       reply(ack, new Payloads.SessionSnapshot(s.sessionId(), s.turns(), s.live(),
           new ApprovalPayloads.ApprovalPolicyReply(s.sessionId(),
               approvals.policy(session).wireName(), s.approvals().pending(),
-              approvals.createTools(s.sessionId()))));
+              session.createTools())));
     });
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
       rooms.leave(req.sessionId(), c);
@@ -210,11 +210,13 @@ public final class PageRequests {
         policy = ApprovalPolicy.fromWireName(req.policy());
         approvals.setPolicy(session.id(), policy);
       }
+      Boolean createTools = session.createTools();
       if (req.createTools() != null) {
         approvals.setCreateTools(session.id(), req.createTools());
+        createTools = req.createTools();
       }
       reply(ack, new ApprovalPayloads.ApprovalPolicyReply(session.id(), policy.wireName(), null,
-          approvals.createTools(session.id())));
+          createTools));
     });
     changeRequests.register(c, userId);
     agentToolRequests.register(c, userId);
