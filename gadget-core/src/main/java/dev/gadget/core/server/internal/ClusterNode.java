@@ -165,6 +165,18 @@ public final class ClusterNode {
   }
 
   /**
+   * A seed-004 client of this node follows {@code sessionId}: the turns other nodes run in it
+   * are relayed here too (to {@link WatcherRooms#toObservers}).
+   */
+  void follow(String sessionId) {
+    try {
+      remote.follow(sessionId);
+    } catch (ClusterException e) {
+      throw new RequestException("the other server nodes cannot be reached now");
+    }
+  }
+
+  /**
    * A turn this node runs is one another node stopped running: it is not relayed here, and its
    * chat is claimed for it here.
    */

@@ -69,23 +69,6 @@ public final class PageRequests {
     }
   }
 
-  /** A prompt: to a drone here, else (in a cluster) to the node that holds one of the user's. */
-  private String submit(String userId, Payloads.SubmitPrompt req) {
-    if (node == null) {
-      return dispatcher.submit(userId, req);
-    }
-    ChatSession session = owned.session(userId, req.sessionId());
-    node.checkIdle(session.id());
-    try {
-      return dispatcher.submit(userId, req);
-    } catch (RequestException e) {
-      if (!DroneRouter.noFreeDrone(e)) {
-        throw e;
-      }
-      return node.submitElsewhere(userId, session, req, e);
-    }
-  }
-
   /** A cancel: of a turn here, else (in a cluster) of one another node runs. */
   private void cancel(String userId, String turnId) {
     java.util.Optional<dev.gadget.core.model.ChatTurn> t = elsewhere(userId, turnId);
@@ -153,7 +136,7 @@ public final class PageRequests {
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.SUBMIT_PROMPT, Payloads.SubmitPrompt.class, (req, ack) ->
-        reply(ack, new Payloads.SubmitReply(submit(userId, req), null)));
+        reply(ack, new Payloads.SubmitReply(dispatcher.submitAnywhere(userId, req), null)));
     handle(c, Protocol.CANCEL_TURN, Payloads.CancelTurn.class, (req, ack) -> {
       cancel(userId, req.turnId());
       reply(ack, Payloads.OkReply.success());

@@ -52,7 +52,27 @@ final class TurnDispatcher {
   }
 
   /**
-   * Starts a turn for the prompt and sends its work order; returns the turn's id. The routing
+   * A prompt of a page or an {@code /agent} client: to a drone here, else (in a cluster) to the
+   * node that holds one of the user's (the session's workspace first), whose answer is this one.
+   */
+  String submitAnywhere(String userId, Payloads.SubmitPrompt req) {
+    if (node == null) {
+      return submit(userId, req);
+    }
+    ChatSession session = owned.session(userId, req.sessionId());
+    node.checkIdle(session.id());
+    try {
+      return submit(userId, req);
+    } catch (RequestException e) {
+      if (!DroneRouter.noFreeDrone(e)) {
+        throw e;
+      }
+      return node.submitElsewhere(userId, session, req, e);
+    }
+  }
+
+  /**
+   * Starts a turn for the prompt here and sends its work order; returns the turn's id. The routing
    * lock, which every prompt of every user takes, is held only to check the session, pick a
    * drone and reserve both: the store's reads and the turn's synced write (each may wait for the
    * disk) are made outside it, so prompts of other sessions do not queue behind them.
