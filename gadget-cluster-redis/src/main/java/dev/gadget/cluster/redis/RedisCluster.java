@@ -14,6 +14,7 @@ import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -34,7 +35,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * {@code turn:{id}} of entries that each hold a run of its events (at most 512 events and about
  * 1 MiB, {@code FeedEntries}), each entry's id {@code 0-(seq+1)} of its last event, at most
  * about 100,000 entries, gone an hour after its last append or {@code keep} after its end; a
- * node's mail is a stream {@code mail:{node}}.
+ * chat's claim is a string {@code chat:{id}} = the turn's id with a time to live; a node's mail
+ * is a stream {@code mail:{node}}.
  *
  * <p>Operations per batch of feed events ({@link #appendAll}), in one pipelined round trip and
  * without Lua: per feed in the batch, one {@code XADD} per entry (and a {@code PEXPIRE} once a
@@ -145,6 +147,34 @@ public final class RedisCluster implements Cluster {
     int space = held.lastIndexOf(' ');
     return Optional.of(new Lease(droneId, held.substring(0, space),
         Long.parseLong(held.substring(space + 1))));
+  }
+
+  /** {@code SET chat:{id} turn NX PX ttl}; when taken, extended if it is this very turn's. */
+  @Override
+  public boolean claimChat(String sessionId, String turnId, Duration ttl) {
+    String key = keys.chat(sessionId);
+    return calls.call("claimed chat " + sessionId, () ->
+        "OK".equals(redis.set(key, turnId, SetArgs.Builder.nx().px(ttl.toMillis())))
+            || scripts.run(Scripts.RENEW, new String[] {key}, turnId,
+                String.valueOf(ttl.toMillis())) == 1);
+  }
+
+  @Override
+  public boolean renewChat(String sessionId, String turnId, Duration ttl) {
+    return calls.call("renewed its claim of chat " + sessionId, () -> scripts.run(Scripts.RENEW,
+        new String[] {keys.chat(sessionId)}, turnId, String.valueOf(ttl.toMillis()))) == 1;
+  }
+
+  @Override
+  public void releaseChat(String sessionId, String turnId) {
+    calls.call("released chat " + sessionId, () -> scripts.run(Scripts.RELEASE,
+        new String[] {keys.chat(sessionId)}, turnId));
+  }
+
+  @Override
+  public Optional<String> chatClaim(String sessionId) {
+    return Optional.ofNullable(calls.call("looked for the claim of chat " + sessionId,
+        () -> redis.get(keys.chat(sessionId))));
   }
 
   private static String held(Lease lease) {

@@ -32,6 +32,8 @@ public final class InProcessCluster implements AutoCloseable {
   private final Map<String, Node> nodes = new ConcurrentHashMap<>();
   private final Map<String, HeldLease> leases = new ConcurrentHashMap<>();
   private final Map<String, TurnFeed> feeds = new ConcurrentHashMap<>();
+  /** Each claimed chat, as a lease: its drone id is the session's, its node id the turn's. */
+  private final Map<String, HeldLease> chats = new ConcurrentHashMap<>();
   private final AtomicLong fences = new AtomicLong();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "gadget-cluster-timer");
@@ -96,15 +98,7 @@ public final class InProcessCluster implements AutoCloseable {
 
     @Override
     public boolean renew(Lease lease, Duration ttl) {
-      HeldLease[] renewed = new HeldLease[1];
-      leases.computeIfPresent(lease.droneId(), (k, held) -> {
-        if (held.lease().equals(lease) && held.live()) {
-          renewed[0] = new HeldLease(lease, deadline(ttl));
-          return renewed[0];
-        }
-        return held;
-      });
-      return renewed[0] != null;
+      return renewIn(leases, lease, ttl);
     }
 
     @Override
@@ -117,6 +111,32 @@ public final class InProcessCluster implements AutoCloseable {
     public Optional<Lease> locate(String droneId) {
       HeldLease held = leases.get(droneId);
       return held != null && held.live() ? Optional.of(held.lease()) : Optional.empty();
+    }
+
+    @Override
+    public boolean claimChat(String sessionId, String turnId, Duration ttl) {
+      Lease claim = new Lease(sessionId, turnId, 0);
+      HeldLease held = chats.compute(sessionId, (k, h) ->
+          h == null || !h.live() || h.lease().equals(claim)
+              ? new HeldLease(claim, deadline(ttl)) : h);
+      return held.lease().equals(claim);
+    }
+
+    @Override
+    public boolean renewChat(String sessionId, String turnId, Duration ttl) {
+      return renewIn(chats, new Lease(sessionId, turnId, 0), ttl);
+    }
+
+    @Override
+    public void releaseChat(String sessionId, String turnId) {
+      Lease claim = new Lease(sessionId, turnId, 0);
+      chats.computeIfPresent(sessionId, (k, held) -> held.lease().equals(claim) ? null : held);
+    }
+
+    @Override
+    public Optional<String> chatClaim(String sessionId) {
+      HeldLease held = chats.get(sessionId);
+      return held != null && held.live() ? Optional.of(held.lease().nodeId()) : Optional.empty();
     }
 
     @Override
@@ -196,6 +216,19 @@ public final class InProcessCluster implements AutoCloseable {
       closed = true;
       nodes.remove(id, this);
     }
+  }
+
+  /** Extends {@code lease} in {@code held} (keyed by its drone id) if it is live and current. */
+  private static boolean renewIn(Map<String, HeldLease> held, Cluster.Lease lease, Duration ttl) {
+    HeldLease[] renewed = new HeldLease[1];
+    held.computeIfPresent(lease.droneId(), (k, h) -> {
+      if (h.lease().equals(lease) && h.live()) {
+        renewed[0] = new HeldLease(lease, deadline(ttl));
+        return renewed[0];
+      }
+      return h;
+    });
+    return renewed[0] != null;
   }
 
   private static long deadline(Duration ttl) {

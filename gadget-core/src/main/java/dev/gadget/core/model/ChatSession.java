@@ -25,6 +25,9 @@ import java.util.Objects;
  * @param toolDeferral when its next turns defer tools, as {@code ToolDeferral#parse} reads it
  *     ({@code auto}, {@code always}, {@code never} or a share of the context budget such as
  *     {@code 10%}), or {@code null}: as the drone is set
+ * @param createTools whether the agent may write itself tools ({@code create_tool}) in its next
+ *     turns, or {@code null}: as the drone is set. Kept in the store so that every server node,
+ *     and a restarted one, uses it
  */
 public record ChatSession(
     @JsonProperty("_id") String id,
@@ -37,7 +40,8 @@ public record ChatSession(
     String modelId,
     Sampling sampling,
     String approvalPolicy,
-    String toolDeferral) {
+    String toolDeferral,
+    Boolean createTools) {
   public ChatSession {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(userId, "userId");
@@ -48,9 +52,17 @@ public record ChatSession(
     toolDeferral = toolDeferral == null || toolDeferral.isBlank() ? null : toolDeferral;
   }
 
+  /** A session with its own settings but {@code createTools}: as the drone is set. */
+  public ChatSession(String id, String userId, String projectId, String name, String workspaceId,
+      Instant createdAt, String providerId, String modelId, Sampling sampling,
+      String approvalPolicy, String toolDeferral) {
+    this(id, userId, projectId, name, workspaceId, createdAt, providerId, modelId, sampling,
+        approvalPolicy, toolDeferral, null);
+  }
+
   /**
    * A session with its sampling set, the server's default approval policy and the drone's tool
-   * deferral.
+   * deferral and {@code createTools}.
    */
   public ChatSession(String id, String userId, String projectId, String name, String workspaceId,
       Instant createdAt, String providerId, String modelId, Sampling sampling) {
@@ -73,36 +85,42 @@ public record ChatSession(
   /** This session with another workspace id. */
   public ChatSession withWorkspaceId(String workspaceId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy, toolDeferral);
+        modelId, sampling, approvalPolicy, toolDeferral, createTools);
   }
 
   /** This session with another name. */
   public ChatSession withName(String name) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy, toolDeferral);
+        modelId, sampling, approvalPolicy, toolDeferral, createTools);
   }
 
   /** This session with another provider and model ({@code null}s: the server's default). */
   public ChatSession withModel(String providerId, String modelId) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy, toolDeferral);
+        modelId, sampling, approvalPolicy, toolDeferral, createTools);
   }
 
   /** This session with its own sampling ({@code null}: its provider's). */
   public ChatSession withSampling(Sampling sampling) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy, toolDeferral);
+        modelId, sampling, approvalPolicy, toolDeferral, createTools);
   }
 
   /** This session with another approval policy ({@code null}: the server's default). */
   public ChatSession withApprovalPolicy(String approvalPolicy) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy, toolDeferral);
+        modelId, sampling, approvalPolicy, toolDeferral, createTools);
   }
 
   /** This session with its own tool deferral ({@code null}: the drone's). */
   public ChatSession withToolDeferral(String toolDeferral) {
     return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-        modelId, sampling, approvalPolicy, toolDeferral);
+        modelId, sampling, approvalPolicy, toolDeferral, createTools);
+  }
+
+  /** This session with its own {@code createTools} ({@code null}: as the drone is set). */
+  public ChatSession withCreateTools(Boolean createTools) {
+    return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
+        modelId, sampling, approvalPolicy, toolDeferral, createTools);
   }
 }

@@ -88,7 +88,7 @@ public final class GadgetServer implements AutoCloseable {
     this.pages = new PageRequests(settings, rooms, turns, router, approvals, node);
     this.resumption = new TurnResumption(settings, turns, rooms, timer, approvals);
     this.drones = new DroneLink(settings, rooms, router, turns, approvals, resumption, node);
-    this.agents = new AgentFace(settings, rooms, turns, router, approvals);
+    this.agents = new AgentFace(settings, rooms, turns, router, approvals, node);
   }
 
   /** A new builder. */

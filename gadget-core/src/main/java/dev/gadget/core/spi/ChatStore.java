@@ -76,6 +76,13 @@ public interface ChatStore extends AutoCloseable {
    */
   void setSessionApprovalPolicy(String sessionId, String approvalPolicy);
 
+  /**
+   * Sets whether the agent may write itself tools in the session's next turns
+   * ({@link ChatSession#createTools()}; {@code null}: as the drone is set).
+   * {@link StoreException.Reason#NOT_FOUND} if the session does not exist.
+   */
+  void setSessionCreateTools(String sessionId, Boolean createTools);
+
   /** Adds a turn, normally with no blocks yet. One write. */
   void createTurn(ChatTurn turn);
 

@@ -20,6 +20,11 @@ import java.util.concurrent.CompletableFuture;
  *       strictly growing sequence numbers (a repeat or an older number is dropped), read from a
  *       number by any node ({@link #read}, {@link #follow}), kept a while after the turn ends
  *       ({@link #endFeed}).</li>
+ *   <li><b>Chat claims.</b> At most one turn runs in a chat session across the cluster: the
+ *       node that starts a turn {@link #claimChat claims} the chat for it first (refused while
+ *       another turn holds it), renews the claim with its leases, and releases it when the turn
+ *       ends; a claim not renewed expires on its own (its node died). The claim names the turn,
+ *       not the node, so the node that takes a turn over claims it again and keeps it.</li>
  *   <li><b>Node mail.</b> A request to another node (dispatch a prompt to the drone it holds,
  *       forward a cancel or an approval) and its answer, within a deadline ({@link #send},
  *       {@link #receiveMail}).</li>
@@ -65,6 +70,30 @@ public interface Cluster extends AutoCloseable {
 
   /** The drone's current lease, if a node holds one that has not expired. */
   Optional<Lease> locate(String droneId);
+
+  /**
+   * Claims chat session {@code sessionId} for turn {@code turnId} for {@code ttl}: true when no
+   * turn held it (or its claim expired), and true, with the claim extended, when this very turn
+   * holds it already (a node taking the turn over); false when another turn holds it. Atomic
+   * across every node: of two claims for two turns at once, exactly one wins.
+   *
+   * @throws ClusterException when the backend cannot be reached in time
+   */
+  boolean claimChat(String sessionId, String turnId, Duration ttl);
+
+  /**
+   * Extends the chat's claim by {@code ttl} if turn {@code turnId} still holds it; false when
+   * it expired or another turn holds it.
+   *
+   * @throws ClusterException when the backend cannot be reached in time
+   */
+  boolean renewChat(String sessionId, String turnId, Duration ttl);
+
+  /** Frees the chat if turn {@code turnId} holds it; a claim of another turn is left alone. */
+  void releaseChat(String sessionId, String turnId);
+
+  /** The turn that holds the chat's claim, if a claim has not expired. */
+  Optional<String> chatClaim(String sessionId);
 
   /**
    * Appends an event to a live turn's feed, if {@code seq} is greater than every number

@@ -100,6 +100,11 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public synchronized void setSessionCreateTools(String sessionId, Boolean createTools) {
+    state.apply(state.checkSetSessionCreateTools(sessionId, createTools));
+  }
+
+  @Override
   public synchronized void renameSession(String sessionId, String name) {
     state.apply(state.checkRenameSession(sessionId, name));
   }

@@ -190,6 +190,11 @@ public final class JournaledChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public void setSessionCreateTools(String sessionId, Boolean createTools) {
+    write(s -> s.checkSetSessionCreateTools(sessionId, createTools));
+  }
+
+  @Override
   public void renameSession(String sessionId, String name) {
     write(s -> s.checkRenameSession(sessionId, name));
   }

@@ -71,7 +71,9 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     Connection c = raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
         new TransportClient.ClientListener() {});
     c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-      orderPolicies.add(args.get(0).get("workOrder").path("approvalPolicy").asText());
+      JsonNode order = args.get(0).get("workOrder");
+      orderPolicies.add(order.path("approvalPolicy").asText() + " createTools="
+          + order.path("createTools").asText("unset"));
       orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
       ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
     });
@@ -243,11 +245,12 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     Page onC = page(2);
     String session = fx.watchedSession(onC);
     JsonNode set = onC.request(Protocol.APPROVAL_POLICY,
-        Map.of("sessionId", session, "policy", "commands"));
+        Map.of("sessionId", session, "policy", "commands", "createTools", false));
     assertThat(set.path("policy").asText()).as("set: %s", set).isEqualTo("commands");
     Page onB = page(1);
     JsonNode read = onB.request(Protocol.APPROVAL_POLICY, Map.of("sessionId", session));
     assertThat(read.path("policy").asText()).as("read on B: %s", read).isEqualTo("commands");
+    assertThat(read.path("createTools").asText()).as("read on B: %s", read).isEqualTo("false");
     JsonNode snapshot = onB.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
     assertThat(snapshot.path("approvals").path("policy").asText()).isEqualTo("commands");
     await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
@@ -255,8 +258,8 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     String turn = onB.submit(session, "hello");
     assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
         .isEqualTo(turn);
-    assertThat(orderPolicies.poll()).as("the policy of the work order node A sent")
-        .isEqualTo("commands");
+    assertThat(orderPolicies.poll()).as("the settings of the work order node A sent")
+        .isEqualTo("commands createTools=false");
   }
 
   @Test

@@ -169,6 +169,21 @@ public abstract class ChatStoreContract {
     }
 
     @Test
+    void recordsWhetherTheSessionsAgentMayWriteTools() {
+      User ada = user("ada");
+      ChatSession s = session(ada, project(ada, "one"));
+      assertThat(store.findSession(s.id()).orElseThrow().createTools()).isNull();
+      store.setSessionCreateTools(s.id(), false);
+      assertThat(store.findSession(s.id())).contains(s.withCreateTools(false));
+      store.setSessionCreateTools(s.id(), true);
+      assertThat(store.listSessions(ada.id(), null)).containsExactly(s.withCreateTools(true));
+      store.setSessionCreateTools(s.id(), null);
+      assertThat(store.findSession(s.id())).contains(s);
+      assertThatThrownBy(() -> store.setSessionCreateTools("missing", true))
+          .isInstanceOf(StoreException.class);
+    }
+
+    @Test
     void renamesSessionsAndProjectsKeepingTheRest() {
       User ada = user("ada");
       Project p = project(ada, "one");

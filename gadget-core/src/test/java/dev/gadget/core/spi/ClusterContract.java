@@ -112,6 +112,90 @@ public abstract class ClusterContract {
   }
 
   @Nested
+  class Chats {
+    @Test
+    void aChatClaimedForOneTurnIsRefusedToAnotherUntilReleased() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      assertThat(a.claimChat("s", "t1", TTL)).isTrue();
+      assertThat(b.chatClaim("s")).contains("t1");
+      assertThat(b.claimChat("s", "t2", TTL)).as("another turn of the same chat").isFalse();
+      assertThat(b.claimChat("other", "t2", TTL)).as("another chat").isTrue();
+      b.releaseChat("s", "t2");
+      assertThat(a.chatClaim("s")).as("a release by another turn changes nothing").contains("t1");
+      a.releaseChat("s", "t1");
+      assertThat(b.chatClaim("s")).isEmpty();
+      assertThat(b.claimChat("s", "t2", TTL)).isTrue();
+    }
+
+    @Test
+    void theNodeThatTakesTheTurnOverClaimsItAgainAndRenewsIt() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      assertThat(a.claimChat("s", "t1", TTL)).isTrue();
+      assertThat(b.claimChat("s", "t1", TTL)).as("the same turn, on another node").isTrue();
+      assertThat(b.renewChat("s", "t1", TTL)).isTrue();
+      assertThat(b.renewChat("s", "t2", TTL)).as("a turn that holds no claim").isFalse();
+      assertThat(a.chatClaim("s")).contains("t1");
+    }
+
+    @Test
+    void aClaimNotRenewedExpiresAndTheChatIsFreeAgain() {
+      Cluster a = node("a");
+      assertThat(a.claimChat("s", "t1", Duration.ofMillis(300))).isTrue();
+      await("the claim to expire", () -> a.chatClaim("s").isEmpty());
+      assertThat(a.renewChat("s", "t1", TTL)).isFalse();
+      assertThat(a.claimChat("s", "t2", TTL)).isTrue();
+    }
+
+    @Test
+    void renewalsKeepAClaimPastItsFirstTimeToLive() {
+      Cluster a = node("a");
+      Duration ttl = Duration.ofMillis(500);
+      assertThat(a.claimChat("s", "t1", ttl)).isTrue();
+      long until = System.nanoTime() + Duration.ofMillis(1200).toNanos();
+      while (System.nanoTime() < until) {
+        assertThat(a.renewChat("s", "t1", ttl)).isTrue();
+        LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+      }
+      assertThat(a.chatClaim("s")).contains("t1");
+    }
+
+    @Test
+    void ofManyTurnsClaimingOneChatAtOnceOnTwoNodesExactlyOneWins() throws Exception {
+      List<Cluster> both = List.of(node("a"), node("b"));
+      for (int round = 0; round < 20; round++) {
+        String chat = "s" + round;
+        CountDownLatch go = new CountDownLatch(1);
+        List<String> winners = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+          Cluster on = both.get(i % 2);
+          String turn = "t" + i;
+          Thread t = new Thread(() -> {
+            try {
+              go.await();
+              if (on.claimChat(chat, turn, TTL)) {
+                winners.add(turn);
+              }
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          });
+          t.start();
+          threads.add(t);
+        }
+        go.countDown();
+        for (Thread t : threads) {
+          t.join(WAIT.toMillis());
+        }
+        assertThat(winners).as("round %d", round).hasSize(1);
+        assertThat(both.get(0).chatClaim(chat)).contains(winners.get(0));
+      }
+    }
+  }
+
+  @Nested
   class Feed {
     @Test
     void eventsAreReadInOrderAndARepeatOrAnOlderNumberIsDropped() {

@@ -260,6 +260,7 @@ class JournaledChatStoreTest extends ChatStoreContract {
       s.setSessionSampling(id, new dev.gadget.core.model.Sampling(0.2, null, 40));
       s.setSessionApprovalPolicy(id, "commands");
       s.setSessionToolDeferral(id, "always");
+      s.setSessionCreateTools(id, false);
       session = s.findSession(id).orElseThrow();
       s.compact();
     }
@@ -267,6 +268,7 @@ class JournaledChatStoreTest extends ChatStoreContract {
       assertThat(s.findSession(session.id())).contains(session);
       assertThat(session.approvalPolicy()).isEqualTo("commands");
       assertThat(session.toolDeferral()).isEqualTo("always");
+      assertThat(session.createTools()).isFalse();
     }
   }
 

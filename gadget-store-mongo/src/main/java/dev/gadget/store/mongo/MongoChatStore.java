@@ -203,6 +203,11 @@ public final class MongoChatStore implements ChatStore {
     sessions.setSessionApprovalPolicy(sessionId, approvalPolicy);
   }
 
+  @Override
+  public void setSessionCreateTools(String sessionId, Boolean createTools) {
+    sessions.setSessionCreateTools(sessionId, createTools);
+  }
+
   // ---- turns
 
   @Override
@@ -315,10 +320,7 @@ public final class MongoChatStore implements ChatStore {
     public static final Duration DEFAULT_READ_TIMEOUT = Connection.DEFAULT_READ_TIMEOUT;
     /** The database when neither the builder nor the URI names one. */
     public static final String DEFAULT_DATABASE = Connection.DEFAULT_DATABASE;
-    /**
-     * The write concern when neither the builder, the URI nor the client sets one: majority,
-     * journaled.
-     */
+    /** The write concern when neither the builder, the URI nor the client sets one. */
     public static final WriteConcern DEFAULT_WRITE_CONCERN = Connection.DEFAULT_WRITE_CONCERN;
 
     private String connectionString;
@@ -403,9 +405,8 @@ public final class MongoChatStore implements ChatStore {
     }
 
     /**
-     * Changes the driver's settings after the connection string and the timeouts above are
-     * applied, for anything else (TLS, credentials, pool size, command listeners). Called once
-     * per {@link #build()}.
+     * Changes the driver's settings after the connection string and the timeouts above, for
+     * anything else (TLS, credentials, pool size, command listeners). Once per {@link #build()}.
      */
     public Builder clientSettings(Consumer<MongoClientSettings.Builder> settings) {
       this.settings = Objects.requireNonNull(settings, "settings");

@@ -7,6 +7,11 @@ public record Keys(String prefix) {
     return prefix + "drone:" + droneId;
   }
 
+  /** A chat's claim: the id of the turn that runs in it, with a time to live. */
+  public String chat(String sessionId) {
+    return prefix + "chat:" + sessionId;
+  }
+
   /** The counter every lease's fencing number comes from. */
   public String fence() {
     return prefix + "fence";

@@ -14,13 +14,19 @@ public final class Scripts {
       local f = redis.call('INCR', KEYS[2])
       redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. f, 'PX', ARGV[2])
       return f""";
-  /** KEYS: lease; ARGV: "node fence", ttl ms. 1 if still held and extended, else 0. */
+  /**
+   * KEYS: lease (or a chat's claim); ARGV: "node fence" (or the turn's id), ttl ms. 1 if still
+   * held and extended, else 0.
+   */
   public static final String RENEW = """
       if redis.call('GET', KEYS[1]) == ARGV[1] then
         return redis.call('PEXPIRE', KEYS[1], ARGV[2])
       end
       return 0""";
-  /** KEYS: lease; ARGV: "node fence". Deletes it only if still held. */
+  /**
+   * KEYS: lease (or a chat's claim); ARGV: "node fence" (or the turn's id). Deletes it only if
+   * still held.
+   */
   public static final String RELEASE = """
       if redis.call('GET', KEYS[1]) == ARGV[1] then
         return redis.call('DEL', KEYS[1])

@@ -45,19 +45,22 @@ public final class AgentFace {
   private final DroneRouter router;
   private final Ownership owned;
   private final TurnDispatcher dispatcher;
+  /** In a cluster: this node, whose prompts may go to a drone another node holds; else null. */
+  private final ClusterNode node;
   private final Map<Connection, Set<Following>> following = new ConcurrentHashMap<>();
 
   private record Following(String sessionId, AgentTurnEvents events) {}
 
   public AgentFace(ServerSettings settings, WatcherRooms rooms, LiveTurns turns,
-      DroneRouter router, ApprovalDesk approvals) {
+      DroneRouter router, ApprovalDesk approvals, ClusterNode node) {
     this.settings = settings;
     this.store = settings.store();
     this.rooms = rooms;
     this.router = router;
     this.owned = new Ownership(store);
+    this.node = node;
     this.dispatcher = new TurnDispatcher(settings, owned, router, turns,
-        new ProviderResolver(settings), approvals);
+        new ProviderResolver(settings), approvals, node);
   }
 
   /** A client of {@code userId} connected: it is greeted and may query. */
@@ -111,7 +114,10 @@ public final class AgentFace {
       rooms.observe(session.id(), events);
       String turnId;
       try {
-        turnId = dispatcher.submit(userId,
+        if (node != null) {
+          node.follow(session.id()); // a turn another node runs is relayed to this node's face
+        }
+        turnId = dispatcher.submitAnywhere(userId,
             new Payloads.SubmitPrompt(session.id(), q.prompt(), null));
       } catch (RuntimeException e) {
         rooms.unobserve(session.id(), events);

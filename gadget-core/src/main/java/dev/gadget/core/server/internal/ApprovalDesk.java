@@ -37,7 +37,6 @@ public final class ApprovalDesk {
   private final LiveTurns turns;
   private final Duration timeout;
   private final ApprovalPolicy defaultPolicy;
-  private final Map<String, Boolean> createTools = new ConcurrentHashMap<>();
   /** Per session: {tool, command prefix or null} approved for the rest of the session. */
   private final Map<String, List<String[]>> grants = new ConcurrentHashMap<>();
 
@@ -63,14 +62,9 @@ public final class ApprovalDesk {
     settings.store().setSessionApprovalPolicy(sessionId, policy.wireName());
   }
 
-  /** Whether the agent may write tools in {@code sessionId}; {@code null}: as its drone says. */
-  public Boolean createTools(String sessionId) {
-    return createTools.get(sessionId);
-  }
-
-  /** Sets whether the agent may write tools in {@code sessionId} (its next turns). */
+  /** Stores whether the agent may write tools in {@code sessionId} (its next turns, any node). */
   void setCreateTools(String sessionId, boolean allowed) {
-    createTools.put(sessionId, allowed);
+    settings.store().setSessionCreateTools(sessionId, allowed);
   }
 
   /** {@code approvalRequest} from drone {@code droneId}: answers at once or holds the call. */

@@ -45,6 +45,7 @@ public final class ClusterNode {
   private final DroneRouter router;
   private final Map<String, Cluster.Lease> leases = new ConcurrentHashMap<>();
   private final RemoteTurns remote;
+  private ChatClaims claims;
   private FeedRelay relay;
   private DroneNews news;
   private OrphanTurns orphans;
@@ -70,6 +71,7 @@ public final class ClusterNode {
       LiveTurns turns, WatcherRooms rooms, ServerTimer timer) {
     RemoteTurns remote = new RemoteTurns(cluster, rooms, turns, timer);
     ClusterNode node = new ClusterNode(settings, cluster, router, remote);
+    node.claims = new ChatClaims(cluster, turns);
     node.relay = new FeedRelay(cluster);
     node.orphans = new OrphanTurns(settings, cluster, turns, node.relay);
     rooms.relayTo(node.relay);
@@ -140,6 +142,7 @@ public final class ClusterNode {
     try {
       leases.put(drone.id, cluster.acquire(drone.id, LEASE_TTL));
       unleased.remove(drone.id);
+      claims.takeAdopted(); // the turn it runs, if this node just took it over
     } catch (ClusterException e) {
       if (unleased.put(drone.id, drone) == null) {
         log.warn("drone {} is served here but could not be leased yet: {}", drone.id,
@@ -161,9 +164,38 @@ public final class ClusterNode {
     }
   }
 
-  /** A turn this node runs is one another node stopped running: it is not relayed here. */
-  void adopted(String turnId) {
-    remote.adopted(turnId);
+  /**
+   * A seed-004 client of this node follows {@code sessionId}: the turns other nodes run in it
+   * are relayed here too (to {@link WatcherRooms#toObservers}).
+   */
+  void follow(String sessionId) {
+    try {
+      remote.follow(sessionId);
+    } catch (ClusterException e) {
+      throw new RequestException("the other server nodes cannot be reached now");
+    }
+  }
+
+  /**
+   * A turn this node runs is one another node stopped running: it is not relayed here, and its
+   * chat is claimed for it here.
+   */
+  void adopted(ChatTurn turn) {
+    remote.adopted(turn.id());
+    claims.adopted(turn.sessionId(), turn.id());
+  }
+
+  /**
+   * Claims the chat for a turn about to start on this node: false when a turn runs in it on
+   * any node (the claim is atomic across nodes, docs/CLUSTER.md).
+   */
+  boolean claimChat(String sessionId, String turnId) {
+    return claims.claim(sessionId, turnId);
+  }
+
+  /** The turn ended here, or will not start: its chat is free on every node. */
+  void releaseChat(ChatTurn turn) {
+    claims.release(turn.sessionId(), turn.id());
   }
 
   /**
@@ -198,6 +230,7 @@ public final class ClusterNode {
         unleased.remove(d.id, d);
       }
     }
+    claims.renewAll();
     remote.sweep();
   }
 
@@ -258,8 +291,9 @@ public final class ClusterNode {
   }
 
   /**
-   * Refuses a prompt while a turn of the session runs on any node: the store's last turn is
-   * running and a node holds its drone (a running turn whose drone no node holds is left).
+   * Refuses a prompt (or a deletion) while a turn of the session runs on any node: its chat is
+   * claimed. When the cluster cannot be reached, the store says: its last turn is running and a
+   * node holds its drone.
    */
   void checkIdle(String sessionId) {
     checkIdle(sessionId, "a turn is already running in this chat session");
@@ -267,6 +301,14 @@ public final class ClusterNode {
 
   /** As above, refusing with {@code refusal}. */
   void checkIdle(String sessionId, String refusal) {
+    try {
+      if (claims.holder(sessionId).isPresent()) {
+        throw new RequestException(refusal);
+      }
+      return;
+    } catch (ClusterException e) {
+      // away: the store's last turn says, as far as it can
+    }
     List<ChatTurn> stored = settings.store().listTurns(sessionId);
     ChatTurn last = stored.isEmpty() ? null : stored.get(stored.size() - 1);
     if (last != null && last.status() == dev.gadget.core.model.TurnStatus.PROCESSING

@@ -268,7 +268,7 @@ public final class DroneLink {
         .filter(t -> t.status() == TurnStatus.PROCESSING && drone.id.equals(t.droneId()))
         .ifPresent(t -> {
           resumption.adopt(t, "on a node that left the cluster");
-          node.adopted(t.id());
+          node.adopted(t);
         });
   }
 

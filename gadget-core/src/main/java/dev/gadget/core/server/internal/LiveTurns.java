@@ -57,13 +57,13 @@ public final class LiveTurns {
   private final Set<String> starting = ConcurrentHashMap.newKeySet();
   /** One monitor per chat session: guards its live turn, its room and the snapshot. */
   private final Map<String, SessionLock> sessionLocks = new ConcurrentHashMap<>();
+  /** In a cluster: the turns of other nodes and this node's presence; else null. */
+  private volatile RemoteTurns remote;
+  private volatile ClusterNode node;
   /**
    * The threads that write the live turns' blocks, so that the relay never waits for a disk.
    * Its queue holds at most one task per live turn ({@link TurnWrites} schedules one at a time).
    */
-  /** In a cluster: the turns of other nodes and this node's presence; else null. */
-  private volatile RemoteTurns remote;
-  private volatile ClusterNode node;
   private final ExecutorService writers = new ThreadPoolExecutor(WRITERS, WRITERS, 30,
       TimeUnit.SECONDS, new LinkedBlockingQueue<>(), TurnWrites::writerThread);
 
@@ -327,6 +327,10 @@ public final class LiveTurns {
         liveInSession.computeIfPresent(t.turn.sessionId(), (k, n) -> n == 1 ? null : n - 1);
       }
       turnsChanged(t.turn.sessionId());
+      ClusterNode n = node;
+      if (n != null) { // its chat is free on every node before any page hears of the end
+        n.releaseChat(t.turn);
+      }
       log.info("turn {} ended: {}{}", t.turn.id(), status.name().toLowerCase(),
           error == null ? "" : " (" + error + ")");
       settings.listener().onTurnEnded(t.turn, status, finalStats,

@@ -56,7 +56,8 @@ public final class PageRequests {
     this.owned = new Ownership(store);
     this.router = router;
     ProviderResolver resolver = new ProviderResolver(settings);
-    this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver, approvals);
+    this.dispatcher = new TurnDispatcher(settings, owned, router, turns, resolver, approvals,
+        node);
     this.approvals = approvals;
     this.providerRequests = new ProviderRequests(settings, owned, resolver);
     this.droneRequests = new DroneRequests(settings, owned, router, node);
@@ -65,23 +66,6 @@ public final class PageRequests {
     this.deletions = new Deletions(store, owned, router, turns, rooms);
     if (node != null) {
       node.answerWith(dispatcher, approvals);
-    }
-  }
-
-  /** A prompt: to a drone here, else (in a cluster) to the node that holds one of the user's. */
-  private String submit(String userId, Payloads.SubmitPrompt req) {
-    if (node == null) {
-      return dispatcher.submit(userId, req);
-    }
-    ChatSession session = owned.session(userId, req.sessionId());
-    node.checkIdle(session.id());
-    try {
-      return dispatcher.submit(userId, req);
-    } catch (RequestException e) {
-      if (!DroneRouter.noFreeDrone(e)) {
-        throw e;
-      }
-      return node.submitElsewhere(userId, session, req, e);
     }
   }
 
@@ -145,14 +129,14 @@ public final class PageRequests {
       reply(ack, new Payloads.SessionSnapshot(s.sessionId(), s.turns(), s.live(),
           new ApprovalPayloads.ApprovalPolicyReply(s.sessionId(),
               approvals.policy(session).wireName(), s.approvals().pending(),
-              approvals.createTools(s.sessionId()))));
+              session.createTools())));
     });
     handle(c, Protocol.UNWATCH_SESSION, Payloads.WatchSession.class, (req, ack) -> {
       rooms.leave(req.sessionId(), c);
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.SUBMIT_PROMPT, Payloads.SubmitPrompt.class, (req, ack) ->
-        reply(ack, new Payloads.SubmitReply(submit(userId, req), null)));
+        reply(ack, new Payloads.SubmitReply(dispatcher.submitAnywhere(userId, req), null)));
     handle(c, Protocol.CANCEL_TURN, Payloads.CancelTurn.class, (req, ack) -> {
       cancel(userId, req.turnId());
       reply(ack, Payloads.OkReply.success());
@@ -209,11 +193,13 @@ public final class PageRequests {
         policy = ApprovalPolicy.fromWireName(req.policy());
         approvals.setPolicy(session.id(), policy);
       }
+      Boolean createTools = session.createTools();
       if (req.createTools() != null) {
         approvals.setCreateTools(session.id(), req.createTools());
+        createTools = req.createTools();
       }
       reply(ack, new ApprovalPayloads.ApprovalPolicyReply(session.id(), policy.wireName(), null,
-          approvals.createTools(session.id())));
+          createTools));
     });
     changeRequests.register(c, userId);
     agentToolRequests.register(c, userId);

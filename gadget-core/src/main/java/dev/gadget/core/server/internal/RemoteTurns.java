@@ -96,8 +96,11 @@ final class RemoteTurns {
     return new Payloads.SessionSnapshot(sessionId, laid, live, snapshot.approvals());
   }
 
-  /** Follows the session's announcements while a page of this node watches it. */
-  private void follow(String sessionId) {
+  /**
+   * Follows the session's announcements (and so its turns other nodes run) while a page or a
+   * seed-004 client of this node watches it.
+   */
+  void follow(String sessionId) {
     sessions.computeIfAbsent(sessionId, s -> cluster.follow(FeedRelay.sessionFeed(s), -1,
         e -> announced(s, e)));
   }
@@ -154,6 +157,7 @@ final class RemoteTurns {
       List<JsonNode> args = args(e);
       if (args != null) {
         rooms.toRoom(r.sessionId, e.event(), args, null);
+        rooms.toObservers(r.sessionId, e.event(), args);
       }
       if (Protocol.WORK_ORDER_COMPLETE.equals(e.event())) {
         r.ended = true;

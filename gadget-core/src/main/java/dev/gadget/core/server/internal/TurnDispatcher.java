@@ -33,11 +33,14 @@ final class TurnDispatcher {
   private final LiveTurns turns;
   private final ProviderResolver providers;
   private final ApprovalDesk approvals;
+  /** In a cluster: claims each turn's chat on every node before its work order goes; else null. */
+  private final ClusterNode node;
 
   private final WorkOrders workOrders;
 
   TurnDispatcher(ServerSettings settings, Ownership owned, DroneRouter router, LiveTurns turns,
-      ProviderResolver providers, ApprovalDesk approvals) {
+      ProviderResolver providers, ApprovalDesk approvals, ClusterNode node) {
+    this.node = node;
     this.approvals = approvals;
     this.providers = providers;
     this.settings = settings;
@@ -49,7 +52,27 @@ final class TurnDispatcher {
   }
 
   /**
-   * Starts a turn for the prompt and sends its work order; returns the turn's id. The routing
+   * A prompt of a page or an {@code /agent} client: to a drone here, else (in a cluster) to the
+   * node that holds one of the user's (the session's workspace first), whose answer is this one.
+   */
+  String submitAnywhere(String userId, Payloads.SubmitPrompt req) {
+    if (node == null) {
+      return submit(userId, req);
+    }
+    ChatSession session = owned.session(userId, req.sessionId());
+    node.checkIdle(session.id());
+    try {
+      return submit(userId, req);
+    } catch (RequestException e) {
+      if (!DroneRouter.noFreeDrone(e)) {
+        throw e;
+      }
+      return node.submitElsewhere(userId, session, req, e);
+    }
+  }
+
+  /**
+   * Starts a turn for the prompt here and sends its work order; returns the turn's id. The routing
    * lock, which every prompt of every user takes, is held only to check the session, pick a
    * drone and reserve both: the store's reads and the turn's synced write (each may wait for the
    * disk) are made outside it, so prompts of other sessions do not queue behind them.
@@ -79,14 +102,18 @@ final class TurnDispatcher {
       drone.activeTurnId = turn.id();
       turns.reserve(session.id());
     }
+    if (node != null && !node.claimChat(session.id(), turn.id())) {
+      unreserve(drone, turn); // a turn of this chat runs on another node
+      throw new RequestException("a turn is already running in this chat session");
+    }
     WorkOrder order;
     try {
       order = workOrders.of(session, project, llm, history, turn, drone.workspaceId);
       store.createTurn(turn);
     } catch (RuntimeException e) {
-      synchronized (router.lock()) {
-        turns.unreserve(session.id());
-        drone.release(turn.id());
+      unreserve(drone, turn);
+      if (node != null) {
+        node.releaseChat(turn);
       }
       throw e;
     }
@@ -108,6 +135,14 @@ final class TurnDispatcher {
         new Payloads.ProcessWorkOrder(liveTurn.workOrder, 0, false),
         !Objects.equals(drone.workspaceId, session.workspaceId()));
     return liveTurn.turn.id();
+  }
+
+  /** The turn reserved on {@code drone} will not start. */
+  private void unreserve(ConnectedDrone drone, ChatTurn turn) {
+    synchronized (router.lock()) {
+      turns.unreserve(turn.sessionId());
+      drone.release(turn.id());
+    }
   }
 
   /**

@@ -1,6 +1,8 @@
 package dev.gadget.core.server.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gadget.core.GadgetJson;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
@@ -57,9 +59,9 @@ public final class WatcherRooms {
     this.relay = r;
   }
 
-  /** Whether a page of this node watches {@code sessionId}. */
+  /** Whether a page (or a seed-004 client) of this node watches {@code sessionId}. */
   boolean watched(String sessionId) {
-    return rooms.containsKey(sessionId);
+    return rooms.containsKey(sessionId) || observers.containsKey(sessionId);
   }
 
   /**
@@ -77,6 +79,35 @@ public final class WatcherRooms {
       }
     }
   }
+
+  /**
+   * Gives the in-process followers of {@code sessionId} an event another node relayed, as the
+   * typed payload {@link #toWatchers} gives them (the events seed 004's face reads; others are
+   * not decoded).
+   */
+  void toObservers(String sessionId, String event, List<JsonNode> args) {
+    Set<BiConsumer<String, Object>> following = observers.get(sessionId);
+    Class<?> type = RELAYED_TYPES.get(event);
+    if (following == null || type == null || args.isEmpty()) {
+      return;
+    }
+    Object payload;
+    try {
+      payload = GadgetJson.mapper().treeToValue(args.get(0), type);
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      return; // not one of ours: pages got it as it came
+    }
+    for (BiConsumer<String, Object> o : following) {
+      o.accept(event, payload);
+    }
+  }
+
+  /** The events {@link #toObservers} decodes, with their payloads' types. */
+  private static final Map<String, Class<?>> RELAYED_TYPES = Map.of(
+      Protocol.RESPONSE, Payloads.TextEvent.class,
+      Protocol.TOOL_STARTED, Payloads.ToolStarted.class,
+      Protocol.TOOL_CALL, Payloads.ToolCallEvent.class,
+      Protocol.WORK_ORDER_COMPLETE, Payloads.WorkOrderComplete.class);
 
   /** A page of {@code userId} connected. */
   public void pageConnected(Connection page, String userId) {

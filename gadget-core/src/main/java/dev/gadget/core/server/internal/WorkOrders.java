@@ -38,7 +38,7 @@ final class WorkOrders {
         new WorkOrder.SessionRef(session.id(), session.name(), HistoryBound.of(
             SessionContext.of(history, authors()), HistoryBound.MAX_CHARS)),
         new WorkOrder.TurnRef(turn.id(), turn.mode(), turn.prompt()), workspaceId,
-        approvals.policy(session).wireName(), approvals.createTools(session.id()),
+        approvals.policy(session).wireName(), session.createTools(),
         session.toolDeferral());
   }
 

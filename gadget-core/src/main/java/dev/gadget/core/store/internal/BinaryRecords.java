@@ -12,8 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 /**
- * Users, projects and chat sessions in binary, as a snapshot's index keeps them (version 2 of
- * {@link IndexFile}): read without Jackson, so opening a store with tens of thousands of chats
+ * Users, projects and chat sessions in binary, as a snapshot's index keeps them (version 2 and 3
+ * of {@link IndexFile}): read without Jackson, so opening a store with tens of thousands of chats
  * does not decode as many JSON records.
  *
  * <pre>
@@ -21,7 +21,8 @@ import java.time.Instant;
  * project: id:str userId:str name:str slug:str gitUrl:str createdAt:instant
  * session: id:str userId:str projectId:str name:str workspaceId:str? createdAt:instant
  *          providerId:str? modelId:str? sampling:(flags:byte [temperature:double] [topP:double]
- *          [topK:int]) approvalPolicy:str? toolDeferral:str?
+ *          [topK:int]) approvalPolicy:str? toolDeferral:str? createTools:byte (version 3 on;
+ *          -1: null, 0: false, 1: true)
  * str: length:int (-1: null) then that many bytes of UTF-8; instant: seconds:long nanos:int
  * </pre>
  */
@@ -98,14 +99,16 @@ final class BinaryRecords {
     }
     string(out, s.approvalPolicy());
     string(out, s.toolDeferral());
+    out.writeByte(s.createTools() == null ? -1 : s.createTools() ? 1 : 0);
   }
 
   /**
-   * Reads a session written by {@link #write}.
+   * Reads a session written by {@link #write}; {@code withCreateTools} false for one of an index
+   * before version 3 (it has none: as the drone is set).
    *
    * @throws IOException if it is not one (a required field missing, a length out of bounds)
    */
-  static ChatSession readSession(ByteBuffer in) throws IOException {
+  static ChatSession readSession(ByteBuffer in, boolean withCreateTools) throws IOException {
     String id = string(in);
     String userId = string(in);
     String projectId = string(in);
@@ -121,9 +124,14 @@ final class BinaryRecords {
         (flags & TOP_K) != 0 ? in.getInt() : null);
     String approvalPolicy = string(in);
     String toolDeferral = string(in);
+    int createTools = withCreateTools ? in.get() : -1;
+    if (createTools < -1 || createTools > 1) {
+      throw new IOException("it holds a chat session whose createTools is " + createTools);
+    }
     try {
       return new ChatSession(id, userId, projectId, name, workspaceId, createdAt, providerId,
-          modelId, sampling, approvalPolicy, toolDeferral);
+          modelId, sampling, approvalPolicy, toolDeferral,
+          createTools < 0 ? null : createTools == 1);
     } catch (RuntimeException e) {
       throw new IOException("it holds a chat session that is not whole (" + e.getMessage() + ")");
     }

@@ -47,6 +47,7 @@ import java.util.Objects;
       name = "setSessionApprovalPolicy"),
   @JsonSubTypes.Type(value = Change.SetSessionToolDeferral.class,
       name = "setSessionToolDeferral"),
+  @JsonSubTypes.Type(value = Change.SetSessionCreateTools.class, name = "setSessionCreateTools"),
   @JsonSubTypes.Type(value = Change.AddUsage.class, name = "addUsage"),
   @JsonSubTypes.Type(value = Change.RenameSession.class, name = "renameSession"),
   @JsonSubTypes.Type(value = Change.RenameProject.class, name = "renameProject"),
@@ -293,6 +294,18 @@ public sealed interface Change {
     @Override
     public void applyTo(IndexedState state) {
       state.putSession(state.session(sessionId).withApprovalPolicy(approvalPolicy));
+    }
+  }
+
+  /** Sets whether a session's next turns may write tools ({@code null}: as the drone is set). */
+  record SetSessionCreateTools(String sessionId, Boolean createTools) implements Change {
+    public SetSessionCreateTools {
+      Objects.requireNonNull(sessionId, "sessionId");
+    }
+
+    @Override
+    public void applyTo(IndexedState state) {
+      state.putSession(state.session(sessionId).withCreateTools(createTools));
     }
   }
 

@@ -28,8 +28,8 @@ import java.util.zip.CheckedOutputStream;
  *
  * <pre>
  * "GADGETIX" version:int
- * (version 2) users:int, per user; projects:int, per project; sessions:int, per session
- *   (each as {@link BinaryRecords} writes it)
+ * (version 2 and later) users:int, per user; projects:int, per project; sessions:int, per
+ *   session (each as {@link BinaryRecords} writes it; from version 3 with its createTools)
  * chats:int
  *   per chat: sessionId:UTF turns:int
  *     per turn (in seq order): id:UTF seq:long journal:int offset:long length:int
@@ -41,7 +41,7 @@ import java.util.zip.CheckedOutputStream;
  */
 final class IndexFile {
   private static final byte[] MAGIC = "GADGETIX".getBytes(StandardCharsets.US_ASCII);
-  private static final int VERSION = 2;
+  private static final int VERSION = 3;
 
   private IndexFile() {}
 
@@ -142,7 +142,8 @@ final class IndexFile {
       }
       List<User> users = list(in, version > 1, BinaryRecords::readUser);
       List<Project> projects = list(in, version > 1, BinaryRecords::readProject);
-      List<ChatSession> list = list(in, version > 1, BinaryRecords::readSession);
+      List<ChatSession> list = list(in, version > 1,
+          b -> BinaryRecords.readSession(b, version > 2));
       int sessions = in.getInt();
       List<Chat> chats = new ArrayList<>(sessions);
       for (int s = 0; s < sessions; s++) {

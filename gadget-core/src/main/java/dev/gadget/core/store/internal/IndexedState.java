@@ -194,17 +194,13 @@ public final class IndexedState {
   }
 
   public Change checkSetSessionWorkspace(String sessionId, String workspaceId) {
-    if (sessionId == null || !sessions.containsKey(sessionId)) {
-      throw notFound("chat session " + sessionId);
-    }
+    requireSession(sessionId);
     return new Change.SetSessionWorkspace(sessionId, workspaceId);
   }
 
   public Change checkRenameSession(String sessionId, String name) {
     Objects.requireNonNull(name, "name");
-    if (sessionId == null || !sessions.containsKey(sessionId)) {
-      throw notFound("chat session " + sessionId);
-    }
+    requireSession(sessionId);
     return new Change.RenameSession(sessionId, name);
   }
 
@@ -243,30 +239,33 @@ public final class IndexedState {
   }
 
   public Change checkSetSessionModel(String sessionId, String providerId, String modelId) {
-    if (sessionId == null || !sessions.containsKey(sessionId)) {
-      throw notFound("chat session " + sessionId);
-    }
+    requireSession(sessionId);
     return new Change.SetSessionModel(sessionId, providerId, modelId);
   }
 
   public Change checkSetSessionSampling(String sessionId, Sampling sampling) {
-    if (sessionId == null || !sessions.containsKey(sessionId)) {
-      throw notFound("chat session " + sessionId);
-    }
+    requireSession(sessionId);
     return new Change.SetSessionSampling(sessionId, Sampling.orNull(sampling));
   }
 
   public Change checkSetSessionApprovalPolicy(String sessionId, String approvalPolicy) {
-    if (sessionId == null || !sessions.containsKey(sessionId)) {
-      throw notFound("chat session " + sessionId);
-    }
+    requireSession(sessionId);
     return new Change.SetSessionApprovalPolicy(sessionId, approvalPolicy);
   }
 
-  public Change checkSetSessionToolDeferral(String sessionId, String toolDeferral) {
+  public Change checkSetSessionCreateTools(String sessionId, Boolean createTools) {
+    requireSession(sessionId);
+    return new Change.SetSessionCreateTools(sessionId, createTools);
+  }
+
+  private void requireSession(String sessionId) {
     if (sessionId == null || !sessions.containsKey(sessionId)) {
       throw notFound("chat session " + sessionId);
     }
+  }
+
+  public Change checkSetSessionToolDeferral(String sessionId, String toolDeferral) {
+    requireSession(sessionId);
     return new Change.SetSessionToolDeferral(sessionId, toolDeferral);
   }
 

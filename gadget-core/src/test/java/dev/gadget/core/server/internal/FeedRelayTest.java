@@ -199,6 +199,26 @@ class FeedRelayTest {
     }
 
     @Override
+    public boolean claimChat(String sessionId, String turnId, Duration ttl) {
+      return node.claimChat(sessionId, turnId, ttl);
+    }
+
+    @Override
+    public boolean renewChat(String sessionId, String turnId, Duration ttl) {
+      return node.renewChat(sessionId, turnId, ttl);
+    }
+
+    @Override
+    public void releaseChat(String sessionId, String turnId) {
+      node.releaseChat(sessionId, turnId);
+    }
+
+    @Override
+    public java.util.Optional<String> chatClaim(String sessionId) {
+      return node.chatClaim(sessionId);
+    }
+
+    @Override
     public Optional<Lease> locate(String droneId) {
       return node.locate(droneId);
     }

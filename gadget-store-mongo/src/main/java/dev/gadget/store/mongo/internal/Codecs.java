@@ -106,6 +106,7 @@ public final class Codecs {
     putIfPresent(d, "sampling", ProviderCodecs.sampling(s.sampling()));
     putIfPresent(d, "approvalPolicy", s.approvalPolicy());
     putIfPresent(d, "toolDeferral", s.toolDeferral());
+    putIfPresent(d, "createTools", s.createTools());
     return putInstant(d, "createdAt", s.createdAt());
   }
 
@@ -114,7 +115,8 @@ public final class Codecs {
         string(x, "_id"), string(x, "userId"), string(x, "projectId"), string(x, "name"),
         optString(x, "workspaceId"), instant(x, "createdAt"), optString(x, "providerId"),
         optString(x, "modelId"), ProviderCodecs.sampling(x.get("sampling")),
-        optString(x, "approvalPolicy"), optString(x, "toolDeferral")));
+        optString(x, "approvalPolicy"), optString(x, "toolDeferral"),
+        x.get("createTools") instanceof Boolean b ? b : null));
   }
 
   public static Document drone(DroneRegistration r) {

@@ -60,9 +60,16 @@ public final class Sessions {
 
   /** Sets the session's {@code approvalPolicy}, or removes it for {@code null}. */
   public void setSessionApprovalPolicy(String sessionId, String approvalPolicy) {
-    ops.updateExisting("setSessionApprovalPolicy", sessions, "chat session " + sessionId,
-        sessionId, approvalPolicy == null
-            ? Updates.unset("approvalPolicy")
-            : Updates.set("approvalPolicy", approvalPolicy));
+    setField("setSessionApprovalPolicy", sessionId, "approvalPolicy", approvalPolicy);
+  }
+
+  /** Sets the session's {@code createTools}, or removes it for {@code null}. */
+  public void setSessionCreateTools(String sessionId, Boolean createTools) {
+    setField("setSessionCreateTools", sessionId, "createTools", createTools);
+  }
+
+  private void setField(String op, String sessionId, String field, Object value) {
+    ops.updateExisting(op, sessions, "chat session " + sessionId, sessionId,
+        value == null ? Updates.unset(field) : Updates.set(field, value));
   }
 }

@@ -1,0 +1,84 @@
+package dev.gadget.core.server;
+
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.cluster.redis.RedisCluster;
+import dev.gadget.cluster.redis.TestRedis;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.server.RuntimeFixture.Page;
+import dev.gadget.core.server.RuntimeFixture.Person;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.InMemoryTransport;
+import dev.gadget.core.transport.TransportClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the in-JVM tests of servers on a real redis-server share: {@code n} servers on one store,
+ * each with its own transport and its own {@link RedisCluster} node, raw drones of ada (one
+ * workspace per node) that take every work order, and pages.
+ */
+abstract class RedisNodesTestBase extends RuntimeTestBase {
+  TestRedis redis;
+  final List<InMemoryTransport> transports = new ArrayList<>();
+  final BlockingQueue<String> orders = new LinkedBlockingQueue<>();
+  Person ada;
+
+  void start(int nodes) throws Exception {
+    fx = new RuntimeFixture(tmp);
+    redis = new TestRedis();
+    fx.closeables.add(redis::close);
+    for (int i = 0; i < nodes; i++) {
+      InMemoryTransport t = new InMemoryTransport();
+      transports.add(t);
+      RedisCluster cluster = RedisCluster.builder().uri(redis.uri()).nodeId("n" + i).build();
+      fx.closeables.add(cluster);
+      GadgetServer s = GadgetServer.builder().store(fx.store).transport(t.server())
+          .provider(RuntimeFixture.PROVIDER).cluster(cluster)
+          .droneGracePeriod(Duration.ofSeconds(5)).ackTimeout(Duration.ofSeconds(5)).build();
+      s.start();
+      fx.closeables.add(s);
+    }
+    ada = fx.person("ada");
+  }
+
+  /** A raw drone of ada on node {@code node}, in a workspace of its own. */
+  Connection drone(int node) {
+    TransportClient raw = transports.get(node).client();
+    fx.closeables.add(raw);
+    ObjectNode auth = GadgetJson.mapper().createObjectNode().put("token", ada.droneToken())
+        .put("workspaceId", "ws-" + node).put("hostname", "h" + node)
+        .put("workspaceDir", "/nowhere");
+    Connection c = raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
+        new TransportClient.ClientListener() {});
+    c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+      orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
+      ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+    });
+    return c;
+  }
+
+  Page page(int node) throws InterruptedException {
+    Page p = new Page(transports.get(node).client(), ada.pageToken());
+    fx.closeables.add(p);
+    return p.connected();
+  }
+
+  static void end(Connection drone, String turn) throws Exception {
+    drone.emitWithAck(Protocol.WORK_ORDER_COMPLETE, Protocol.args(new Payloads.WorkOrderComplete(
+            turn, 0, TurnStatus.FINISHED, TurnStats.EMPTY, null, "done")), RuntimeFixture.WAIT)
+        .get(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  long connectedDrones() {
+    return fx.store.listDrones(ada.user().id()).size();
+  }
+}
