@@ -45,6 +45,8 @@ class AgentFaceToolSearchTest {
         ScriptedLlmClient.reply().toolCall("github__create_issue",
             "{\"owner\":\"acme\",\"repo\":\"web\",\"title\":\"Broken\"}").build(),
         ScriptedLlmClient.reply().text("Filed.").build(),
+        ScriptedLlmClient.reply().toolCall("slack__slack_post_message", // not loaded: not run
+            "{\"channel_id\":\"C1\",\"text\":\"zebra\"}").build(),
         ScriptedLlmClient.reply().toolCall("search_tools",
             "{\"query\":\"zebra quokka\"}").build(),
         ScriptedLlmClient.reply().text("No such tool.").build(),
@@ -72,6 +74,7 @@ class AgentFaceToolSearchTest {
     assertThat(types).containsExactly(
         "searching", "tool_found", "tool_found", "tool_found", "tool_found", "tool_found",
         "executing", "execution_complete", "synthesizing_response", "complete",
+        "executing", "execution_skipped",
         "searching", "no_tool_found", "synthesizing_response", "complete",
         "searching", "tool_mismatch", "synthesizing_response", "complete");
     List<JsonNode> data = events.stream().filter(e -> e.get("event").asText()
@@ -83,8 +86,11 @@ class AgentFaceToolSearchTest {
         .isLessThanOrEqualTo(data.get(1).get("similarity").asDouble() + 1e-9);
     assertThat(data.get(6).get("tool_name").asText()).isEqualTo("github__create_issue");
     assertThat(data.get(7).get("result").asText()).isEqualTo("ran github__create_issue");
-    assertThat(data.get(11).get("query").asText()).isEqualTo("zebra quokka");
-    JsonNode mismatch = data.get(15);
+    assertThat(data.get(10).get("tool_name").asText()).isEqualTo("slack__slack_post_message");
+    assertThat(data.get(11).get("reason").asText())
+        .startsWith("Error: slack__slack_post_message did not run: it was not loaded yet");
+    assertThat(data.get(12).get("query").asText()).isEqualTo("zebra quokka");
+    JsonNode mismatch = data.get(17);
     assertThat(mismatch.get("similarity").asDouble()).isLessThan(0.3);
     assertThat(mismatch.get("reason").asText()).startsWith("the best covers ")
         .endsWith("of its words, under 30%");

@@ -31,6 +31,11 @@ import java.util.Set;
  * {@link #matchThreshold} (0.3 by default) is a mismatch.
  */
 public final class ToolDeferral {
+  /**
+   * What the answer to a call of a deferred tool the model had not loaded says after the tool's
+   * name ({@code "Error: NAME did not run: …"}): the tool did not run; its definition follows.
+   */
+  public static final String NOT_LOADED = " did not run: ";
   /** The default share of the context budget tool definitions may take before deferral. */
   public static final double DEFAULT_SHARE = 0.10;
   /** How many tools a search returns by default. */

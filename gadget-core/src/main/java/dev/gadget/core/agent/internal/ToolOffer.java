@@ -154,14 +154,14 @@ final class ToolOffer {
     ToolDefinition def = catalog.get(name).orElseThrow();
     String note = load(name);
     if (note != null && !note.equals("already loaded")) {
-      return ToolResult.error(name + " did not run: it is not loaded, and " + note);
+      return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it is not loaded, and " + note);
     }
     ObjectNode json = GadgetJson.mapper().createObjectNode();
     json.put("name", def.name());
     json.put("description", def.description());
     json.set("parameters", def.parameters());
-    return ToolResult.error(name + " did not run: it was not loaded yet. It is loaded now; "
-        + "call it again with arguments that fit its definition:\n" + json);
+    return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it was not loaded yet. It is loaded "
+        + "now; call it again with arguments that fit its definition:\n" + json);
   }
 
   /** Loads {@code name}; a note when it could not be or was already, else {@code null}. */

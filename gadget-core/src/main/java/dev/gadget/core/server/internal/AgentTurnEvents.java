@@ -1,6 +1,7 @@
 package dev.gadget.core.server.internal;
 
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.catalog.ToolMatch;
 import dev.gadget.core.agent.catalog.ToolSearch;
 import dev.gadget.core.agent.skills.ActivateSkillTool;
@@ -139,10 +140,19 @@ final class AgentTurnEvents implements BiConsumer<String, Object> {
     }
   }
 
+  /** Whether {@code call} was answered without running: denied, or not loaded yet. */
+  private static boolean didNotRun(ToolCall call) {
+    String response = call.response() == null ? "" : call.response();
+    return call.failed() && (call.approval() != null
+        && call.approval().decision() == dev.gadget.core.model.ToolApproval.Decision.DENIED
+        || response.startsWith("Error: " + call.name() + ToolDeferral.NOT_LOADED));
+  }
+
   /** A tool's result outside a plan step: {@code execution_*}. */
   private void toldAlone(ToolCall call) {
-    if (!started.contains(call.callId())) {
-      // told without a start: a call a drone's crash interrupted, not run again
+    if (!started.contains(call.callId()) || didNotRun(call)) {
+      // told without a start (a call a drone's crash interrupted, not run again), denied, or a
+      // deferred tool called before it was loaded (answered with its definition)
       agentEvent("execution_skipped", map("reason", call.response()));
     } else if (call.failed()) {
       agentEvent("execution_failed", AgentSynthesis.withSteps(map("error", call.response()),

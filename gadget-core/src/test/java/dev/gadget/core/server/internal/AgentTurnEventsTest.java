@@ -89,4 +89,20 @@ class AgentTurnEventsTest {
             + "\"upper\",\"success\":true,\"exit_code\":0,\"duration_ms\":4},{\"tool_name\":"
             + "\"count\",\"success\":false}]}}"); // a step that did not finish: no code
   }
+
+  @Test
+  void aDeniedCallIsToldSkippedAfterItsStart() {
+    AgentTurnEvents events = turn();
+    events.accept(Protocol.TOOL_STARTED, new Payloads.ToolStarted("t1", 1, "c1", "run_command",
+        "{}"));
+    events.accept(Protocol.TOOL_CALL, new Payloads.ToolCallEvent("t1", 2, new ToolCall("c1",
+        "run_command", "{}", "Error: denied: not now. It did not run.", true, 0L,
+        new dev.gadget.core.model.ToolApproval(
+            dev.gadget.core.model.ToolApproval.Decision.DENIED, null, "ada", "not now"),
+        List.of())));
+    assertThat(told).containsExactly(
+        "agent_event {\"event_type\":\"executing\",\"data\":{\"tool_name\":\"run_command\"}}",
+        "agent_event {\"event_type\":\"execution_skipped\",\"data\":{\"reason\":\"Error: "
+            + "denied: not now. It did not run.\"}}");
+  }
 }
