@@ -100,7 +100,7 @@ class AcpCommandTest {
         List.of("--sandbox-hide", project.resolve("nowhere").toString()), "gadget acp: "
             + "--sandbox-hide: " + project.resolve("nowhere") + " is not a directory");
     bad.forEach((options, said) -> {
-      CommandsTest.Out o = new CommandsTest.Out();
+      CommandsFixture.Out o = new CommandsFixture.Out();
       List<String> argv = new ArrayList<>(List.of("acp", "--llm", "scripted"));
       argv.addAll(options);
       assertThat(Main.run(argv, o.console(Map.of()), false)).as(options.toString())

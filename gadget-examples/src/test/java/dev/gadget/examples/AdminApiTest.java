@@ -1,9 +1,9 @@
 package dev.gadget.examples;
 
-import static dev.gadget.examples.CommandsTest.find;
+import static dev.gadget.examples.CommandsFixture.find;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gadget.examples.CommandsTest.Out;
+import dev.gadget.examples.CommandsFixture.Out;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -35,8 +35,8 @@ class ClusterFeaturesProcessTest extends ClusterProcessFixture {
     Path ws = tmp.resolve("ws");
     Path project = ws.resolve("greeter");
     drone(ws, ports); // on A, the first it knows
-    CrashSuiteTest.Page onB = page(ports[1]);
-    CrashSuiteTest.Page onC = page(ports[2]);
+    CrashPage onB = page(ports[1]);
+    CrashPage onC = page(ports[2]);
     List<JsonNode> asked = new CopyOnWriteArrayList<>();
     onC.connection.on(Protocol.APPROVAL_PENDING, (args, ack) -> asked.add(args.get(0)));
     String sessionId = session.id();
@@ -89,13 +89,13 @@ class ClusterFeaturesProcessTest extends ClusterProcessFixture {
     assertThat(store.findSession(sessionId)).as("the chat B could not delete").isPresent();
   }
 
-  private CrashSuiteTest.Page page(int port) {
-    CrashSuiteTest.Page p = new CrashSuiteTest.Page(port, ada.pageToken(), session.id());
+  private CrashPage page(int port) {
+    CrashPage p = new CrashPage(port, ada.pageToken(), session.id());
     closeables.add(p.client);
     return p;
   }
 
-  private String submit(CrashSuiteTest.Page page, String prompt) {
+  private String submit(CrashPage page, String prompt) {
     JsonNode r = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session.id(),
         "prompt", prompt));
     assertThat(r.path("turnId").asText()).as(r.toString()).isNotEmpty();

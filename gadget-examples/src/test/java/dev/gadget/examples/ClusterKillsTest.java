@@ -1,7 +1,7 @@
 package dev.gadget.examples;
 
-import static dev.gadget.examples.CrashSuiteTest.read;
-import static dev.gadget.examples.CrashSuiteTest.tail;
+import static dev.gadget.examples.GadgetProcesses.read;
+import static dev.gadget.examples.GadgetProcesses.tail;
 import static dev.gadget.examples.PageFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,11 +68,11 @@ class ClusterKillsTest extends ClusterProcessFixture {
       int promptNode = (holder + 1) % 3;
       List<JsonNode> page = stockPage(ports[pageNode], ada.pageToken(), session.id());
       List<Process> pageProcesses = new ArrayList<>(List.of(processes.get(processes.size() - 1)));
-      CrashSuiteTest.Page asker = new CrashSuiteTest.Page(ports[promptNode], ada.pageToken(),
+      CrashPage asker = new CrashPage(ports[promptNode], ada.pageToken(),
           session.id());
       String turnId = submit(asker, n);
       Phase phase = Phase.values()[random.nextInt(3)];
-      int at = 2 + random.nextInt(CrashSuiteTest.TOKENS - 4);
+      int at = 2 + random.nextInt(ScriptLlm.TOKENS - 4);
       int turn = n;
       switch (phase) {
         case FIRST_ROUND -> await("turn " + n + " streaming", () -> llm.written(turn, 1) >= at);
@@ -130,7 +130,7 @@ class ClusterKillsTest extends ClusterProcessFixture {
         lost++;
       }
       doubled += twice[0];
-      repeated += CrashSuiteTest.repeats(t);
+      repeated += StoredTurns.repeats(t);
       if (Files.readAllLines(project.resolve("runs-" + n + ".log")).size() != 1) {
         ranTwice++;
       }
@@ -174,7 +174,7 @@ class ClusterKillsTest extends ClusterProcessFixture {
   }
 
   /** Submits turn {@code n}'s prompt, again while the drone moves to another node. */
-  private String submit(CrashSuiteTest.Page page, int n) {
+  private String submit(CrashPage page, int n) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       JsonNode reply = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session.id(),

@@ -1,8 +1,8 @@
 package dev.gadget.examples;
 
-import static dev.gadget.examples.CrashSuiteTest.java;
-import static dev.gadget.examples.CrashSuiteTest.read;
-import static dev.gadget.examples.CrashSuiteTest.tail;
+import static dev.gadget.examples.GadgetProcesses.java;
+import static dev.gadget.examples.GadgetProcesses.read;
+import static dev.gadget.examples.GadgetProcesses.tail;
 import static dev.gadget.examples.PageFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,7 +50,7 @@ abstract class ClusterProcessFixture {
   protected final List<Process> processes = new ArrayList<>();
   protected final List<AutoCloseable> closeables = new ArrayList<>();
   private final String secretKey = Base64.getEncoder().encodeToString(new byte[32]);
-  protected CrashSuiteTest.ScriptLlm llm;
+  protected ScriptLlm llm;
   protected TestRedis redis;
   protected String mongoUri;
   protected ChatStore store;
@@ -235,7 +235,7 @@ abstract class ClusterProcessFixture {
     List<String> out = new ArrayList<>();
     for (TurnBlock b : t.blocks()) {
       out.add(b instanceof TurnBlock.Tool tool ? "tool:" + tool.content().callId()
-          : b instanceof TurnBlock.Diff ? "diff" : CrashSuiteTest.ServerKill.text(b));
+          : b instanceof TurnBlock.Diff ? "diff" : StoredTurns.text(b));
     }
     return out;
   }
@@ -244,7 +244,7 @@ abstract class ClusterProcessFixture {
   protected void seed() throws Exception {
     redis = new TestRedis();
     closeables.add(redis);
-    llm = new CrashSuiteTest.ScriptLlm(tmp);
+    llm = new ScriptLlm(tmp);
     closeables.add(llm);
     int mongoPort = freePort();
     start("mongo", java().command(List.of(Path.of(System.getProperty("java.home"), "bin",

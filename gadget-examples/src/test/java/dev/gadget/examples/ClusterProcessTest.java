@@ -1,8 +1,8 @@
 package dev.gadget.examples;
 
-import static dev.gadget.examples.CrashSuiteTest.java;
-import static dev.gadget.examples.CrashSuiteTest.read;
-import static dev.gadget.examples.CrashSuiteTest.tail;
+import static dev.gadget.examples.GadgetProcesses.java;
+import static dev.gadget.examples.GadgetProcesses.read;
+import static dev.gadget.examples.GadgetProcesses.tail;
 import static dev.gadget.examples.PageFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,7 +57,7 @@ class ClusterProcessTest extends ClusterProcessFixture {
     Path ws = tmp.resolve("ws");
     drone(ws, ports);
     List<JsonNode> onB = stockPage(ports[1], ada.pageToken(), session.id());
-    CrashSuiteTest.Page onC = new CrashSuiteTest.Page(ports[2], ada.pageToken(), session.id());
+    CrashPage onC = new CrashPage(ports[2], ada.pageToken(), session.id());
     closeables.add(onC.client);
 
     // one turn, prompted on C, run on A, watched on B and C
@@ -101,7 +101,7 @@ class ClusterProcessTest extends ClusterProcessFixture {
       assertThat(shown.get(i)).as("block %d the page showed before the kill", i)
           .startsWith(seenBefore.get(i));
     }
-    assertThat(CrashSuiteTest.repeats(survived)).as("repeated model output").isZero();
+    assertThat(StoredTurns.repeats(survived)).as("repeated model output").isZero();
     assertThat(onC.finishedBlocks(second)).isNotEmpty().allMatch(b -> b.storedIn(survived));
     assertThat(Files.readAllLines(ws.resolve("greeter").resolve("runs-1.log")))
         .as("the turn's command runs").hasSize(1);
@@ -141,7 +141,7 @@ class ClusterProcessTest extends ClusterProcessFixture {
     String fourth = onC.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session.id(),
         "prompt", "turn-3")).path("turnId").asText();
     await("the fourth turn streaming", () -> llm.written(3, 1) >= 6);
-    String sawOnC = CrashSuiteTest.Page.openTokens(onC.events(fourth)).stream()
+    String sawOnC = CrashPage.openTokens(onC.events(fourth)).stream()
         .map(o -> (String) o[1]).reduce("", String::concat);
     c.destroyForcibly();
     onC.client.close();

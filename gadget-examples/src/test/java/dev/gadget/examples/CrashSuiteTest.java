@@ -1,12 +1,13 @@
 package dev.gadget.examples;
 
+import static dev.gadget.examples.GadgetProcesses.java;
+import static dev.gadget.examples.GadgetProcesses.read;
+import static dev.gadget.examples.GadgetProcesses.tail;
 import static dev.gadget.examples.PageFixture.await;
+import static dev.gadget.examples.StoredTurns.repeats;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import dev.gadget.core.GadgetJson;
 import dev.gadget.core.Ids;
 import dev.gadget.core.model.ChatSession;
 import dev.gadget.core.model.ChatTurn;
@@ -14,18 +15,13 @@ import dev.gadget.core.model.Project;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.protocol.Protocol;
-import dev.gadget.core.transport.Connection;
-import dev.gadget.core.transport.TransportClient;
-import dev.gadget.transport.ws.WebSocketTransportClient;
+import dev.gadget.examples.CrashPage.Block;
+import dev.gadget.examples.CrashPage.Event;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -35,14 +31,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,8 +51,6 @@ class CrashSuiteTest {
   static final int DRONE_KILLS = Integer.getInteger("gadget.crash.droneKills", 30);
   static final int SERVER_KILLS = Integer.getInteger("gadget.crash.serverKills", 15);
   static final int CLEAN_TURNS = 3;
-  static final int TOKENS = 16;
-  static final long TOKEN_MS = 30;
 
   enum Phase { STREAMING, COMMAND, AFTER_TOOL, END }
 
@@ -76,16 +64,16 @@ class CrashSuiteTest {
   int socketPort;
   Process server;
   Process drone;
-  Page page;
+  CrashPage page;
   int starts;
   Path droneLog;
   Path serverLog;
   final List<Process> processes = new ArrayList<>();
-  final List<Page> pages = new ArrayList<>();
+  final List<CrashPage> pages = new ArrayList<>();
 
   @AfterEach
   void stopAll() throws Exception {
-    for (Page p : pages) {
+    for (CrashPage p : pages) {
       p.client.close();
     }
     for (Process p : processes) {
@@ -117,7 +105,7 @@ class CrashSuiteTest {
     Path ws = tmp.resolve("ws");
     startServer(data);
     startDrone(ws, ada);
-    page = new Page(socketPort, ada.pageToken(), session.id());
+    page = new CrashPage(socketPort, ada.pageToken(), session.id());
     pages.add(page);
 
     List<Plan> plans = new ArrayList<>();
@@ -149,7 +137,7 @@ class CrashSuiteTest {
       String turnId = submit(n);
       turnIds.put(n, turnId);
       int turn = n;
-      int at = 2 + random.nextInt(TOKENS - 4);
+      int at = 2 + random.nextInt(ScriptLlm.TOKENS - 4);
       try {
         switch (plan.phase()) {
           case STREAMING -> await("turn " + n + " streaming", () -> llm.written(turn, 1) >= at);
@@ -182,7 +170,7 @@ class CrashSuiteTest {
         serverKills.add(k);
         page.client.close();
         startServer(data);
-        page = new Page(socketPort, ada.pageToken(), session.id());
+        page = new CrashPage(socketPort, ada.pageToken(), session.id());
         pages.add(page);
       } else {
         await("turn " + n + " to end", () -> page.ended(turnId));
@@ -207,7 +195,7 @@ class CrashSuiteTest {
         Map.of("sessionId", session.id(), "prompt", "in user mode?"));
     boolean userModeKept = "every drone's workspace is in user mode"
         .equals(refused.path("error").asText());
-    Page last = new Page(socketPort, ada.pageToken(), session.id());
+    CrashPage last = new CrashPage(socketPort, ada.pageToken(), session.id());
     pages.add(last);
 
     server.destroy();
@@ -228,7 +216,7 @@ class CrashSuiteTest {
           continue;
         }
         repeated += repeats(t);
-        for (Page p : pages) {
+        for (CrashPage p : pages) {
           List<Block> seen = p.finishedBlocks(t.id());
           finishedBlocks += seen.size();
           for (Block b : seen) {
@@ -256,8 +244,8 @@ class CrashSuiteTest {
           System.out.println("  server kill lost " + lost[0] + " chars of turn " + t.id() + " ("
               + k.plan() + "): stored " + t.blocks().stream().map(b -> b.seq() + ":"
               + b.mode() + (b instanceof TurnBlock.Thinking || b instanceof TurnBlock.Responding
-                  ? "=" + ServerKill.text(b) : ""))
-                  .toList() + "; the page saw " + Page.openTokens(k.events()).stream()
+                  ? "=" + StoredTurns.text(b) : ""))
+                  .toList() + "; the page saw " + CrashPage.openTokens(k.events()).stream()
                   .map(o -> o[0] + ":" + o[1]).toList());
           try (java.util.stream.Stream<Path> logs = Files.list(tmp)) {
             for (Path f : logs.filter(f -> f.getFileName().toString().matches(
@@ -295,23 +283,6 @@ class CrashSuiteTest {
     assertThat(serverInterrupted).as("turns a server kill kept from finishing").isEmpty();
     assertThat(lostChars).as("characters a page saw that the store lacks, per server kill")
         .allMatch(n -> n == 0);
-  }
-
-  /** Tokens of the model's rounds (t12r1.003) that a stored turn holds twice, outside
-   *  superseded blocks: 1 if any, else 0. */
-  static int repeats(ChatTurn t) {
-    Set<String> seen = new HashSet<>();
-    for (TurnBlock b : t.blocks()) {
-      if (b.isSuperseded() || !(b instanceof TurnBlock.Responding r)) {
-        continue;
-      }
-      for (String token : r.content().split("\\s+")) {
-        if (!token.isEmpty() && !seen.add(token)) {
-          return 1;
-        }
-      }
-    }
-    return 0;
   }
 
   private static Path project(Path ws) {
@@ -362,15 +333,6 @@ class CrashSuiteTest {
     throw new IOException("no two free ports in a row");
   }
 
-  static ProcessBuilder java(String... args) {
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xshare:auto",
-        "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        Main.class.getName()));
-    cmd.addAll(List.of(args));
-    return new ProcessBuilder(cmd).redirectErrorStream(true);
-  }
-
   private void startServer(Path data) throws IOException {
     Path log = tmp.resolve("server-" + (++starts) + ".log");
     serverLog = log;
@@ -402,47 +364,17 @@ class CrashSuiteTest {
     return log;
   }
 
-  static String tail(Path log) {
-    String all = read(log);
-    return all.substring(Math.max(0, all.length() - 3000));
-  }
-
-  static String read(Path log) {
-    try {
-      return Files.readString(log, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    }
-  }
-
-  /** An event a page received, with when. */
-  record Event(String name, JsonNode payload, long at) {}
-
-  /** A finished block as a page assembled it: its position, mode and text (or call id). */
-  record Block(int seq, String mode, String content) {
-    boolean storedIn(ChatTurn t) {
-      if (seq >= t.blocks().size()) {
-        return false;
-      }
-      TurnBlock b = t.blocks().get(seq);
-      return b.seq() == seq && b.mode().equals(mode) && content.equals(
-          b instanceof TurnBlock.Tool tool ? tool.content().callId()
-              : b instanceof TurnBlock.Thinking th ? th.content()
-              : ((TurnBlock.Responding) b).content());
-    }
-  }
-
   /** What a page had seen of a turn when its server was killed. */
-  record ServerKill(String turnId, List<Event> events, long at, Plan plan) {
+  record ServerKill(String turnId, List<CrashPage.Event> events, long at, Plan plan) {
     /** Characters of the last open block the store lacks, and how long ago the first arrived. */
     long[] lost(ChatTurn t) {
-      List<Object[]> open = Page.openTokens(events);
+      List<Object[]> open = CrashPage.openTokens(events);
       if (open.isEmpty()) {
         return new long[] {0, 0};
       }
       int seq = (int) open.get(0)[0];
       String stored = seq < t.blocks().size() && !(t.blocks().get(seq) instanceof TurnBlock.Tool)
-          ? text(t.blocks().get(seq)) : "";
+          ? StoredTurns.text(t.blocks().get(seq)) : "";
       int have = 0;
       for (Object[] tok : open) {
         String data = (String) tok[1];
@@ -455,231 +387,6 @@ class CrashSuiteTest {
             TimeUnit.NANOSECONDS.toMillis(at - (long) tok[2])};
       }
       return new long[] {0, 0};
-    }
-
-    static String text(TurnBlock b) {
-      return b instanceof TurnBlock.Thinking th ? th.content()
-          : ((TurnBlock.Responding) b).content();
-    }
-  }
-
-  /** A page: watches the session and records what it is sent. */
-  static final class Page {
-    final WebSocketTransportClient client;
-    final Connection connection;
-    final String sessionId;
-    final List<Event> events = new CopyOnWriteArrayList<>();
-    final JsonNode snapshot;
-
-    Page(int socketPort, String token, String sessionId) {
-      this.sessionId = sessionId;
-      client = WebSocketTransportClient.builder()
-          .uri(java.net.URI.create("http://127.0.0.1:" + socketPort)).reconnection(false).build();
-      connection = client.connect(Protocol.PAGE_NAMESPACE,
-          () -> GadgetJson.mapper().createObjectNode().put("token", token),
-          new TransportClient.ClientListener() {});
-      for (String e : List.of(Protocol.TURN_STARTED, Protocol.THINKING, Protocol.RESPONSE,
-          Protocol.TOOL_CALL, Protocol.WORK_ORDER_COMPLETE, Protocol.BLOCKS_SUPERSEDED)) {
-        connection.on(e, (args, ack) -> events.add(new Event(e, args.get(0), System.nanoTime())));
-      }
-      snapshot = request(Protocol.WATCH_SESSION, Map.of("sessionId", sessionId));
-    }
-
-    JsonNode request(String event, Map<String, ?> payload) {
-      try {
-        return connection.emitWithAck(event, Protocol.args(payload), Duration.ofSeconds(10))
-            .get(10, TimeUnit.SECONDS).get(0);
-      } catch (Exception e) {
-        throw new AssertionError(event + " failed", e);
-      }
-    }
-
-    Map<String, String> snapshotStatuses() {
-      Map<String, String> out = new HashMap<>();
-      for (JsonNode t : snapshot.path("turns")) {
-        out.put(t.get("_id").asText(), t.get("status").asText());
-      }
-      return out;
-    }
-
-    List<Event> events(String turnId) {
-      List<Event> out = new ArrayList<>();
-      for (Event e : events) {
-        JsonNode id = e.name().equals(Protocol.TURN_STARTED)
-            ? e.payload().path("turn").path("_id") : e.payload().path("turnId");
-        if (turnId.equals(id.asText())) {
-          out.add(e);
-        }
-      }
-      return out;
-    }
-
-    boolean has(String turnId, String name) {
-      return events(turnId).stream().anyMatch(e -> e.name().equals(name));
-    }
-
-    boolean ended(String turnId) {
-      return has(turnId, Protocol.WORK_ORDER_COMPLETE);
-    }
-
-    /** The blocks this page saw finished, if it watched the turn from its start. */
-    List<Block> finishedBlocks(String turnId) {
-      List<Event> es = events(turnId);
-      List<Block> out = new ArrayList<>();
-      if (es.isEmpty() || !es.get(0).name().equals(Protocol.TURN_STARTED)) {
-        return out;
-      }
-      String mode = null;
-      StringBuilder text = new StringBuilder();
-      for (Event e : es) {
-        String m = e.name().equals(Protocol.THINKING) ? "thinking"
-            : e.name().equals(Protocol.RESPONSE) ? "responding" : null;
-        if (m != null && m.equals(mode)) {
-          text.append(e.payload().get("data").asText());
-          continue;
-        }
-        if (mode != null && !e.name().equals(Protocol.TURN_STARTED)) {
-          out.add(new Block(out.size(), mode, text.toString()));
-          mode = null;
-          text.setLength(0);
-        }
-        if (m != null) {
-          mode = m;
-          text.append(e.payload().get("data").asText());
-        } else if (e.name().equals(Protocol.TOOL_CALL)) {
-          out.add(new Block(out.size(), "tool", e.payload().get("call").get("callId").asText()));
-        }
-      }
-      return out;
-    }
-
-    /** The tokens of the block still open at the end of {@code events}: {seq, data, at}. */
-    static List<Object[]> openTokens(List<Event> events) {
-      List<Object[]> open = new ArrayList<>();
-      String mode = null;
-      int closed = 0;
-      for (Event e : events) {
-        if (e.name().equals(Protocol.TURN_STARTED)) {
-          continue;
-        }
-        String m = e.name().equals(Protocol.THINKING) ? "thinking"
-            : e.name().equals(Protocol.RESPONSE) ? "responding" : null;
-        if (m != null && m.equals(mode)) {
-          open.add(new Object[] {closed, e.payload().get("data").asText(), e.at()});
-          continue;
-        }
-        if (mode != null) {
-          closed++;
-          mode = null;
-          open.clear();
-        }
-        if (m != null) {
-          mode = m;
-          open.add(new Object[] {closed, e.payload().get("data").asText(), e.at()});
-        } else if (e.name().equals(Protocol.TOOL_CALL)) {
-          closed++;
-        }
-      }
-      return open;
-    }
-  }
-
-  /**
-   * An OpenAI-compatible server whose replies depend on the conversation: a turn's first round
-   * streams {@link #TOKENS} numbered tokens and asks for a command; after the tool's result the
-   * second round streams as many and stops. Each token comes {@link #TOKEN_MS} after the last.
-   */
-  static final class ScriptLlm implements AutoCloseable {
-    private static final Pattern TURN = Pattern.compile("turn-(\\d+)");
-    final HttpServer http;
-    final Path dir;
-    final Map<String, AtomicIntegerArray> progress = new ConcurrentHashMap<>();
-    /** Turns whose command runs for 60 s: a drone is killed while it runs. */
-    final Set<Integer> longCommands = ConcurrentHashMap.newKeySet();
-
-    ScriptLlm(Path dir) throws IOException {
-      this.dir = dir;
-      http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
-      http.setExecutor(Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "crash-suite-llm");
-        t.setDaemon(true);
-        return t;
-      }));
-      http.createContext("/", this::handle);
-      http.start();
-    }
-
-    String v1() {
-      return "http://127.0.0.1:" + http.getAddress().getPort() + "/v1";
-    }
-
-    int written(int turn, int round) {
-      return progress.getOrDefault(turn + "/" + round, new AtomicIntegerArray(2)).get(0);
-    }
-
-    boolean done(int turn, int round) {
-      return progress.getOrDefault(turn + "/" + round, new AtomicIntegerArray(2)).get(1) == 1;
-    }
-
-    private void handle(HttpExchange ex) throws IOException {
-      if (ex.getRequestMethod().equals("GET")) { // no model list (the context window's)
-        ex.sendResponseHeaders(404, -1);
-        ex.close();
-        return;
-      }
-      JsonNode body = GadgetJson.mapper().readTree(ex.getRequestBody());
-      JsonNode messages = body.path("messages");
-      int turn = -1;
-      for (JsonNode m : messages) {
-        Matcher matcher = TURN.matcher(m.path("content").asText(""));
-        if (m.path("role").asText().equals("user") && matcher.find()) {
-          turn = Integer.parseInt(matcher.group(1));
-        }
-      }
-      String lastRole = messages.get(messages.size() - 1).path("role").asText();
-      int round = lastRole.equals("tool") ? 2 : 1;
-      AtomicIntegerArray p = new AtomicIntegerArray(2);
-      progress.put(turn + "/" + round, p);
-      ex.getResponseHeaders().add("Content-Type", "text/event-stream");
-      ex.sendResponseHeaders(200, 0);
-      try (OutputStream out = ex.getResponseBody()) {
-        for (int i = 0; i < TOKENS; i++) {
-          String token = String.format("t%dr%d.%03d ", turn, round, i);
-          write(out, "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + token
-              + "\"},\"finish_reason\":null}]}");
-          p.incrementAndGet(0);
-          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(TOKEN_MS)); // the stream's pace
-        }
-        if (round == 1) {
-          String command = "echo run >> runs-" + turn + ".log; echo $$ > cmd-" + turn
-              + ".pid; sleep " + (longCommands.contains(turn) ? "60" : "0.6");
-          String args = GadgetJson.mapper().createObjectNode().put("command", command)
-              .toString();
-          write(out, "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
-              + "\"id\":\"call_" + turn + "\",\"type\":\"function\",\"function\":{\"name\":"
-              + "\"run_command\",\"arguments\":"
-              + GadgetJson.mapper().getNodeFactory().textNode(args) + "}}]},"
-              + "\"finish_reason\":null}]}");
-          write(out, "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}");
-        } else {
-          write(out, "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}");
-        }
-        out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
-        out.flush();
-        p.set(1, 1);
-      } catch (IOException e) {
-        // the drone went away mid-stream
-      }
-    }
-
-    private static void write(OutputStream out, String json) throws IOException {
-      out.write(("data: " + json + "\n\n").getBytes(StandardCharsets.UTF_8));
-      out.flush();
-    }
-
-    @Override
-    public void close() {
-      http.stop(0);
     }
   }
 }

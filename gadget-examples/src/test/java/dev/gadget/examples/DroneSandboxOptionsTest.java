@@ -3,7 +3,7 @@ package dev.gadget.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gadget.core.agent.tools.SandboxPolicy;
-import dev.gadget.examples.CommandsTest.Out;
+import dev.gadget.examples.CommandsFixture.Out;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

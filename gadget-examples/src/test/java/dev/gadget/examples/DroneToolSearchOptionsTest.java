@@ -3,7 +3,7 @@ package dev.gadget.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gadget.core.agent.catalog.SemanticToolIndex;
-import dev.gadget.examples.CommandsTest.Out;
+import dev.gadget.examples.CommandsFixture.Out;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -51,7 +51,7 @@ class HAProxyTest extends ClusterProcessFixture {
 
     drone(tmp.resolve("ws"), lb);
     List<JsonNode> page = stockPage(lb, ada.pageToken(), session.id());
-    CrashSuiteTest.Page prompter = new CrashSuiteTest.Page(lb, ada.pageToken(), session.id());
+    CrashPage prompter = new CrashPage(lb, ada.pageToken(), session.id());
     closeables.add(prompter.client);
     String turnId = prompter.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session.id(),
         "prompt", "turn-0")).path("turnId").asText();

@@ -3,7 +3,6 @@ package dev.gadget.core.agent;
 import static dev.gadget.core.llm.ScriptedLlmClient.reply;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gadget.core.llm.LlmException;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmRequest;
 import dev.gadget.core.llm.ScriptedLlmClient;
@@ -14,39 +13,14 @@ import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.stream.BlockAggregator;
-import dev.gadget.core.stream.StreamChunk;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The loop driven by {@link ScriptedLlmClient} on a real git repository. */
-class AgentLoopTest {
-  private static final String GREETING =
-      "class Greeting {\n  String text() {\n    return \"Hello\";\n  }\n}\n";
-
-  @TempDir Path tmp;
-  TestRepo repo;
-
-  @BeforeEach
-  void setUp() throws Exception {
-    repo = TestRepo.create(tmp, "src/Greeting.java", GREETING, "README.md", "# Demo\n");
-  }
-
-  private AgentOutcome run(AgentLoop loop, AgentRequest request, AgentListener listener)
-      throws Exception {
-    return loop.start(request, listener).outcome().get(20, TimeUnit.SECONDS);
-  }
-
-  private AgentRequest request(String prompt) {
-    return AgentRequest.builder(repo.dir(), "test-model", prompt).projectName("Demo").build();
-  }
-
+class AgentLoopTest extends AgentLoopFixture {
   @Test
   void multiStepEditTaskEndsWithTheFilesOnDiskAndEveryEventInOrder() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(
@@ -196,184 +170,6 @@ class AgentLoopTest {
   }
 
   @Test
-  void aToolFailureGoesBackToTheModelAndTheTurnGoesOn() throws Exception {
-    ScriptedLlmClient llm = ScriptedLlmClient.of(
-        reply().toolCall("read_file", "{\"path\":\"src/Greeting.java\"}").build(),
-        reply().toolCall("edit_file", "{\"path\":\"src/Greeting.java\","
-            + "\"old_text\":\"return \\\"Goodbye\\\";\",\"new_text\":\"x\"}").build(),
-        reply().toolCall("no_such_tool", "{}").build(),
-        reply().toolCall("read_file", "{not json").build(),
-        reply().toolCall("read_file", "{\"path\":\"missing.txt\"}").build(),
-        reply().text("I could not do it.").build());
-    RecordingListener listener = new RecordingListener();
-
-    AgentOutcome outcome = run(AgentLoop.builder().llmClient(llm).build(),
-        request("Edit it"), listener);
-
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
-    assertThat(repo.read("src/Greeting.java")).isEqualTo(GREETING);
-    List<LlmMessage> last = llm.requests().get(5).messages();
-    List<String> results = last.stream().filter(m -> m.role() == Role.TOOL)
-        .map(LlmMessage::content).toList();
-    assertThat(results).hasSize(5);
-    assertThat(results.get(1)).startsWith("Error: old_text was not found in src/Greeting.java")
-        .contains("nothing was changed");
-    assertThat(results.get(2)).startsWith("Error: there is no tool named \"no_such_tool\"")
-        .contains("read_file, write_file");
-    assertThat(results.get(3))
-        .isEqualTo("Error: the arguments of read_file must be a JSON object; got: {not json");
-    assertThat(results.get(4)).isEqualTo("Error: missing.txt does not exist");
-    assertThat(listener.events).filteredOn(e -> e.startsWith("end "))
-        .containsExactly("end read_file ok", "end edit_file failed", "end no_such_tool failed",
-            "end read_file failed", "end read_file failed");
-  }
-
-  @Test
-  void theRoundTripLimitEndsTheTurnWithAClearMessage() throws Exception {
-    AtomicInteger n = new AtomicInteger();
-    ScriptedLlmClient llm = ScriptedLlmClient.builder()
-        .script(req -> reply().toolCall("run_command",
-            "{\"command\":\"echo " + n.incrementAndGet() + "\"}").build())
-        .build();
-    AgentLoop loop = AgentLoop.builder().llmClient(llm)
-        .limits(AgentLimits.DEFAULTS.withMaxRoundTrips(3)).build();
-    RecordingListener listener = new RecordingListener();
-
-    AgentOutcome outcome = run(loop, request("Loop forever"), listener);
-
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.LIMIT_HIT);
-    assertThat(outcome.status().toTurnStatus()).isEqualTo(TurnStatus.ERROR);
-    assertThat(outcome.message()).startsWith("Stopped: the model made 3 round trips")
-        .contains("the limit").contains("send another prompt");
-    assertThat(outcome.error()).isNull();
-    assertThat(outcome.stats().llmCalls()).isEqualTo(3);
-    assertThat(outcome.stats().toolCallCount()).isEqualTo(3);
-    assertThat(llm.requests()).hasSize(3);
-    assertThat(listener.events).last().isEqualTo("complete LIMIT_HIT");
-  }
-
-  @Test
-  void theSameToolCallAgainAndAgainEndsTheTurnWithoutRunningItAgain() throws Exception {
-    ScriptedLlmClient llm = ScriptedLlmClient.of(
-        reply().toolCall("glob", "{\"pattern\":\"**/*.java\",\"path\":\".\"}").build(),
-        reply().toolCall("glob", "{\"path\": \".\", \"pattern\": \"**/*.java\"}").build(),
-        reply().toolCall("glob", "{\"pattern\":\"**/*.java\",\"path\":\".\"}").build(),
-        reply().text("never reached").build());
-    AgentLoop loop = AgentLoop.builder().llmClient(llm).build();
-
-    AgentOutcome outcome = run(loop, request("Find java files"), new RecordingListener());
-
-    assertThat(AgentLimits.DEFAULTS.repeatedToolCallLimit()).isEqualTo(3);
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.LIMIT_HIT);
-    assertThat(outcome.message()).isEqualTo("Stopped: the model called glob with the same "
-        + "arguments 3 times in a row, which looks like a loop (limit: 3). The work so far is "
-        + "kept; send another prompt to go on.");
-    assertThat(outcome.stats().toolCallCount()).isEqualTo(2);
-    assertThat(llm.requests()).hasSize(3);
-    assertThat(llm.remaining()).isEqualTo(1);
-  }
-
-  @Test
-  void alternatingCallsAreNotALoop() throws Exception {
-    List<ScriptedLlmClient.Reply> replies = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      replies.add(reply().toolCall("list_dir", "{\"path\":\".\"}").build());
-      replies.add(reply().toolCall("read_file", "{\"path\":\"README.md\"}").build());
-    }
-    replies.add(reply().text("ok").build());
-    ScriptedLlmClient llm = ScriptedLlmClient.of(replies.toArray(ScriptedLlmClient.Reply[]::new));
-
-    AgentOutcome outcome = run(AgentLoop.builder().llmClient(llm).build(), request("look"),
-        new RecordingListener());
-
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
-    assertThat(outcome.stats().toolCallCount()).isEqualTo(6);
-  }
-
-  @Test
-  void limitsAreValidated() {
-    assertThat(AgentLimits.DEFAULTS).isEqualTo(new AgentLimits(50, 3, 32_000));
-    org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
-        .isThrownBy(() -> AgentLimits.DEFAULTS.withMaxRoundTrips(0));
-    org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
-        .isThrownBy(() -> AgentLimits.DEFAULTS.withRepeatedToolCallLimit(1));
-  }
-
-  @Test
-  void aFailedModelCallEndsTheTurnAsAnError() throws Exception {
-    ScriptedLlmClient llm = ScriptedLlmClient.of(
-        reply().text("partial answer").fail("the server fell over").build());
-    RecordingListener listener = new RecordingListener();
-
-    AgentOutcome outcome = run(AgentLoop.builder().llmClient(llm).build(), request("hi"),
-        listener);
-
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.ERROR);
-    assertThat(outcome.message()).isEqualTo("The model call failed: the server fell over");
-    assertThat(outcome.error()).isInstanceOf(LlmException.class);
-    assertThat(outcome.stats().llmCalls()).isEqualTo(1);
-    assertThat(outcome.stats().completionTokens()).isPositive(); // the partial reply's usage
-    assertThat(listener.responseText()).isEqualTo("partial answer");
-    assertThat(listener.events).last().isEqualTo("complete ERROR");
-  }
-
-  @Test
-  void aMissingProjectDirectoryIsAnErrorOutcome() throws Exception {
-    ScriptedLlmClient llm = ScriptedLlmClient.of(reply().text("x").build());
-    AgentRequest req = AgentRequest.builder(tmp.resolve("nope"), "m", "hi").build();
-
-    AgentOutcome outcome = run(AgentLoop.builder().llmClient(llm).build(), req,
-        new RecordingListener());
-
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.ERROR);
-    assertThat(outcome.message()).startsWith("The project directory cannot be used");
-    assertThat(llm.requests()).isEmpty();
-  }
-
-  @Test
-  void aThrowingListenerNeverBreaksTheLoop() throws Exception {
-    ScriptedLlmClient llm = ScriptedLlmClient.of(
-        reply().thinking("hm").toolCall("write_file",
-            "{\"path\":\"new.txt\",\"content\":\"x\"}").build(),
-        reply().text("done").build());
-    AtomicInteger calls = new AtomicInteger();
-    AgentListener throwing = new AgentListener() {
-      @Override
-      public void onIteration(int iteration) {
-        calls.incrementAndGet();
-        throw new IllegalStateException("boom");
-      }
-
-      @Override
-      public void onChunk(StreamChunk chunk) {
-        calls.incrementAndGet();
-        throw new IllegalStateException("boom");
-      }
-
-      @Override
-      public void onToolStart(ToolCall call) {
-        calls.incrementAndGet();
-        throw new IllegalStateException("boom");
-      }
-
-      @Override
-      public void onComplete(AgentOutcome outcome) {
-        calls.incrementAndGet();
-        throw new IllegalStateException("boom");
-      }
-    };
-
-    AgentOutcome outcome = run(AgentLoop.builder().llmClient(llm).build(), request("go"),
-        throwing);
-
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
-    assertThat(outcome.text()).isEqualTo("done");
-    assertThat(repo.read("new.txt")).isEqualTo("x");
-    // 2 iterations, thinking + toolCall + response chunks, 1 tool start, 1 completion
-    assertThat(calls.get()).isEqualTo(2 + 3 + 1 + 1);
-  }
-
-  @Test
   void theDefaultListenerAndACustomSystemPromptAndToolSetAreUsed() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(reply().text("hi").build());
     RecordingListener listener = new RecordingListener();
@@ -401,38 +197,6 @@ class AgentLoopTest {
                 new dev.gadget.core.agent.tools.ReadFileTool()))
             .build())
         .withMessageContaining("read_file");
-  }
-
-  @Test
-  void aRunCancelledBeforeItStartsEndsCancelledAtOnce() throws Exception {
-    List<Runnable> queued = new ArrayList<>();
-    ScriptedLlmClient llm = ScriptedLlmClient.of(reply().text("x").build());
-    AgentLoop loop = AgentLoop.builder().llmClient(llm).executor(queued::add).build();
-    RecordingListener listener = new RecordingListener();
-
-    AgentRun run = loop.start(request("hi"), listener);
-    run.cancel();
-    run.cancel();
-    AgentOutcome outcome = run.outcome().get(1, TimeUnit.SECONDS);
-    queued.forEach(Runnable::run);
-
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.CANCELLED);
-    assertThat(outcome.status().toTurnStatus()).isEqualTo(TurnStatus.CANCELLED);
-    assertThat(listener.events).containsExactly("complete CANCELLED");
-    assertThat(llm.requests()).isEmpty();
-  }
-
-  @Test
-  void aRejectedRunEndsAsAnError() throws Exception {
-    AgentLoop loop = AgentLoop.builder().llmClient(ScriptedLlmClient.of())
-        .executor(r -> {
-          throw new java.util.concurrent.RejectedExecutionException("full");
-        })
-        .build();
-    AgentOutcome outcome = loop.start(request("hi"), new RecordingListener())
-        .outcome().get(1, TimeUnit.SECONDS);
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.ERROR);
-    assertThat(outcome.message()).contains("executor refused");
   }
 
   @Test
