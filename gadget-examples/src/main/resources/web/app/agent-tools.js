@@ -1,4 +1,4 @@
-// The watched chat's skills and the tools the agent wrote itself (docs/AGENT.md, "Skills" and
+// The watched chat's skills and the tools the agent wrote itself (docs/SKILLS-AND-TOOLS.md, "Skills" and
 // "Synthesized tools"), asked of the drone of the chat's latest turn (listAgentTools): each tool
 // experimental (with its successful turns) or stable, Promote makes an experimental one stable,
 // Delete removes a tool or a project skill from the project (after a confirmation; the next

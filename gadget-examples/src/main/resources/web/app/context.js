@@ -1,4 +1,4 @@
-// How full a turn's context was, and the context compactions (AGENT.md, "Context budget and
+// How full a turn's context was, and the context compactions (CONTEXT.md, "Context budget and
 // compaction"): a compaction block is one folded line over what was summarized and the summary
 // (as plain text); a finished turn's footer gets a meter of its last request's context against
 // the budget.

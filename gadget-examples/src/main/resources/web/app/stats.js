@@ -56,7 +56,7 @@ export function statsParts(s, costNanos) {
   if (!s) return [];
   const parts = [];
   if (s.toolCallCount) parts.push(s.toolCallCount + ' tool call' + (s.toolCallCount === 1 ? '' : 's'));
-  // deferred tools (AGENT.md, "Many tools"): how many the last model call had, how many more
+  // deferred tools (TOOL-SEARCH.md, "Many tools"): how many the last model call had, how many more
   if (s.toolsDeferred) parts.push(s.toolsLoaded + ' tools loaded, ' + s.toolsDeferred + ' deferred');
   if (s.completionTokens) parts.push(s.completionTokens + ' tokens');
   const hit = cacheHitPercent(s);

@@ -1,4 +1,4 @@
-// A chat's own tool deferral (docs/AGENT.md, "Many tools: search and deferral"): one field beside
+// A chat's own tool deferral (docs/TOOL-SEARCH.md, "Many tools: search and deferral"): one field beside
 // its sampling saying when its turns offer the model only the always-loaded tools and
 // search_tools: auto (10% of the context budget), always, never or a share such as 20%; empty, as
 // the drone is set. The server checks it and answers nonsense in words.

@@ -80,13 +80,13 @@ final class DroneCommand implements Command {
         with a small context, or one that picks badly among many tools, --tool-search always; a
         model that does not search, --tool-search never with few MCP servers; searches that find
         the wrong tools, --embed-model. Each turn's footer on the page, and this drone's line
-        when the turn ends, say how many tools were loaded and how many deferred (docs/AGENT.md,
+        when the turn ends, say how many tools were loaded and how many deferred (docs/TOOL-SEARCH.md,
         "Many tools").
         Agent Skills (folders with a SKILL.md) in a project's .agents/skills or .claude/skills
         and in --user-skills are listed to the agent, which loads one with activate_skill and
-        runs its scripts in the sandbox (docs/AGENT.md, "Skills"). --create-tools lets the agent
+        runs its scripts in the sandbox (docs/SKILLS-AND-TOOLS.md, "Skills"). --create-tools lets the agent
         write itself tools, registered in the project's .agents/tools only when their tests pass
-        in the sandbox (docs/AGENT.md, "Synthesized tools").
+        in the sandbox (docs/SKILLS-AND-TOOLS.md, "Synthesized tools").
         """;
   }
 

@@ -301,7 +301,7 @@ public final class GadgetDrone implements AutoCloseable {
 
     /**
      * Folders of Agent Skills of the drone host's user (such as {@code ~/.agents/skills}), offered
-     * with the project's and readable by commands; default none (docs/AGENT.md, "Skills").
+     * with the project's and readable by commands; default none (docs/SKILLS-AND-TOOLS.md, "Skills").
      */
     public Builder userSkills(List<Path> folders) {
       this.userSkills = List.copyOf(folders);
@@ -310,7 +310,7 @@ public final class GadgetDrone implements AutoCloseable {
 
     /**
      * The drone host user's own library of tools ({@code create_tool}'s {@code scope: "user"}),
-     * offered in every project and readable by commands; default none (docs/AGENT.md).
+     * offered in every project and readable by commands; default none (docs/SKILLS-AND-TOOLS.md).
      */
     public Builder userTools(Path folder) {
       this.userTools = folder;
@@ -319,7 +319,7 @@ public final class GadgetDrone implements AutoCloseable {
 
     /**
      * Whether the agent may write itself tools with {@code create_tool}: default false, never
-     * under a read-only sandbox (docs/AGENT.md, "Synthesized tools").
+     * under a read-only sandbox (docs/SKILLS-AND-TOOLS.md, "Synthesized tools").
      */
     public Builder createTools(boolean allowed) {
       this.createTools = allowed;

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * One inner step of a composite synthesized tool's run: one of its components ran, as the drone
- * observed it (not as the tool reported it; see docs/AGENT.md, "Synthesized tools").
+ * observed it (not as the tool reported it; see docs/SKILLS-AND-TOOLS.md, "Synthesized tools").
  *
  * @param name the component's name (a synthesized tool of the project, at most
  *     {@value #MAX_NAME} characters)

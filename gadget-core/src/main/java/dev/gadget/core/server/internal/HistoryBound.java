@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * The most of a session's history a work order carries. The drone's compaction keeps a session's
- * context within about four budgets (docs/AGENT.md); a drone that does not compact (an SDK user's
+ * context within about four budgets (docs/CONTEXT.md); a drone that does not compact (an SDK user's
  * own, or one whose compactor fails) would otherwise make every work order carry the whole
  * session. Past {@link #MAX_CHARS}, the oldest earlier turns are left out whole (a tool result is
  * never parted from its call): the session's first prompt stays, then a note saying how many
