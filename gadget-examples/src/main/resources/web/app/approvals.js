@@ -1,4 +1,4 @@
-// Tool calls that wait for the user's approval (docs/PROTOCOL.md, "Approvals"): the chat's
+// Tool calls that wait for the user's approval (docs/PROTOCOL-APPROVALS.md, "Approvals"): the chat's
 // approval policy (a picker by the Send button), a card per waiting call with its tool, its
 // parameters (a command in full) and Approve / Approve for this chat / Deny (plain buttons:
 // Tab reaches them, Enter or Space presses them), and the line a tool block shows about who

@@ -1,4 +1,4 @@
-// A turn's diff block (docs/PROTOCOL.md, "The agent's changes"): the files it changed, each a
+// A turn's diff block (docs/PROTOCOL-CHANGES.md, "The agent's changes"): the files it changed, each a
 // collapsible section whose unified diff shows added lines green and removed lines red, and the
 // actions that apply: Undo (this turn's changes only), Commit (the chat's changes, on a branch)
 // and Push (that branch). All text goes in with textContent: file names and patches are as

@@ -17,7 +17,7 @@ import java.util.Objects;
 
 /**
  * The payloads of approvals: a tool call that waits for a person, the answer, the decision and a
- * session's policy (docs/PROTOCOL.md, "Approvals").
+ * session's policy (docs/PROTOCOL-APPROVALS.md, "Approvals").
  */
 public final class ApprovalPayloads {
   private ApprovalPayloads() {}

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The payloads of the agent's changes: a turn's diff, undo, commit and push (docs/PROTOCOL.md,
+ * The payloads of the agent's changes: a turn's diff, undo, commit and push (docs/PROTOCOL-CHANGES.md,
  * "The agent's changes").
  */
 public final class ChangePayloads {

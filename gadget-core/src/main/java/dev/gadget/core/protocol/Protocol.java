@@ -201,7 +201,7 @@ public final class Protocol {
    */
   public static final String TURN_STATS = "turnStats";
 
-  // approvals (docs/PROTOCOL.md, "Approvals")
+  // approvals (docs/PROTOCOL-APPROVALS.md, "Approvals")
   /**
    * Drone to server: a tool call waits for approval; sent again while undecided. Ack:
    * {@link ApprovalPayloads.ApprovalAck}.

@@ -294,7 +294,7 @@ public final class GadgetServer implements AutoCloseable {
 
     /**
      * The approval policy of a chat session until a page sets its own (default
-     * {@link ApprovalPolicy#NEVER}: tool calls run at once). See docs/PROTOCOL.md, "Approvals".
+     * {@link ApprovalPolicy#NEVER}: tool calls run at once). See docs/PROTOCOL-APPROVALS.md, "Approvals".
      */
     public Builder approvalPolicy(ApprovalPolicy policy) {
       this.approvalPolicy = Objects.requireNonNull(policy, "policy");
