@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Issue 32's benchmark (docs/BENCHMARKS.md, "Several nodes"): LiveBenchmark's load against 1, 2
+ * Issue 32's benchmark (docs/BENCHMARKS-CLUSTER.md, "Several nodes"): LiveBenchmark's load against 1, 2
  * and 3 Gadget server nodes on one real {@code redis-server}, each drone on one node and its
  * page on the next (so with 2 or 3 nodes every event crosses nodes, and every prompt is mailed
  * to the drone's node), against today's single node without Redis and against the same
