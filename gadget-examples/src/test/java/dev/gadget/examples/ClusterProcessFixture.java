@@ -21,8 +21,6 @@ import dev.gadget.store.mongo.MongoChatStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,9 +68,7 @@ abstract class ClusterProcessFixture {
   }
 
   protected static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return dev.gadget.core.TestPorts.free(); // not an ephemeral port another socket may take
   }
 
   protected Process start(String name, ProcessBuilder pb, String ready) throws IOException {

@@ -18,8 +18,6 @@ import dev.gadget.core.protocol.Protocol;
 import dev.gadget.examples.CrashPage.Block;
 import dev.gadget.examples.CrashPage.Event;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -318,19 +316,9 @@ class CrashSuiteTest {
   }
 
   private void pickPorts() throws IOException {
-    for (int attempt = 0; attempt < 50; attempt++) {
-      try (ServerSocket a = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        int p = a.getLocalPort();
-        try (ServerSocket b = new ServerSocket(p + 1, 1, InetAddress.getLoopbackAddress())) {
-          httpPort = p;
-          socketPort = p + 1;
-          return;
-        } catch (IOException busy) {
-          // try another pair
-        }
-      }
-    }
-    throw new IOException("no two free ports in a row");
+    // restarted on the same ports after each kill: not ephemeral ports another socket may take
+    httpPort = dev.gadget.core.TestPorts.free();
+    socketPort = dev.gadget.core.TestPorts.free();
   }
 
   private void startServer(Path data) throws IOException {

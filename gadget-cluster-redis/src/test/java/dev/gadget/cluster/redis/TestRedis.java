@@ -2,7 +2,6 @@ package dev.gadget.cluster.redis;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,9 +21,7 @@ public final class TestRedis implements AutoCloseable {
   private Process process;
 
   public TestRedis() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      this.port = s.getLocalPort();
-    }
+    this.port = dev.gadget.core.TestPorts.free();
     this.dir = Files.createTempDirectory("gadget-redis");
     start();
   }
