@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -60,20 +59,11 @@ class AgentFaceTest {
 
   private JsonNode client(String token, List<Map<String, Object>> queries, int lingerMs)
       throws Exception {
-    Map<String, Object> c = new LinkedHashMap<>();
-    c.put("url", fx.app.socketUri().resolve("/agent").toString());
-    c.put("token", token);
-    c.put("queries", queries);
-    c.put("timeoutMs", 30000);
-    c.put("lingerMs", lingerMs);
-    return BrowserHarness.run("seed004-client.js", c, Map.of()).get("log");
+    return Seed004Client.run(fx, token, queries, 30000, lingerMs);
   }
 
   private static Map<String, Object> query(String prompt, String sessionId) {
-    Map<String, Object> q = new LinkedHashMap<>();
-    q.put("prompt", prompt);
-    q.put("session_id", sessionId);
-    return q;
+    return Seed004Client.query(prompt, sessionId);
   }
 
   /** The log split at each query's end: what each query brought, after the greeting. */

@@ -10,7 +10,6 @@ import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -54,31 +53,23 @@ class AgentFaceToolSearchTest {
             "{\"query\":\"create a teleporter for the quantum flux capacitor\"}").build(),
         ScriptedLlmClient.reply().text("Nothing fits.").build()), false, true,
         b -> b.tools(tools).toolDeferral(ToolDeferral.DEFAULT));
-    Map<String, Object> c = new LinkedHashMap<>();
-    c.put("url", fx.app.socketUri().resolve("/agent").toString());
-    c.put("token", fx.user.pageToken());
-    c.put("queries", List.of(query("File a bug: the page is broken"), query("Feed the zebra"),
-        query("Build a teleporter")));
-    c.put("timeoutMs", 30000);
-    c.put("lingerMs", 0);
-    JsonNode log = BrowserHarness.run("seed004-client.js", c, Map.of()).get("log");
+    JsonNode log = Seed004Client.run(fx, fx.user.pageToken(), List.of(
+        query("File a bug: the page is broken"), query("Feed the zebra"),
+        query("Build a teleporter")), 30000, 0);
 
     assertThat(log.get(2).get("event").asText()).isEqualTo("tool_count");
     assertThat(log.get(2).get("payload").get("count").asInt())
         .isEqualTo(CodingTools.all().size() + 304); // the whole catalog, deferred tools too
 
-    List<JsonNode> events = new ArrayList<>();
-    log.forEach(events::add);
-    List<String> types = events.stream().filter(e -> e.get("event").asText()
-        .equals("agent_event")).map(e -> e.get("payload").get("event_type").asText()).toList();
+    List<JsonNode> events = Seed004Client.agentEvents(log);
+    List<String> types = events.stream().map(e -> e.get("event_type").asText()).toList();
     assertThat(types).containsExactly(
         "searching", "tool_found", "tool_found", "tool_found", "tool_found", "tool_found",
         "executing", "execution_complete", "synthesizing_response", "complete",
         "executing", "execution_skipped",
         "searching", "no_tool_found", "synthesizing_response", "complete",
         "searching", "tool_mismatch", "synthesizing_response", "complete");
-    List<JsonNode> data = events.stream().filter(e -> e.get("event").asText()
-        .equals("agent_event")).map(e -> e.get("payload").get("data")).toList();
+    List<JsonNode> data = events.stream().map(e -> e.get("data")).toList();
     assertThat(data.get(0).get("query").asText()).isEqualTo("open an issue on GitHub");
     assertThat(data.get(1).get("tool_name").asText()).isEqualTo("github__create_issue");
     assertThat(data.get(1).get("similarity").asDouble()).isBetween(0.3, 1.0);
@@ -99,9 +90,6 @@ class AgentFaceToolSearchTest {
   }
 
   private static Map<String, Object> query(String prompt) {
-    Map<String, Object> q = new LinkedHashMap<>();
-    q.put("prompt", prompt);
-    q.put("session_id", "search-session");
-    return q;
+    return Seed004Client.query(prompt, "search-session");
   }
 }

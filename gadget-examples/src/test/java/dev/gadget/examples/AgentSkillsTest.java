@@ -8,8 +8,6 @@ import dev.gadget.core.llm.ScriptedLlmClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -68,20 +66,10 @@ class AgentSkillsTest {
         + "description.\n");
     ProjectGit.commitAll(project, "skills");
 
-    Map<String, Object> c = new LinkedHashMap<>();
-    c.put("url", fx.app.socketUri().resolve("/agent").toString());
-    c.put("token", fx.user.pageToken());
-    c.put("queries", List.of(query("Check the greeter"), query("Say hello my way")));
-    c.put("timeoutMs", 30000);
-    c.put("lingerMs", 0);
-    JsonNode log = BrowserHarness.run("seed004-client.js", c, Map.of()).get("log");
+    JsonNode log = Seed004Client.run(fx, fx.user.pageToken(), List.of(query("Check the greeter"), query("Say hello my way")),
+        30000, 0);
 
-    List<JsonNode> events = new ArrayList<>();
-    log.forEach(e -> {
-      if (e.get("event").asText().equals("agent_event")) {
-        events.add(e.get("payload"));
-      }
-    });
+    List<JsonNode> events = Seed004Client.agentEvents(log);
     assertThat(events).extracting(e -> e.get("event_type").asText()).containsExactly(
         "executing", "execution_complete", "executing", "execution_complete",
         "synthesizing_response", "complete",
@@ -132,19 +120,9 @@ class AgentSkillsTest {
             .build(),
         ScriptedLlmClient.reply().text("Built again.").build());
     fx = new PageFixture(tmp, llm, false, true, b -> b.createTools(true));
-    Map<String, Object> c = new LinkedHashMap<>();
-    c.put("url", fx.app.socketUri().resolve("/agent").toString());
-    c.put("token", fx.user.pageToken());
-    c.put("queries", List.of(query("Build it"), query("Build it again")));
-    c.put("timeoutMs", 30000);
-    c.put("lingerMs", 0);
-    JsonNode log = BrowserHarness.run("seed004-client.js", c, Map.of()).get("log");
-    List<JsonNode> events = new ArrayList<>();
-    log.forEach(e -> {
-      if (e.get("event").asText().equals("agent_event")) {
-        events.add(e.get("payload"));
-      }
-    });
+    JsonNode log = Seed004Client.run(fx, fx.user.pageToken(), List.of(query("Build it"), query("Build it again")),
+        30000, 0);
+    List<JsonNode> events = Seed004Client.agentEvents(log);
 
     assertThat(events).extracting(e -> e.get("event_type").asText()).containsExactly(
         "executing", "execution_complete", "executing", "execution_complete",
@@ -168,9 +146,6 @@ class AgentSkillsTest {
   }
 
   private static Map<String, Object> query(String prompt) {
-    Map<String, Object> q = new LinkedHashMap<>();
-    q.put("prompt", prompt);
-    q.put("session_id", "skills");
-    return q;
+    return Seed004Client.query(prompt, "skills");
   }
 }

@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -74,17 +73,11 @@ class AgentToolSynthesisTest {
   }
 
   private JsonNode client(int queries) throws Exception {
-    Map<String, Object> c = new LinkedHashMap<>();
-    c.put("url", fx.app.socketUri().resolve("/agent").toString());
-    c.put("token", fx.user.pageToken());
     List<Map<String, Object>> qs = new ArrayList<>();
     for (int i = 0; i < queries; i++) {
-      qs.add(Map.of("prompt", "Count the words, " + (i + 1), "session_id", "synthesis"));
+      qs.add(Seed004Client.query("Count the words, " + (i + 1), "synthesis"));
     }
-    c.put("queries", qs);
-    c.put("timeoutMs", 60000);
-    c.put("lingerMs", 0);
-    return BrowserHarness.run("seed004-client.js", c, Map.of()).get("log");
+    return Seed004Client.run(fx, fx.user.pageToken(), qs, 60000, 0);
   }
 
   /** The agent events of {@code log}, per query (split at query_complete). */

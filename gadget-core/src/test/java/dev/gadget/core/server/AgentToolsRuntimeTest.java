@@ -1,19 +1,14 @@
 package dev.gadget.core.server;
 
-import static dev.gadget.core.server.RuntimeFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.protocol.Protocol;
-import dev.gadget.core.server.RuntimeFixture.Page;
-import dev.gadget.core.server.RuntimeFixture.Person;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -24,34 +19,7 @@ import org.junit.jupiter.api.Test;
  * experimental, {@code changeAgentTool} promotes it (its next run is not flagged) and deletes
  * a project skill and the tool (their folders and the registry entry go); refusals in words.
  */
-class AgentToolsRuntimeTest extends RuntimeTestBase {
-  Page page;
-  String session;
-
-  private GadgetDrone start(ScriptedLlmClient llm) throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    GadgetDrone drone = GadgetDrone.builder().transport(fx.transport.client())
-        .token(ada.droneToken()).workspaceDir(tmp.resolve("ws"))
-        .llmClients(p -> llm).tools(CodingTools.all()).createTools(true)
-        .userTools(tmp.resolve("lib"))
-        .heartbeatInterval(Duration.ofMillis(100)).build();
-    drone.start();
-    fx.closeables.add(drone);
-    page = fx.page(ada.pageToken()).connected();
-    session = fx.watchedSession(page);
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    return drone;
-  }
-
-  private void turn(GadgetDrone drone, String prompt) throws Exception {
-    String t = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session, "prompt",
-        prompt)).get("turnId").asText();
-    assertThat(page.completion(t).get("status").asText()).isEqualTo("finished");
-    await("drone free", () -> drone.activeTurnId().isEmpty());
-  }
-
+class AgentToolsRuntimeTest extends SynthesisRuntimeTestBase {
   private JsonNode change(String kind, String name, String action) throws Exception {
     return page.request(Protocol.CHANGE_AGENT_TOOL, Map.of("sessionId", session, "kind", kind,
         "name", name, "action", action));
@@ -65,7 +33,7 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
   @Test
   void aPageListsPromotesAndDeletesAChatsSkillsAndTools() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(
-        ScriptedLlmClient.reply().toolCall("create_tool", ToolSynthesisRuntimeTest.shoutTool())
+        ScriptedLlmClient.reply().toolCall("create_tool", shoutTool())
             .build(),
         ScriptedLlmClient.reply().text("Written.").build(),
         ScriptedLlmClient.reply().toolCall("shout", "{\"word\":\"hey\"}").build(),
@@ -75,7 +43,7 @@ class AgentToolsRuntimeTest extends RuntimeTestBase {
         + "\"Say it softly.\",\"parameters\":{\"type\":\"object\"},\"language\":\"sh\","
         + "\"tests\":[{\"arguments\":{},\"expect\":\"{}\"}]}");
     Files.writeString(whisper.resolve("run.sh"), "tr A-Z a-z\n");
-    GadgetDrone drone = start(llm);
+    GadgetDrone drone = start(llm, tmp.resolve("lib"));
     JsonNode none = page.request(Protocol.LIST_AGENT_TOOLS, Map.of("sessionId", session));
     assertThat(none.path("error").asText()).startsWith("no turn of this chat ran on a drone");
 

@@ -81,6 +81,15 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     return c;
   }
 
+  /** Once ada's drone is registered, {@code page} prompts; the drone gets the work order. */
+  private String promptedTurn(Page page, String session) throws Exception {
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = page.submit(session, "hello");
+    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    return turn;
+  }
+
   private Page page(int node) throws InterruptedException {
     Page p = new Page(transports.get(node).client(), ada.pageToken());
     fx.closeables.add(p);
@@ -189,10 +198,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     });
     Page onB = page(1);
     String session = fx.watchedSession(onB);
-    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    String turn = onB.submit(session, "hello");
-    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .isEqualTo(turn);
+    String turn = promptedTurn(onB, session);
     JsonNode refused = onB.request(Protocol.SUBMIT_PROMPT,
         Map.of("sessionId", session, "prompt", "again"));
     assertThat(refused.path("error").asText()).contains("already running");
@@ -216,10 +222,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     drone.on(Protocol.APPROVAL_DECIDED, (args, ack) -> decided.add(args.get(0)));
     Page onB = page(1);
     String session = fx.watchedSession(onB);
-    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    String turn = onB.submit(session, "hello");
-    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .isEqualTo(turn);
+    String turn = promptedTurn(onB, session);
     drone.emitWithAck(Protocol.APPROVAL_REQUEST, Protocol.args(
         new dev.gadget.core.protocol.ApprovalPayloads.ApprovalRequest(turn, "call-1",
             "run_command", "{}", "make test")), RuntimeFixture.WAIT);
@@ -354,10 +357,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     });
     Page onB = page(1);
     String session = fx.watchedSession(onB);
-    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    String turn = onB.submit(session, "hello");
-    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .isEqualTo(turn);
+    String turn = promptedTurn(onB, session);
     dev.gadget.core.model.TurnDiff diff = new dev.gadget.core.model.TurnDiff(List.of(
         new dev.gadget.core.model.TurnDiff.FileChange("a.txt", "added", false, 1, 0)),
         "+a\n", false, null, null);
@@ -387,10 +387,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     Connection drone = drone(0, null);
     Page onB = page(1);
     String session = fx.watchedSession(onB);
-    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    String turn = onB.submit(session, "hello");
-    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .isEqualTo(turn);
+    String turn = promptedTurn(onB, session);
     drone.emit(Protocol.RESPONSE, List.of(token(turn, 0, "t0 ")));
     await("the token on B", () -> seqs(onB, turn).size() == 1);
 
@@ -409,10 +406,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     Connection drone = drone(0, null);
     Page onB = page(1);
     String session = fx.watchedSession(onB);
-    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    String turn = onB.submit(session, "hello");
-    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .isEqualTo(turn);
+    String turn = promptedTurn(onB, session);
     List<ObjectNode> sent = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
       sent.add(token(turn, i, "t" + i + " "));

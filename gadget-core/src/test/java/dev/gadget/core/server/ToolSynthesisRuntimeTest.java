@@ -1,20 +1,13 @@
 package dev.gadget.core.server;
 
-import static dev.gadget.core.server.RuntimeFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gadget.core.GadgetJson;
-import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.drone.GadgetDrone;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.llm.ToolDefinition;
 import dev.gadget.core.protocol.Protocol;
-import dev.gadget.core.server.RuntimeFixture.Page;
-import dev.gadget.core.server.RuntimeFixture.Person;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -24,52 +17,14 @@ import org.junit.jupiter.api.Test;
  * chat's setting decides whether {@code create_tool} is offered where the drone allows it; a
  * registered tool is in the turn's diff, and undo from a page removes it.
  */
-class ToolSynthesisRuntimeTest extends RuntimeTestBase {
-  Page page;
-  String session;
-
-  private GadgetDrone start(ScriptedLlmClient llm) throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.server(b -> b);
-    Person ada = fx.person("ada");
-    GadgetDrone drone = GadgetDrone.builder().transport(fx.transport.client())
-        .token(ada.droneToken()).workspaceDir(tmp.resolve("ws"))
-        .llmClients(p -> llm).tools(CodingTools.all()).createTools(true)
-        .heartbeatInterval(Duration.ofMillis(100)).build();
-    drone.start();
-    fx.closeables.add(drone);
-    page = fx.page(ada.pageToken()).connected();
-    session = fx.watchedSession(page);
-    await("drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
-    return drone;
-  }
-
-  /** A create_tool call's arguments for a tool 'shout' with one passing test. */
-  static String shoutTool() {
-    ObjectNode a = GadgetJson.mapper().createObjectNode().put("name", "shout")
-        .put("description", "Say a word loudly.").put("language", "sh")
-        .put("code", "tr a-z A-Z");
-    a.putObject("parameters").put("type", "object");
-    a.withArray("tests").addObject().put("expect", "HI").putObject("arguments")
-        .put("word", "hi");
-    return a.toString();
-  }
-
-  private String turn(GadgetDrone drone, String prompt) throws Exception {
-    String t = page.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session, "prompt",
-        prompt)).get("turnId").asText();
-    assertThat(page.completion(t).get("status").asText()).isEqualTo("finished");
-    await("drone free", () -> drone.activeTurnId().isEmpty());
-    return t;
-  }
-
+class ToolSynthesisRuntimeTest extends SynthesisRuntimeTestBase {
   @Test
   void theChatSaysWhetherToolsAreWrittenAndUndoRemovesOne() throws Exception {
     ScriptedLlmClient llm = ScriptedLlmClient.of(
         ScriptedLlmClient.reply().text("No tools today.").build(),
         ScriptedLlmClient.reply().toolCall("create_tool", shoutTool()).build(),
         ScriptedLlmClient.reply().text("Written.").build());
-    GadgetDrone drone = start(llm);
+    GadgetDrone drone = start(llm, null);
     Map<String, Object> off = new HashMap<>(Map.of("sessionId", session, "createTools", false));
     JsonNode set = page.request(Protocol.APPROVAL_POLICY, off);
     assertThat(set.path("createTools").asBoolean(true)).as(set.toString()).isFalse();
