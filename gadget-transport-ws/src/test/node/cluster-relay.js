@@ -9,6 +9,7 @@
 const http = require('http');
 const crypto = require('crypto');
 const { Server } = require('socket.io');
+const { answerSessionRequests } = require('./relay-pages');
 const { createClient } = require('redis');
 const { createAdapter } = require('@socket.io/redis-streams-adapter');
 
@@ -35,17 +36,7 @@ async function main() {
 
   pages.on('connection', (page) => {
     const user = String(page.handshake.auth.user);
-    page.on('watchSession', (req, ack) => {
-      page.join(req.sessionId);
-      ack({ sessionId: req.sessionId, turns: [], live: [] });
-    });
-    page.on('unwatchSession', (req, ack) => {
-      page.leave(req.sessionId);
-      ack({ ok: true });
-    });
-    page.on('createSession', (req, ack) => {
-      ack({ session: { _id: crypto.randomUUID(), projectId: req.projectId, name: req.name } });
-    });
+    answerSessionRequests(page);
     page.on('submitPrompt', (req, ack) => {
       const turnId = req.sessionId + '|' + crypto.randomUUID();
       drones.to('user:' + user).emit('processWorkOrder', {

@@ -6,6 +6,7 @@
 const http = require('http');
 const crypto = require('crypto');
 const { Server } = require('socket.io');
+const { answerSessionRequests } = require('./relay-pages');
 
 const httpServer = http.createServer();
 const io = new Server(httpServer, { maxHttpBufferSize: 1e6 });
@@ -33,17 +34,7 @@ io.of('/drone').on('connection', (drone) => {
 
 pages.on('connection', (page) => {
   const user = String(page.handshake.auth.user);
-  page.on('watchSession', (req, ack) => {
-    page.join(req.sessionId);
-    ack({ sessionId: req.sessionId, turns: [], live: [] });
-  });
-  page.on('unwatchSession', (req, ack) => {
-    page.leave(req.sessionId);
-    ack({ ok: true });
-  });
-  page.on('createSession', (req, ack) => {
-    ack({ session: { _id: crypto.randomUUID(), projectId: req.projectId, name: req.name } });
-  });
+  answerSessionRequests(page);
   page.on('submitPrompt', (req, ack) => {
     const drone = dronesOf.get(user);
     if (!drone) return ack({ error: 'no drone' });
