@@ -2,20 +2,20 @@ package dev.gadget.core.agent.skills;
 
 import dev.gadget.core.agent.AgentRequest;
 import dev.gadget.core.agent.SystemPrompt;
+import dev.gadget.core.agent.internal.Subfolders;
 import dev.gadget.core.agent.tools.CommandSandbox;
 import dev.gadget.core.llm.ToolDefinition;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -83,19 +83,15 @@ public final class SkillCatalog {
           + "project");
       return;
     }
-    TreeMap<String, Path> folders = new TreeMap<>();
-    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root, Files::isDirectory)) {
-      for (Path d : dirs) {
-        if (!d.getFileName().toString().startsWith(".")) {
-          folders.put(d.getFileName().toString(), d);
-        }
-      }
+    Collection<Path> folders;
+    try {
+      folders = Subfolders.of(root);
     } catch (IOException e) {
       problems.accept("skills in " + rootShown + " cannot be listed: " + e.getMessage());
       return;
     }
     int read = 0;
-    for (Path d : folders.values()) {
+    for (Path d : folders) {
       Path file = d.resolve(SkillFile.NAME);
       if (!Files.isRegularFile(file)) {
         continue;

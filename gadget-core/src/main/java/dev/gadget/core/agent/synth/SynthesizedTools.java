@@ -2,17 +2,17 @@ package dev.gadget.core.agent.synth;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.agent.internal.Subfolders;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -61,13 +61,9 @@ public final class SynthesizedTools {
     if (!Files.isDirectory(root)) {
       return out;
     }
-    TreeMap<String, Path> folders = new TreeMap<>();
-    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root, Files::isDirectory)) {
-      for (Path d : dirs) {
-        if (!d.getFileName().toString().startsWith(".")) {
-          folders.put(d.getFileName().toString(), d);
-        }
-      }
+    Collection<Path> folders;
+    try {
+      folders = Subfolders.of(root);
     } catch (IOException e) {
       problems.accept("the tools in " + where0 + " cannot be listed: " + e.getMessage());
       return out;
@@ -78,7 +74,7 @@ public final class SynthesizedTools {
     } catch (IOException e) {
       realProject = boundary.toAbsolutePath().normalize();
     }
-    for (Path d : folders.values()) {
+    for (Path d : folders) {
       String where = prefix + d.getFileName();
       if (!inside(d, realProject)) {
         problems.accept("tool " + where + " is left out: its folder leads outside "
