@@ -5,11 +5,15 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.POJONode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.io.IOException;
 import java.time.Instant;
@@ -34,6 +38,21 @@ public final class GadgetJson {
   /** The shared mapper. Thread-safe; must not be reconfigured. */
   public static ObjectMapper mapper() {
     return SHARED;
+  }
+
+  /**
+   * A node that stands for JSON text already written ({@code json} must be one valid JSON value):
+   * Jackson writes it as it is, and so does a transport, without parsing it into a tree first.
+   * A relayed event is sent on this way. Not a tree: read it with {@link #rawText}.
+   */
+  public static JsonNode raw(String json) {
+    return JsonNodeFactory.instance.rawValueNode(new RawValue(json));
+  }
+
+  /** The text of a {@link #raw} node, or {@code null} for any other node. */
+  public static String rawText(JsonNode node) {
+    return node instanceof POJONode p && p.getPojo() instanceof RawValue r
+        && r.rawValue() instanceof String text ? text : null;
   }
 
   /** A new mapper with Gadget's configuration, for callers that need to customise it. */

@@ -25,7 +25,8 @@ public interface Connection {
   /**
    * Sends an event without asking for an acknowledgement. Never blocks for the network. On a
    * server connection that has closed, the event is dropped; a client connection buffers it
-   * while it reconnects (see {@link TransportClient}).
+   * while it reconnects (see {@link TransportClient}). An argument may be JSON text already
+   * written ({@link dev.gadget.core.GadgetJson#raw}): a transport sends that text as it is.
    */
   void emit(String event, List<JsonNode> args);
 

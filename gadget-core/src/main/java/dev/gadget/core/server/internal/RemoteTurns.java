@@ -154,11 +154,8 @@ final class RemoteTurns {
         log.warn("turn {} has relayed more than {} events: pages that start watching it on this "
             + "node now get it from the store", r.turnId, MAX_EVENTS);
       }
-      List<JsonNode> args = args(e);
-      if (args != null) {
-        rooms.toRoom(r.sessionId, e.event(), args, null);
-        rooms.toObservers(r.sessionId, e.event(), args);
-      }
+      rooms.toRoom(r.sessionId, e.event(), args(e), null);
+      rooms.toObservers(r.sessionId, e.event(), e.json());
       if (Protocol.WORK_ORDER_COMPLETE.equals(e.event())) {
         r.ended = true;
         timer.schedule(() -> forget(r), KEEP_ENDED);
@@ -167,19 +164,15 @@ final class RemoteTurns {
   }
 
   private void emit(Connection page, Cluster.FeedEvent e) {
-    List<JsonNode> args = args(e);
-    if (args != null) {
-      page.emit(e.event(), args);
-    }
+    page.emit(e.event(), args(e));
   }
 
+  /**
+   * The event's argument as the owner wrote it to the feed, sent on as that text (not parsed
+   * and written again for each event: the feed holds only what an owner node wrote).
+   */
   private static List<JsonNode> args(Cluster.FeedEvent e) {
-    try {
-      return List.of(GadgetJson.mapper().readTree(e.json()));
-    } catch (JsonProcessingException ex) {
-      log.warn("event {} of a relayed turn could not be read: {}", e.seq(), ex.getMessage());
-      return null;
-    }
+    return List.of(GadgetJson.raw(e.json()));
   }
 
   /** This node took {@code turnId} over (its drone reconnected here): it is relayed no more. */

@@ -85,15 +85,15 @@ public final class WatcherRooms {
    * typed payload {@link #toWatchers} gives them (the events seed 004's face reads; others are
    * not decoded).
    */
-  void toObservers(String sessionId, String event, List<JsonNode> args) {
+  void toObservers(String sessionId, String event, String json) {
     Set<BiConsumer<String, Object>> following = observers.get(sessionId);
     Class<?> type = RELAYED_TYPES.get(event);
-    if (following == null || type == null || args.isEmpty()) {
+    if (following == null || type == null) {
       return;
     }
     Object payload;
     try {
-      payload = GadgetJson.mapper().treeToValue(args.get(0), type);
+      payload = GadgetJson.mapper().readValue(json, type);
     } catch (JsonProcessingException | IllegalArgumentException e) {
       return; // not one of ours: pages got it as it came
     }

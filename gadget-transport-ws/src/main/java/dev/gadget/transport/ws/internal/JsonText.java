@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.gadget.core.GadgetJson;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -16,7 +17,8 @@ import java.util.Map;
  * builder the caller already holds: every outgoing packet is a tree, and a generator, a
  * serializer provider and a string of their own per packet cost more than the packet. Objects,
  * arrays, strings, ints, longs, booleans and nulls are written here; any other node (decimals,
- * big numbers, binary, POJOs) is left to Jackson. An object read from an incoming packet and
+ * big numbers, binary, POJOs) is left to Jackson, but raw JSON text ({@link GadgetJson#raw}),
+ * written as it is. An object read from an incoming packet and
  * left unchanged ({@link SourcedObject}) is written as the text it was read from.
  */
 final class JsonText {
@@ -59,6 +61,8 @@ final class JsonText {
       out.append(node.booleanValue());
     } else if (node instanceof NullNode) {
       out.append("null");
+    } else if (GadgetJson.rawText(node) != null) {
+      out.append(GadgetJson.rawText(node)); // JSON text already written (a relayed event)
     } else {
       out.append(node);
     }

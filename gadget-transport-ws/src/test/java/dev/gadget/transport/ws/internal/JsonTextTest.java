@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.GadgetJson;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Random;
@@ -44,6 +45,13 @@ class JsonTextTest {
       JsonNode tree = RandomJson.node(random, 4);
       assertThat(text(tree)).as("tree %d", i).isEqualTo(tree.toString());
     }
+  }
+
+  @Test
+  void rawJsonTextIsWrittenAsItIsInsideATree() {
+    String relayed = "{\"turnId\":\"t\",\"seq\":7,\"data\":\"h\\u00e9\"}";
+    JsonNode args = F.arrayNode().add("response").add(GadgetJson.raw(relayed));
+    assertThat(text(args)).isEqualTo("[\"response\"," + relayed + "]");
   }
 
   private static String text(JsonNode node) {
