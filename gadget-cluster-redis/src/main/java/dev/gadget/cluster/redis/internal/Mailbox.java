@@ -51,6 +51,8 @@ public final class Mailbox implements AutoCloseable {
   private final Thread thread;
   private volatile Cluster.MailHandler handler;
   private volatile boolean closed;
+  /** The id after which this node reads its mail; null until Redis has told it. */
+  private String start;
 
   public Mailbox(Keys keys, RedisCalls calls, String nodeId,
       StatefulRedisConnection<String, String> connection, RedisCommands<String, String> commands,
@@ -68,6 +70,14 @@ public final class Mailbox implements AutoCloseable {
           return t;
         });
     handlers.allowCoreThreadTimeOut(true);
+    // Where reading starts is settled before the node is handed out, so that mail sent to it
+    // right after it is built is read (it once was looked up on the reading thread, which
+    // skipped whatever had arrived before that thread got to it).
+    try {
+      this.start = top(connection.sync());
+    } catch (RuntimeException e) {
+      calls.failed("read its mail", e);
+    }
     this.thread = new Thread(this::loop, "gadget-redis-mailbox-" + nodeId);
     thread.setDaemon(true);
     thread.start();
@@ -111,13 +121,11 @@ public final class Mailbox implements AutoCloseable {
 
   private void loop() {
     RedisCommands<String, String> reader = connection.sync();
-    String last = null;
+    String last = start;
     while (!closed) {
       try {
         if (last == null) {
-          List<StreamMessage<String, String>> top = reader.xrevrange(keys.mail(nodeId),
-              Range.unbounded(), Limit.from(1));
-          last = top.isEmpty() ? "0-0" : top.get(0).getId();
+          last = top(reader);
         }
         List<StreamMessage<String, String>> read = reader.xread(
             XReadArgs.Builder.block(FeedFollower.BLOCK_MILLIS).count(100),
@@ -138,6 +146,13 @@ public final class Mailbox implements AutoCloseable {
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS));
       }
     }
+  }
+
+  /** The newest id on this node's mail stream: older mail is not its business. */
+  private String top(RedisCommands<String, String> reader) {
+    List<StreamMessage<String, String>> top = reader.xrevrange(keys.mail(nodeId),
+        Range.unbounded(), Limit.from(1));
+    return top.isEmpty() ? "0-0" : top.get(0).getId();
   }
 
   private void take(Map<String, String> m) {
