@@ -27,11 +27,6 @@ public record Keys(String prefix) {
     return prefix + "mail:" + nodeId;
   }
 
-  /** The turn id of a feed's key. */
-  public String turnOf(String key) {
-    return key.substring(prefix.length() + "turn:".length());
-  }
-
   /** A feed entry's id for {@code seq}: stream ids start above 0-0. */
   public static String feedId(long seq) {
     return "0-" + (seq + 1);
