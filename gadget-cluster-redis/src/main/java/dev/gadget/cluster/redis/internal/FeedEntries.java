@@ -6,6 +6,7 @@ import dev.gadget.core.spi.Cluster.FeedEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How a feed's events become stream entries and back (pure, no I/O). One entry holds a run of
@@ -18,6 +19,10 @@ import java.util.Map;
  * for a lone event, which is itself within that bound and has a field of its own.
  */
 public final class FeedEntries {
+  /** The most event names shared ({@link #name}); a feed has a handful. */
+  private static final int MAX_NAMES = 256;
+  private static final Map<String, String> NAMES = new ConcurrentHashMap<>();
+
   /** The most events of one entry. */
   public static final int MAX_EVENTS = 512;
 
@@ -81,7 +86,7 @@ public final class FeedEntries {
         continue;
       }
       if (seq > afterSeq) {
-        events.add(new FeedEvent(seq, field.substring(space + 1),
+        events.add(new FeedEvent(seq, name(field.substring(space + 1)),
             f.getValue() == null ? "null" : f.getValue()));
       }
     }
@@ -94,5 +99,21 @@ public final class FeedEntries {
       }
     }
     return events;
+  }
+
+  /**
+   * One shared string per event name: a node keeps the events of the turns it relays while they
+   * run (for pages that start watching), and each kept its own copy of a name like "token".
+   */
+  static String name(String event) {
+    String shared = NAMES.get(event);
+    if (shared != null) {
+      return shared;
+    }
+    if (NAMES.size() >= MAX_NAMES) {
+      return event;
+    }
+    String was = NAMES.putIfAbsent(event, event);
+    return was == null ? event : was;
   }
 }

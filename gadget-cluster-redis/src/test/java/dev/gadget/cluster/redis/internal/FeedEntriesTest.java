@@ -86,4 +86,19 @@ class FeedEntriesTest {
     assertThat(back).hasSize(41);
     assertThat(back).extracting(FeedEvent::seq).isSorted();
   }
+
+  @Test
+  void eventsReadBackShareOneStringPerNameAndTheNamesKeptAreBounded() {
+    List<FeedEvent> read = FeedEntries.unpack(body(new Object[] {
+        "1 response", "{}", "2 response", "{}"}), -1);
+    List<FeedEvent> again = FeedEntries.unpack(body(new Object[] {"3 response", "{}"}), -1);
+    assertThat(read.get(0).event()).isSameAs(read.get(1).event()).isSameAs(again.get(0).event())
+        .isEqualTo("response");
+    for (int i = 0; i < 300; i++) {
+      FeedEntries.name("made-up-" + i);
+    }
+    String late = new String("late-name-" + System.nanoTime());
+    assertThat(FeedEntries.name(late)).as("past the bound a name is not kept").isSameAs(late);
+    assertThat(FeedEntries.name(new String(late))).isNotSameAs(late);
+  }
 }
