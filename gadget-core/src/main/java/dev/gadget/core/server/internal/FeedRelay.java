@@ -69,7 +69,7 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   /** The most events of live turns kept to relay again after an outage. */
   static final int MAX_KEPT = 100_000;
   /** Each live turn's appends so far; the appending thread's own. */
-  private final Map<String, List<Append>> history = new LinkedHashMap<>();
+  private final Map<String, KeptEvents> history = new LinkedHashMap<>();
   private int kept;
   private boolean warnedKept;
   private final Thread appender;
@@ -180,8 +180,8 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   private void remember(Append a) {
     room.release(a.units());
     if (a.end()) {
-      kept -= history.getOrDefault(a.key(), List.of()).size();
-      history.remove(a.key());
+      KeptEvents turn = history.remove(a.key());
+      kept -= turn == null ? 0 : turn.size();
       return;
     }
     if (kept >= MAX_KEPT) {
@@ -192,7 +192,9 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
       }
       return;
     }
-    history.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a);
+    // the feed is kept only when it is not the turn's own (a turn's announcement)
+    history.computeIfAbsent(a.key(), k -> new KeptEvents()).add(a.number(),
+        a.feed().equals(a.key()) ? null : a.feed(), a.event(), a.json());
     kept++;
   }
 
@@ -202,22 +204,23 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
    * dropped as repeats, and the followers of other nodes get the ones it lost.
    */
   private void relayAgain() {
-    int n = 0;
+    int[] n = {0};
     List<Cluster.FeedAppend> chunk = new ArrayList<>(BATCH);
-    for (List<Append> turn : history.values()) {
-      for (Append a : turn) {
-        chunk.add(a.entry());
+    for (Map.Entry<String, KeptEvents> turn : history.entrySet()) {
+      turn.getValue().forEach((number, feed, event, json) -> {
+        chunk.add(new Cluster.FeedAppend(feed == null ? turn.getKey() : feed, number, event,
+            json));
         if (chunk.size() == BATCH) {
-          n += appended(cluster.appendAll(chunk));
+          n[0] += appended(cluster.appendAll(chunk));
           chunk.clear();
         }
-      }
+      });
     }
     if (!chunk.isEmpty()) {
-      n += appended(cluster.appendAll(chunk));
+      n[0] += appended(cluster.appendAll(chunk));
     }
-    if (n > 0) {
-      log.info("relayed {} events of live turns again: the cluster had lost them", n);
+    if (n[0] > 0) {
+      log.info("relayed {} events of live turns again: the cluster had lost them", n[0]);
     }
   }
 

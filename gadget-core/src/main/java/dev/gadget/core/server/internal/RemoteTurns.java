@@ -52,7 +52,7 @@ final class RemoteTurns {
   private static final class Remote {
     final String turnId;
     final String sessionId;
-    final List<Cluster.FeedEvent> seen = new ArrayList<>();
+    final KeptEvents seen = new KeptEvents();
     volatile Cluster.Subscription feed;
     boolean ended;
     boolean local;
@@ -87,9 +87,7 @@ final class RemoteTurns {
         }
         laid.add(TurnWrites.before(t, 0));
         live.add(new Payloads.LiveTurn(t.id(), -1, null));
-        for (Cluster.FeedEvent e : r.seen) {
-          emit(page, e);
-        }
+        r.seen.forEach((seq, feed, event, json) -> page.emit(event, args(json)));
         rooms.join(sessionId, page); // before the next event of this turn is relayed
       }
     }
@@ -149,30 +147,27 @@ final class RemoteTurns {
         return;
       }
       if (r.seen.size() < MAX_EVENTS) {
-        r.seen.add(e);
+        r.seen.add(e.seq(), null, e.event(), e.json());
       } else if (r.seen.size() == MAX_EVENTS) {
         log.warn("turn {} has relayed more than {} events: pages that start watching it on this "
             + "node now get it from the store", r.turnId, MAX_EVENTS);
       }
-      rooms.toRoom(r.sessionId, e.event(), args(e), null);
+      rooms.toRoom(r.sessionId, e.event(), args(e.json()), null);
       rooms.toObservers(r.sessionId, e.event(), e.json());
       if (Protocol.WORK_ORDER_COMPLETE.equals(e.event())) {
         r.ended = true;
+        r.seen.clear(); // a snapshot has an ended turn from the store
         timer.schedule(() -> forget(r), KEEP_ENDED);
       }
     }
-  }
-
-  private void emit(Connection page, Cluster.FeedEvent e) {
-    page.emit(e.event(), args(e));
   }
 
   /**
    * The event's argument as the owner wrote it to the feed, sent on as that text (not parsed
    * and written again for each event: the feed holds only what an owner node wrote).
    */
-  private static List<JsonNode> args(Cluster.FeedEvent e) {
-    return List.of(GadgetJson.raw(e.json()));
+  private static List<JsonNode> args(String json) {
+    return List.of(GadgetJson.raw(json));
   }
 
   /** This node took {@code turnId} over (its drone reconnected here): it is relayed no more. */
@@ -181,6 +176,7 @@ final class RemoteTurns {
     if (r != null) {
       synchronized (r) {
         r.local = true;
+        r.seen.clear();
       }
       forget(r);
     }
