@@ -43,8 +43,9 @@ import java.util.concurrent.TimeUnit;
  *       what one search's five loaded definitions add, estimated as the loop measures (three
  *       characters a token).
  *   <li><b>Embeddings</b>: with {@code -Dembed.model=NAME} (and {@code -Dembed.url},
- *       {@code -Dembed.api=openai}), the same accuracy with {@link SemanticToolIndex} over that
- *       model, and the time of one search that embeds its query.
+ *       {@code -Dembed.api=openai}), {@link SemanticSearchBenchmark} over that model: the same
+ *       accuracy with {@link SemanticToolIndex}, the time to embed. gadget-bench-embed runs it
+ *       against local models of its own.
  *   <li><b>Time</b>: a catalog of 1,000 tools (the 304, copied under other server names), every
  *       request searched after a warm-up; mean and 99th percentile per search, and the time to
  *       build the index.
@@ -57,6 +58,9 @@ public final class ToolSearchBenchmark {
    * miss; the fourth held-out set's numbers are not shown.
    */
   private static final boolean TUNING = Boolean.getBoolean("tuning");
+  /** The request sets, the one tuned on first and the unseen fourth held-out set last. */
+  static final List<String> SETS = List.of("requests.tsv", "requests-held-out.tsv",
+      "requests-held-out-2.tsv", "requests-held-out-3.tsv", "requests-held-out-4.tsv");
 
   private ToolSearchBenchmark() {}
 
@@ -186,29 +190,16 @@ public final class ToolSearchBenchmark {
         times[(int) (times.length * 0.99)] / 1000.0, mean));
     String embedModel = System.getProperty("embed.model");
     if (embedModel == null) {
-      row("with embeddings", "not measured: no -Dembed.model (no local embedding model here)");
+      row("with embeddings", "not measured here: -Dembed.model, or gadget-bench-embed "
+          + "(docs/TOOL-SEARCH.md)");
     } else {
       java.net.URI url = java.net.URI.create(System.getProperty("embed.url",
           HttpToolEmbedder.OLLAMA_DEFAULT.toString()));
       ToolEmbedder embedder = "openai".equals(System.getProperty("embed.api"))
           ? HttpToolEmbedder.openAi(url, embedModel, System.getenv("OPENAI_API_KEY"))
           : HttpToolEmbedder.ollama(url, embedModel);
-      ToolCatalog hybrid = ToolCatalog.of(mcp, new SemanticToolIndex(embedder));
-      int[] t = accuracy(hybrid, requests, null);
-      int[] h = accuracy(hybrid, heldOut, null);
-      int[] h2 = accuracy(hybrid, heldOut2, null);
-      int[] h3 = accuracy(hybrid, heldOut3, null);
-      int[] h4 = accuracy(hybrid, heldOut4, null);
-      long e0 = System.nanoTime();
-      hybrid.search("open an issue on github", 5);
-      row("top-1 with embeddings (" + embedModel + "), same sets", pct(t[0], requests.size())
-          + " / " + pct(h[0], heldOut.size()) + " / " + pct(h2[0], heldOut2.size()) + " / "
-          + pct(h3[0], heldOut3.size()) + " / " + pct(h4[0], heldOut4.size()));
-      row("top-5 with embeddings, same sets", pct(t[1], requests.size()) + " / "
-          + pct(h[1], heldOut.size()) + " / " + pct(h2[1], heldOut2.size()) + " / "
-          + pct(h3[1], heldOut3.size()) + " / " + pct(h4[1], heldOut4.size()));
-      row("search time with embeddings (one query, cached tools)", String.format(Locale.ROOT,
-          "%.1f ms", (System.nanoTime() - e0) / 1e6));
+      System.out.println();
+      SemanticSearchBenchmark.run(embedder, null, System.out);
     }
     System.out.println();
     System.out.println("top-5 misses of the requests tuned on (" + misses.size() + "):");
@@ -232,8 +223,7 @@ public final class ToolSearchBenchmark {
     int top1 = 0;
     int top5 = 0;
     for (String[] r : requests) {
-      // named as gadget-mcp names them: not a letter, digit or _ becomes _
-      List<String> right = Arrays.asList(r[1].replaceAll("[^A-Za-z0-9_,]", "_").split(","));
+      List<String> right = rightTools(r[1]);
       List<String> found = catalog.search(r[0], 5).stream().map(ToolMatch::name).toList();
       top1 += !found.isEmpty() && right.contains(found.get(0)) ? 1 : 0;
       if (TUNING && misses != null && !found.isEmpty() && !right.contains(found.get(0))) {
@@ -248,7 +238,14 @@ public final class ToolSearchBenchmark {
     return new int[] {top1, top5};
   }
 
-  private static List<String[]> requests(String file) throws Exception {
+  /** The right tools of a request's second column, named as gadget-mcp names them. */
+  static List<String> rightTools(String column) {
+    // not a letter, digit or _ becomes _
+    return Arrays.asList(column.replaceAll("[^A-Za-z0-9_,]", "_").split(","));
+  }
+
+  /** The requests of {@code catalog/FILE}: each its words and its right tools. */
+  static List<String[]> requests(String file) throws Exception {
     List<String[]> out = new ArrayList<>();
     try (BufferedReader in = new BufferedReader(new InputStreamReader(
         ToolSearchBenchmark.class.getResourceAsStream("/catalog/" + file),
