@@ -44,7 +44,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   private UnrenewedLeases leasesOfA;
   private final List<Cluster> clusters = new ArrayList<>();
   /** A's silence timeout: short, so that A would end a turn whose drone it no longer hears. */
-  private Duration silenceOnA = Duration.ofSeconds(1);
+  private Duration silenceOnA = Duration.ofSeconds(2);
   /** Whether the drone has left its socket on A: what A sends there is never answered. */
   private volatile boolean leftA;
   private volatile boolean droppedByA;
@@ -79,21 +79,21 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
 
   /** Ada's drone (workspace ws-1) on node A: it takes work orders until it leaves A. */
   private Connection droneOnA() {
-    Connection c = rawDrone(A, "ws-1", null, new TransportClient.ClientListener() {
+    return rawDrone(A, "ws-1", null, new TransportClient.ClientListener() {
       @Override
       public void onDisconnect(Connection connection, String reason, boolean willReconnect) {
         droppedByA = true;
       }
+    }, c -> {
+      c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+        ordersOnA.add(turnOf(args.get(0).get("workOrder")));
+        if (!leftA) { // a socket the drone left answers nothing
+          ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+        }
+      });
+      c.on(Protocol.CANCEL_WORK_ORDER, (args, ack) -> cancelsOnA.add(args.get(0)
+          .get("turnId").asText()));
     });
-    c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-      ordersOnA.add(turnOf(args.get(0).get("workOrder")));
-      if (!leftA) { // a socket the drone left answers nothing
-        ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
-      }
-    });
-    c.on(Protocol.CANCEL_WORK_ORDER, (args, ack) -> cancelsOnA.add(args.get(0)
-        .get("turnId").asText()));
-    return c;
   }
 
   /**
@@ -103,19 +103,20 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   private Connection droneToB(String activeTurn) {
     leasesOfA.freeze();
     leftA = true;
-    Connection c = rawDrone(B, "ws-1", activeTurn, new TransportClient.ClientListener() {});
-    c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-      ordersOnB.add(turnOf(args.get(0).get("workOrder")));
-      ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+    return rawDrone(B, "ws-1", activeTurn, new TransportClient.ClientListener() {}, c -> {
+      c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+        ordersOnB.add(turnOf(args.get(0).get("workOrder")));
+        ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+      });
+      c.on(Protocol.CANCEL_WORK_ORDER, (args, ack) -> {
+        cancelsOnB.add(args.get(0).get("turnId").asText());
+        if (ack != null) {
+          ack.send(Protocol.args(Payloads.OkReply.success()));
+        }
+      });
+      c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0).get("turnId")
+          .asText()));
     });
-    c.on(Protocol.CANCEL_WORK_ORDER, (args, ack) -> {
-      cancelsOnB.add(args.get(0).get("turnId").asText());
-      if (ack != null) {
-        ack.send(Protocol.args(Payloads.OkReply.success()));
-      }
-    });
-    c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0).get("turnId").asText()));
-    return c;
   }
 
   private static String turnOf(com.fasterxml.jackson.databind.JsonNode order) {
@@ -173,8 +174,12 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     return turn;
   }
 
-  /** The drone, now on B, sends the turn again from its start, as it does after a reconnect. */
-  private Connection takenOverByB(String turn) throws Exception {
+  /**
+   * The drone, alive on A until now, goes to B, which takes the turn over; it sends the turn
+   * again from its start, as it does after a reconnect.
+   */
+  private Connection takenOverByB(Connection onA, String turn) throws Exception {
+    onA.emit(Protocol.HEARTBEAT, Protocol.args(new Payloads.Heartbeat(turn, 49)));
     Connection onB = droneToB(turn);
     assertThat(resumes.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
         .as("node B takes the turn over and asks for its events").isEqualTo(turn);
@@ -191,7 +196,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     Page onC = page(C);
     String session = fx.watchedSession(onC);
     String turn = turnOnA(onA, onC, session);
-    Connection onB = takenOverByB(turn);
+    Connection onB = takenOverByB(onA, turn);
 
     // A hears nothing from the drone any more: past its silence timeout it acts on the turn
     await("node A acting on the turn it no longer runs", () -> droppedByA
@@ -246,15 +251,15 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   void aCancelAskedOnTheNodeThatLostTheDroneReachesTheDroneOnItsNewNode() throws Exception {
     silenceOnA = Duration.ofSeconds(90); // A would not end the turn for silence meanwhile
     start(3);
-    Connection droneA = droneOnA();
-    Page onA = page(A);
+    Connection onA = droneOnA();
+    Page pageOnA = page(A);
     Page onC = page(C);
-    String session = fx.watchedSession(onA);
+    String session = fx.watchedSession(pageOnA);
     onC.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
-    String turn = turnOnA(droneA, onA, session);
-    Connection onB = takenOverByB(turn);
+    String turn = turnOnA(onA, pageOnA, session);
+    Connection onB = takenOverByB(onA, turn);
 
-    onA.request(Protocol.CANCEL_TURN, Map.of("turnId", turn));
+    pageOnA.request(Protocol.CANCEL_TURN, Map.of("turnId", turn));
     assertThat(cancelsOnB.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
         .as("the cancel on the drone's socket on B; on its socket on A: %s", cancelsOnA)
         .isEqualTo(turn);

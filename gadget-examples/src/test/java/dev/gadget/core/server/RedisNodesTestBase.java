@@ -67,20 +67,19 @@ abstract class RedisNodesTestBase extends RuntimeTestBase {
 
   /** A raw drone of ada on node {@code node}, in a workspace of its own. */
   Connection drone(int node) {
-    Connection c = rawDrone(node, "ws-" + node, null, new TransportClient.ClientListener() {});
-    c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-      orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
-      ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
-    });
-    return c;
+    return rawDrone(node, "ws-" + node, null, new TransportClient.ClientListener() {},
+        c -> c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+          orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
+          ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+        }));
   }
 
   /**
    * A raw drone connection of ada on node {@code node} in {@code workspace}, saying it runs
-   * {@code activeTurn} (or none), with no handlers yet.
+   * {@code activeTurn} (or none), with the handlers {@code setup} registers before it connects.
    */
   Connection rawDrone(int node, String workspace, String activeTurn,
-      TransportClient.ClientListener listener) {
+      TransportClient.ClientListener listener, java.util.function.Consumer<Connection> setup) {
     TransportClient raw = transports.get(node).client();
     fx.closeables.add(raw);
     ObjectNode auth = GadgetJson.mapper().createObjectNode().put("token", ada.droneToken())
@@ -89,7 +88,7 @@ abstract class RedisNodesTestBase extends RuntimeTestBase {
     if (activeTurn != null) {
       auth.put("activeTurnId", activeTurn);
     }
-    return raw.connect(Protocol.DRONE_NAMESPACE, () -> auth, listener);
+    return raw.connect(Protocol.DRONE_NAMESPACE, () -> auth, listener, setup);
   }
 
   Page page(int node) throws InterruptedException {
