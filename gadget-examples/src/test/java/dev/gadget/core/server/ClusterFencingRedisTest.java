@@ -33,8 +33,9 @@ import org.junit.jupiter.api.Test;
  * goes to node B (a reconnect, which takes its lease with a greater fence) while A's socket to
  * it stays open, as a half-open socket or a node paused in a long GC pause leaves it, and while
  * A's renewals have not told it (they are stopped: {@link UnrenewedLeases}). A does not end the
- * turn, store its end or announce it to any page; its work order goes only to the drone's socket
- * on B, once, acknowledged there; a cancel asked on A reaches the drone on B.
+ * turn, store its end or announce it to any page, nor write its blocks over what B stored; its
+ * work order goes only to the drone's socket on B, once, acknowledged there; a cancel asked on A
+ * reaches the drone on B.
  */
 class ClusterFencingRedisTest extends RedisNodesTestBase {
   private static final int A = 0;
@@ -217,9 +218,39 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
         .containsExactlyElementsOf(range(100));
     ChatTurn done = fx.store.findTurn(turn).orElseThrow();
     assertThat(done.status()).isEqualTo(TurnStatus.FINISHED);
-    assertThat(done.blocks()).hasSize(1);
-    assertThat(((TurnBlock.Responding) done.blocks().get(0)).content()).isEqualTo(expected(100));
+    assertThat(storedText(turn)).isEqualTo(expected(100));
     assertThat(ordersOnB).as("no work order sent again").isEmpty();
+  }
+
+  @Test
+  void aNodeThatLostTheDroneWritesNoBlockOfItsTurnOverWhatTheNewNodeStored() throws Exception {
+    silenceOnA = Duration.ofSeconds(90); // A would not let the turn go for silence meanwhile
+    start(3);
+    Connection onA = droneOnA();
+    Page onC = page(C);
+    String session = fx.watchedSession(onC);
+    String turn = turnOnA(onA, onC, session);
+    Connection onB = takenOverByB(onA, turn);
+    tokens(onB, turn, 50, 100);
+    end(onB, turn);
+    onC.completion(turn);
+    await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
+
+    // A, paused until now, reads what the drone had sent it before it moved: tokens 50 to 59
+    tokens(onA, turn, 50, 60);
+    await("node A acting on those tokens", () -> droppedByA
+        || !storedText(turn).equals(expected(100)));
+    assertThat(storedText(turn)).as("the turn's text in the store").isEqualTo(expected(100));
+    assertThat(stored(turn)).isEqualTo(TurnStatus.FINISHED);
+    assertThat(onC.seqs(turn, Protocol.RESPONSE)).as("each token once, in order")
+        .containsExactlyElementsOf(range(100));
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+  }
+
+  private String storedText(String turn) {
+    List<TurnBlock> blocks = fx.store.findTurn(turn).orElseThrow().blocks();
+    return blocks.size() == 1 && blocks.get(0) instanceof TurnBlock.Responding r ? r.content()
+        : blocks.toString();
   }
 
   @Test

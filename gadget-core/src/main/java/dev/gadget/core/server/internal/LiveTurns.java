@@ -59,6 +59,8 @@ public final class LiveTurns {
   /** In a cluster: the turns of other nodes and this node's presence; else null. */
   private volatile RemoteTurns remote;
   private volatile ClusterNode node;
+  /** Whether this node may still act on a turn (in a cluster; else always). */
+  volatile TurnFence fence = new TurnFence(null, this, null);
   /**
    * The threads that write the live turns' blocks, so that the relay never waits for a disk.
    * Its queue holds at most one task per live turn ({@link TurnWrites} schedules one at a time).
@@ -79,6 +81,7 @@ public final class LiveTurns {
   void cluster(RemoteTurns remoteTurns, ClusterNode clusterNode) {
     this.remote = remoteTurns;
     this.node = clusterNode;
+    this.fence = new TurnFence(clusterNode, this, timer);
   }
 
   /** The running turns ({@link TurnSweeps}); a live view. */
@@ -142,6 +145,7 @@ public final class LiveTurns {
   LiveTurn start(ChatTurn turn, WorkOrder order, String droneId) {
     LiveTurn t = new LiveTurn(turn, order, droneId, sessionLock(turn.sessionId()),
         new TurnWrites(turn.id(), store, writers), settings.clock());
+    t.writes.fencedBy(() -> fence.writesLost(t));
     synchronized (t.lock) {
       live.put(turn.id(), t);
       liveInSession.merge(turn.sessionId(), 1, Integer::sum);
@@ -162,6 +166,7 @@ public final class LiveTurns {
   LiveTurn adopt(ChatTurn turn, int rebuiltFrom, String afterCall, WorkOrder order) {
     LiveTurn t = new LiveTurn(turn, order, turn.droneId(), sessionLock(turn.sessionId()),
         new TurnWrites(turn.id(), store, writers), settings.clock(), rebuiltFrom);
+    t.writes.fencedBy(() -> fence.writesLost(t));
     synchronized (t.lock) {
       t.awaitingReplay = true;
       t.replayAfterCall = afterCall;
@@ -295,12 +300,8 @@ public final class LiveTurns {
 
   /** As {@link #end(LiveTurn, TurnStatus, TurnStats, String)}, with the model's last reply. */
   void end(LiveTurn t, TurnStatus status, TurnStats stats, String error, String text) {
-    boolean open;
-    synchronized (t.lock) {
-      open = !t.ended;
-    }
-    if (open && lostToAnotherNode(t)) {
-      return; // fenced: the node that holds the drone now ends it
+    if (fence.lost(t)) {
+      return; // the node that holds the drone now ends it
     }
     TurnStats finalStats = stats == null ? TurnStats.EMPTY : stats;
     long seq;
@@ -380,25 +381,21 @@ public final class LiveTurns {
   }
 
   /**
-   * In a cluster, whether another node holds the turn's drone now (its lease replaced this
-   * node's, docs/CLUSTER.md "Fencing"): then this node lets the turn go, storing, relaying and
-   * telling nothing of it, and drops the socket the drone left here. One look-up in the cluster.
+   * Another node runs the turn now ({@link TurnFence}): it ends here with nothing stored,
+   * relayed or told. False when it had ended already.
    */
-  boolean lostToAnotherNode(LiveTurn t) {
-    ClusterNode n = node;
-    if (n == null || !n.heldElsewhere(t.droneId)) {
-      return false;
-    }
+  boolean letGo(LiveTurn t) {
     synchronized (t.lock) {
-      if (!t.ended) {
-        t.ended = true;
-        t.stopTimers();
-        dropLive(t);
+      if (t.ended) {
+        return false;
       }
+      t.ended = true;
+      t.letGo = true;
+      t.stopTimers();
+      dropLive(t);
     }
     router.release(t.droneId, t.turn.id());
     log.info("turn {} goes on at another node, which holds its drone now", t.turn.id());
-    n.lost(t.droneId);
     return true;
   }
 
