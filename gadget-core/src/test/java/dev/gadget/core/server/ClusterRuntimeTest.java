@@ -68,17 +68,18 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     if (activeTurn != null) {
       auth.put("activeTurnId", activeTurn);
     }
-    Connection c = raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
-        new TransportClient.ClientListener() {});
-    c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-      JsonNode order = args.get(0).get("workOrder");
-      orderPolicies.add(order.path("approvalPolicy").asText() + " createTools="
-          + order.path("createTools").asText("unset"));
-      orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
-      ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
-    });
-    c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0)));
-    return c;
+    // the handlers are registered before it connects: the server may ask at once
+    return raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
+        new TransportClient.ClientListener() {}, c -> {
+          c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+            JsonNode order = args.get(0).get("workOrder");
+            orderPolicies.add(order.path("approvalPolicy").asText() + " createTools="
+                + order.path("createTools").asText("unset"));
+            orders.add(order.get("chatTurn").get("_id").asText());
+            ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+          });
+          c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0)));
+        });
   }
 
   /** Once ada's drone is registered, {@code page} prompts; the drone gets the work order. */
