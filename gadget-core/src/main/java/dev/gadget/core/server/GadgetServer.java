@@ -13,6 +13,7 @@ import dev.gadget.core.server.internal.DroneLink;
 import dev.gadget.core.server.internal.TurnResumption;
 import dev.gadget.core.server.internal.DroneRouter;
 import dev.gadget.core.server.internal.LiveTurns;
+import dev.gadget.core.server.internal.TurnSweeps;
 import dev.gadget.core.server.internal.PageRequests;
 import dev.gadget.core.server.internal.SafeServerListener;
 import dev.gadget.core.server.internal.ServerSettings;
@@ -115,8 +116,9 @@ public final class GadgetServer implements AutoCloseable {
       renewals = node.start(timer);
     }
     long period = Math.max(50, settings.silenceTimeout().toMillis() / 4);
-    silenceCheck = timer.every(turns::checkSilence, period);
-    checkpoints = timer.every(turns::checkpoint, LiveTurns.CHECKPOINT_INTERVAL.toMillis());
+    TurnSweeps sweeps = new TurnSweeps(settings, turns);
+    silenceCheck = timer.every(sweeps::checkSilence, period);
+    checkpoints = timer.every(sweeps::checkpoint, LiveTurns.CHECKPOINT_INTERVAL.toMillis());
     transport.start(new Acceptor());
   }
 

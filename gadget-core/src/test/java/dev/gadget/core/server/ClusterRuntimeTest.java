@@ -68,17 +68,18 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     if (activeTurn != null) {
       auth.put("activeTurnId", activeTurn);
     }
-    Connection c = raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
-        new TransportClient.ClientListener() {});
-    c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-      JsonNode order = args.get(0).get("workOrder");
-      orderPolicies.add(order.path("approvalPolicy").asText() + " createTools="
-          + order.path("createTools").asText("unset"));
-      orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
-      ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
-    });
-    c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0)));
-    return c;
+    // the handlers are registered before it connects: the server may ask at once
+    return raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
+        new TransportClient.ClientListener() {}, c -> {
+          c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+            JsonNode order = args.get(0).get("workOrder");
+            orderPolicies.add(order.path("approvalPolicy").asText() + " createTools="
+                + order.path("createTools").asText("unset"));
+            orders.add(order.get("chatTurn").get("_id").asText());
+            ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+          });
+          c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0)));
+        });
   }
 
   /** Once ada's drone is registered, {@code page} prompts; the drone gets the work order. */
@@ -110,15 +111,6 @@ class ClusterRuntimeTest extends RuntimeTestBase {
       }
     }
     return sb.toString();
-  }
-
-  private static List<Long> seqs(Page page, String turn) {
-    return page.eventsOf(turn).stream().filter(e -> e.name().equals(Protocol.RESPONSE))
-        .map(e -> e.payload().get("seq").asLong()).toList();
-  }
-
-  private static long count(Page page, String turn, String event) {
-    return page.eventsOf(turn).stream().filter(e -> e.name().equals(event)).count();
   }
 
   private static String expected(int from, int to) {
@@ -172,9 +164,9 @@ class ClusterRuntimeTest extends RuntimeTestBase {
 
     for (Page p : List.of(onB, onC)) {
       assertThat(p.completion(turn).get("status").asText()).isEqualTo("finished");
-      assertThat(count(p, turn, Protocol.TURN_STARTED)).isEqualTo(1);
-      assertThat(seqs(p, turn)).containsExactlyElementsOf(range(0, 300));
-      assertThat(count(p, turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+      assertThat(p.count(turn, Protocol.TURN_STARTED)).isEqualTo(1);
+      assertThat(p.seqs(turn, Protocol.RESPONSE)).containsExactlyElementsOf(range(0, 300));
+      assertThat(p.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
     }
     Page late = lateCheck;
     late.completion(turn);
@@ -226,7 +218,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     drone.emitWithAck(Protocol.APPROVAL_REQUEST, Protocol.args(
         new dev.gadget.core.protocol.ApprovalPayloads.ApprovalRequest(turn, "call-1",
             "run_command", "{}", "make test")), RuntimeFixture.WAIT);
-    await("the call pending on B", () -> count(onB, turn, Protocol.APPROVAL_PENDING) == 1);
+    await("the call pending on B", () -> onB.count(turn, Protocol.APPROVAL_PENDING) == 1);
 
     JsonNode reply = onB.request(Protocol.ANSWER_APPROVAL, Map.of("turnId", turn,
         "callId", "call-1", "decision", "approved"));
@@ -234,7 +226,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     JsonNode toDrone = decided.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS);
     assertThat(toDrone).as("the decision the drone got").isNotNull();
     assertThat(toDrone.path("approval").path("decision").asText()).isEqualTo("approved");
-    await("the decision on B", () -> count(onB, turn, Protocol.APPROVAL_DECIDED) == 1);
+    await("the decision on B", () -> onB.count(turn, Protocol.APPROVAL_DECIDED) == 1);
     JsonNode again = onB.request(Protocol.ANSWER_APPROVAL, Map.of("turnId", turn,
         "callId", "call-1", "decision", "denied"));
     assertThat(again.path("error").asText()).contains("already decided");
@@ -389,13 +381,13 @@ class ClusterRuntimeTest extends RuntimeTestBase {
     String session = fx.watchedSession(onB);
     String turn = promptedTurn(onB, session);
     drone.emit(Protocol.RESPONSE, List.of(token(turn, 0, "t0 ")));
-    await("the token on B", () -> seqs(onB, turn).size() == 1);
+    await("the token on B", () -> onB.seqs(turn, Protocol.RESPONSE).size() == 1);
 
     nodes.get(0).close(); // its drone never connects again
     JsonNode end = onB.completion(turn);
     assertThat(end.path("status").asText()).isEqualTo("interrupted");
     assertThat(end.path("error").asText()).contains("left the cluster");
-    assertThat(count(onB, turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+    assertThat(onB.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
     assertThat(fx.store.findTurn(turn).map(ChatTurn::status)).contains(TurnStatus.INTERRUPTED);
   }
 
@@ -412,7 +404,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
       sent.add(token(turn, i, "t" + i + " "));
       drone.emit(Protocol.RESPONSE, List.of(sent.get(i)));
     }
-    await("the first 100 tokens on B", () -> seqs(onB, turn).size() == 100);
+    await("the first 100 tokens on B", () -> onB.seqs(turn, Protocol.RESPONSE).size() == 100);
 
     nodes.get(0).close(); // node A goes; its drone keeps the turn's events (its outbox)
     Connection again = drone(2, turn);
@@ -431,7 +423,7 @@ class ClusterRuntimeTest extends RuntimeTestBase {
         turn, 200, TurnStatus.FINISHED, TurnStats.EMPTY, null, "done")));
 
     assertThat(onB.completion(turn).get("status").asText()).isEqualTo("finished");
-    assertThat(seqs(onB, turn)).containsExactlyElementsOf(range(0, 200));
+    assertThat(onB.seqs(turn, Protocol.RESPONSE)).containsExactlyElementsOf(range(0, 200));
     assertThat(text(onB, turn)).isEqualTo(expected(0, 200));
     await("the end stored", () -> fx.store.findTurn(turn).map(ChatTurn::status)
         .orElseThrow() == TurnStatus.FINISHED);

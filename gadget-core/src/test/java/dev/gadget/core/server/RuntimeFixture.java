@@ -285,6 +285,17 @@ final class RuntimeFixture implements AutoCloseable {
       return out;
     }
 
+    /** How many {@code event}s of the turn this page got. */
+    long count(String turnId, String event) {
+      return eventsOf(turnId).stream().filter(e -> e.name().equals(event)).count();
+    }
+
+    /** The seqs of the turn's {@code event}s this page got, in the order it got them. */
+    List<Long> seqs(String turnId, String event) {
+      return eventsOf(turnId).stream().filter(e -> e.name().equals(event))
+          .map(e -> e.payload().get("seq").asLong()).toList();
+    }
+
     JsonNode completion(String turnId) {
       await("workOrderComplete for " + turnId, () -> eventsOf(turnId).stream()
           .anyMatch(e -> e.name().equals(Protocol.WORK_ORDER_COMPLETE)));

@@ -37,33 +37,58 @@ abstract class RedisNodesTestBase extends RuntimeTestBase {
     redis = new TestRedis();
     fx.closeables.add(redis::close);
     for (int i = 0; i < nodes; i++) {
-      InMemoryTransport t = new InMemoryTransport();
+      InMemoryTransport t = transport(i);
       transports.add(t);
       RedisCluster cluster = RedisCluster.builder().uri(redis.uri()).nodeId("n" + i).build();
       fx.closeables.add(cluster);
-      GadgetServer s = GadgetServer.builder().store(fx.store).transport(t.server())
-          .provider(RuntimeFixture.PROVIDER).cluster(cluster)
-          .droneGracePeriod(Duration.ofSeconds(5)).ackTimeout(Duration.ofSeconds(5)).build();
+      GadgetServer s = settings(i, GadgetServer.builder().store(fx.store).transport(t.server())
+          .provider(RuntimeFixture.PROVIDER).cluster(cluster(i, cluster))
+          .droneGracePeriod(Duration.ofSeconds(5)).ackTimeout(Duration.ofSeconds(5))).build();
       s.start();
       fx.closeables.add(s);
     }
     ada = fx.person("ada");
   }
 
+  /** Node {@code node}'s transport (a test may give one node other reconnect delays). */
+  InMemoryTransport transport(int node) {
+    return new InMemoryTransport();
+  }
+
+  /** The cluster node {@code node} is built with: its own {@link RedisCluster} node. */
+  dev.gadget.core.spi.Cluster cluster(int node, RedisCluster redisNode) {
+    return redisNode;
+  }
+
+  /** Node {@code node}'s server settings beyond the shared ones. */
+  GadgetServer.Builder settings(int node, GadgetServer.Builder builder) {
+    return builder;
+  }
+
   /** A raw drone of ada on node {@code node}, in a workspace of its own. */
   Connection drone(int node) {
+    return rawDrone(node, "ws-" + node, null, new TransportClient.ClientListener() {},
+        c -> c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+          orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
+          ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+        }));
+  }
+
+  /**
+   * A raw drone connection of ada on node {@code node} in {@code workspace}, saying it runs
+   * {@code activeTurn} (or none), with the handlers {@code setup} registers before it connects.
+   */
+  Connection rawDrone(int node, String workspace, String activeTurn,
+      TransportClient.ClientListener listener, java.util.function.Consumer<Connection> setup) {
     TransportClient raw = transports.get(node).client();
     fx.closeables.add(raw);
     ObjectNode auth = GadgetJson.mapper().createObjectNode().put("token", ada.droneToken())
-        .put("workspaceId", "ws-" + node).put("hostname", "h" + node)
+        .put("workspaceId", workspace).put("hostname", "h" + node)
         .put("workspaceDir", "/nowhere");
-    Connection c = raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
-        new TransportClient.ClientListener() {});
-    c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-      orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
-      ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
-    });
-    return c;
+    if (activeTurn != null) {
+      auth.put("activeTurnId", activeTurn);
+    }
+    return raw.connect(Protocol.DRONE_NAMESPACE, () -> auth, listener, setup);
   }
 
   Page page(int node) throws InterruptedException {

@@ -214,13 +214,7 @@ public final class ClusterNode {
         continue;
       }
       if (!held && leases.remove(lease.droneId(), lease)) {
-        ConnectedDrone d = router.find(lease.droneId());
-        Connection c = d == null ? null : d.connection;
-        log.warn("drone {} is leased to another node now: this node drops its socket",
-            lease.droneId());
-        if (c != null) {
-          c.disconnect();
-        }
+        dropSocket(lease.droneId());
       }
     }
     for (ConnectedDrone d : List.copyOf(unleased.values())) {
@@ -252,7 +246,29 @@ public final class ClusterNode {
     }
   }
 
-  /** Whether another node holds the drone now: this node must not end or write its turn. */
+  /**
+   * Another node took the drone (a lease with a greater fence replaced this node's): its socket
+   * here, which the drone left (half-open, or this node was paused), is closed, as on renewal.
+   */
+  void lost(String droneId) {
+    leases.remove(droneId);
+    dropSocket(droneId);
+  }
+
+  private void dropSocket(String droneId) {
+    ConnectedDrone d = router.find(droneId);
+    Connection c = d == null ? null : d.connection;
+    log.warn("drone {} is leased to another node now: this node drops its socket", droneId);
+    if (c != null) {
+      c.disconnect();
+    }
+  }
+
+  /**
+   * Whether another node holds the drone now (asked of the cluster, not this node's last
+   * renewal): this node must not end, write or dispatch its turn. False when the cluster cannot
+   * be reached (this node goes on serving what it holds).
+   */
   boolean heldElsewhere(String droneId) {
     try {
       Optional<Cluster.Lease> lease = cluster.locate(droneId);

@@ -49,7 +49,10 @@ final class LiveTurn {
   long lastSeq = -1;
   /** When the drone last said something of this turn, in the clock's epoch milliseconds. */
   long lastEventAtMillis;
-  boolean ended;
+  /** Volatile: the store writers read it without the lock ({@link LiveTurns}). */
+  volatile boolean ended;
+  /** Ended here because another node holds the drone now ({@link TurnFence}). */
+  volatile boolean letGo;
   ScheduledFuture<?> graceTimer;
   ScheduledFuture<?> cancelTimer;
   /** How many times a drone's crash made the server retry this turn. Guarded by {@link #lock}. */

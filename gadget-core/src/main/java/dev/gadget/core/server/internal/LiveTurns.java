@@ -13,7 +13,6 @@ import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.stream.StreamChunk;
 import dev.gadget.core.transport.Connection;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,6 +59,8 @@ public final class LiveTurns {
   /** In a cluster: the turns of other nodes and this node's presence; else null. */
   private volatile RemoteTurns remote;
   private volatile ClusterNode node;
+  /** Whether this node may still act on a turn (in a cluster; else always). */
+  volatile TurnFence fence = new TurnFence(null, this, null);
   /**
    * The threads that write the live turns' blocks, so that the relay never waits for a disk.
    * Its queue holds at most one task per live turn ({@link TurnWrites} schedules one at a time).
@@ -80,6 +81,12 @@ public final class LiveTurns {
   void cluster(RemoteTurns remoteTurns, ClusterNode clusterNode) {
     this.remote = remoteTurns;
     this.node = clusterNode;
+    this.fence = new TurnFence(clusterNode, this, timer);
+  }
+
+  /** The running turns ({@link TurnSweeps}); a live view. */
+  java.util.Collection<LiveTurn> all() {
+    return live.values();
   }
 
   /** The running turn with this id, or null. */
@@ -138,6 +145,7 @@ public final class LiveTurns {
   LiveTurn start(ChatTurn turn, WorkOrder order, String droneId) {
     LiveTurn t = new LiveTurn(turn, order, droneId, sessionLock(turn.sessionId()),
         new TurnWrites(turn.id(), store, writers), settings.clock());
+    t.writes.fencedBy(() -> fence.writesLost(t));
     synchronized (t.lock) {
       live.put(turn.id(), t);
       liveInSession.merge(turn.sessionId(), 1, Integer::sum);
@@ -158,6 +166,7 @@ public final class LiveTurns {
   LiveTurn adopt(ChatTurn turn, int rebuiltFrom, String afterCall, WorkOrder order) {
     LiveTurn t = new LiveTurn(turn, order, turn.droneId(), sessionLock(turn.sessionId()),
         new TurnWrites(turn.id(), store, writers), settings.clock(), rebuiltFrom);
+    t.writes.fencedBy(() -> fence.writesLost(t));
     synchronized (t.lock) {
       t.awaitingReplay = true;
       t.replayAfterCall = afterCall;
@@ -291,6 +300,9 @@ public final class LiveTurns {
 
   /** As {@link #end(LiveTurn, TurnStatus, TurnStats, String)}, with the model's last reply. */
   void end(LiveTurn t, TurnStatus status, TurnStats stats, String error, String text) {
+    if (fence.lost(t)) {
+      return; // the node that holds the drone now ends it
+    }
     TurnStats finalStats = stats == null ? TurnStats.EMPTY : stats;
     long seq;
     synchronized (t.lock) {
@@ -323,10 +335,7 @@ public final class LiveTurns {
       }
       t.endStored.complete(null);
       router.release(t.droneId, t.turn.id());
-      if (live.remove(t.turn.id(), t)) {
-        liveInSession.computeIfPresent(t.turn.sessionId(), (k, n) -> n == 1 ? null : n - 1);
-      }
-      turnsChanged(t.turn.sessionId());
+      dropLive(t);
       ClusterNode n = node;
       if (n != null) { // its chat is free on every node before any page hears of the end
         n.releaseChat(t.turn);
@@ -365,56 +374,37 @@ public final class LiveTurns {
     }
   }
 
-  /** The drone is not back: the turn ends, unless another node runs it now (it is let go). */
+  /** The drone is not back: the turn ends, unless another node runs it now ({@link #end}). */
   private void graceOver(LiveTurn t, Duration grace) {
-    ClusterNode n = node;
-    if (n != null && n.heldElsewhere(t.droneId)) {
-      synchronized (t.lock) {
-        t.ended = true;
-        t.stopTimers();
-        if (live.remove(t.turn.id(), t)) {
-          liveInSession.computeIfPresent(t.turn.sessionId(), (k, c) -> c == 1 ? null : c - 1);
-        }
-        turnsChanged(t.turn.sessionId());
-      }
-      router.release(t.droneId, t.turn.id());
-      log.info("turn {} goes on at another node, which holds its drone now", t.turn.id());
-      return;
-    }
     end(t, TurnStatus.INTERRUPTED, null, "the drone disconnected while running this turn and "
         + "did not come back within " + grace.toSeconds() + " s");
   }
 
   /**
-   * Stores each live turn's open block if it changed since its last checkpoint: run every
-   * {@link #CHECKPOINT_INTERVAL}, so a server crash loses at most that much streamed text, with
-   * one write per turn and interval at most (never one per token).
+   * Another node runs the turn now ({@link TurnFence}): it ends here with nothing stored,
+   * relayed or told. False when it had ended already.
    */
-  public void checkpoint() {
-    for (LiveTurn t : live.values()) {
-      synchronized (t.lock) {
-        if (!t.ended) {
-          t.checkpoint();
-        }
+  boolean letGo(LiveTurn t) {
+    synchronized (t.lock) {
+      if (t.ended) {
+        return false;
       }
+      t.ended = true;
+      t.letGo = true;
+      t.stopTimers();
+      dropLive(t);
     }
+    router.release(t.droneId, t.turn.id());
+    log.info("turn {} goes on at another node, which holds its drone now", t.turn.id());
+    return true;
   }
 
-  /** Ends, as interrupted, every turn whose drone has said nothing for the silence timeout. */
-  public void checkSilence() {
-    Instant now = settings.clock().instant();
-    Duration silenceTimeout = settings.silenceTimeout();
-    for (LiveTurn t : live.values()) {
-      boolean silent;
-      synchronized (t.lock) {
-        silent = !t.ended && t.graceTimer == null
-            && now.toEpochMilli() - t.lastEventAtMillis > silenceTimeout.toMillis();
-      }
-      if (silent) {
-        end(t, TurnStatus.INTERRUPTED, null,
-            "the drone fell silent for more than " + silenceTimeout.toSeconds() + " s");
-      }
+  /** The turn is no longer live here (under its lock). */
+  private void dropLive(LiveTurn t) {
+    if (live.remove(t.turn.id(), t)) {
+      liveInSession.computeIfPresent(t.turn.sessionId(), (k, c) -> c == 1 ? null : c - 1);
     }
+    turnsChanged(t.turn.sessionId());
   }
 
   /**

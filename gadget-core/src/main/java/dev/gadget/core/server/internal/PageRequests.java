@@ -89,10 +89,14 @@ public final class PageRequests {
     approvals.answer(userId, req);
   }
 
-  /** In a cluster: the user's running turn {@code turnId} when this node does not run it. */
+  /**
+   * In a cluster: the user's running turn {@code turnId} when this node does not run it, or no
+   * longer may (another node holds its drone now: it is let go here, {@link TurnFence}).
+   */
   private java.util.Optional<dev.gadget.core.model.ChatTurn> elsewhere(String userId,
       String turnId) {
-    if (node == null || turnId == null || turns.get(turnId) != null) {
+    LiveTurn here = node == null || turnId == null ? null : turns.get(turnId);
+    if (node == null || turnId == null || here != null && !turns.fence.lost(here)) {
       return java.util.Optional.empty();
     }
     return store.findTurn(turnId).filter(x -> x.userId().equals(userId)

@@ -102,6 +102,12 @@ final class TurnDispatcher {
       drone.activeTurnId = turn.id();
       turns.reserve(session.id());
     }
+    if (node != null && node.heldElsewhere(drone.id)) {
+      // fenced: the drone went to another node (a greater lease), this socket is one it left
+      unreserve(drone, turn);
+      node.lost(drone.id);
+      throw new RequestException(DroneRouter.NO_DRONE); // so the prompt goes to that node
+    }
     if (node != null && !node.claimChat(session.id(), turn.id())) {
       unreserve(drone, turn); // a turn of this chat runs on another node
       throw new RequestException("a turn is already running in this chat session");

@@ -61,6 +61,7 @@ final class TurnWrites {
    * read it (a block written meanwhile is here as well).
    */
   private final Map<Integer, TurnBlock> blocks = new ConcurrentHashMap<>();
+  private volatile java.util.function.BooleanSupplier fenced = () -> false;
 
   /** A block to append (the first time it is stored) or save over its stored version. */
   private static final class Write {
@@ -77,6 +78,14 @@ final class TurnWrites {
     this.turnId = turnId;
     this.store = store;
     this.writers = writers;
+  }
+
+  /**
+   * In a cluster: asked before each run of writes, true when this node lost the turn's drone to
+   * another (which writes the turn now): what waits is dropped, nothing more is written.
+   */
+  void fencedBy(java.util.function.BooleanSupplier lost) {
+    this.fenced = lost;
   }
 
   /** Appends {@code block}, a block the store has not seen. */
@@ -125,6 +134,16 @@ final class TurnWrites {
   }
 
   private void drain() {
+    if (fenced.getAsBoolean()) {
+      synchronized (this) {
+        log.info("turn {} is written by the node that holds its drone now: {} block writes "
+            + "waiting here are dropped", turnId, queue.size());
+        queue.clear();
+        draining = false;
+        notifyAll();
+      }
+      return;
+    }
     for (int i = 0; ; i++) {
       Write w;
       TurnBlock block;

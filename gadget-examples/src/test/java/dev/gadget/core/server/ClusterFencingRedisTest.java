@@ -1,0 +1,310 @@
+package dev.gadget.core.server;
+
+import static dev.gadget.core.server.RuntimeFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.cluster.redis.RedisCluster;
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.ResumePayloads;
+import dev.gadget.core.server.RuntimeFixture.Page;
+import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.InMemoryTransport;
+import dev.gadget.core.transport.TransportClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fencing (docs/CLUSTER.md): a node that lost its drone's lease cannot act on the drone's turn.
+ * Three servers on one store and a real redis-server; ada's drone runs a turn on node A, then
+ * goes to node B (a reconnect, which takes its lease with a greater fence) while A's socket to
+ * it stays open, as a half-open socket or a node paused in a long GC pause leaves it, and while
+ * A's renewals have not told it (they are stopped: {@link UnrenewedLeases}). A does not end the
+ * turn, store its end or announce it to any page, nor write its blocks over what B stored; its
+ * work order goes only to the drone's socket on B, once, acknowledged there; a cancel asked on A
+ * reaches the drone on B.
+ */
+class ClusterFencingRedisTest extends RedisNodesTestBase {
+  private static final int A = 0;
+  private static final int B = 1;
+  private static final int C = 2;
+
+  private UnrenewedLeases leasesOfA;
+  private final List<Cluster> clusters = new ArrayList<>();
+  /** A's silence timeout: short, so that A would end a turn whose drone it no longer hears. */
+  private Duration silenceOnA = Duration.ofSeconds(2);
+  /** Whether the drone has left its socket on A: what A sends there is never answered. */
+  private volatile boolean leftA;
+  private volatile boolean droppedByA;
+  private final BlockingQueue<String> ordersOnA = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> ordersOnB = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> cancelsOnA = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> cancelsOnB = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> resumes = new LinkedBlockingQueue<>();
+
+  @Override
+  InMemoryTransport transport(int node) {
+    // A socket A drops is not opened again: the drone has gone to B
+    return node == A ? new InMemoryTransport(Duration.ofHours(1), Duration.ofHours(1), 1_000)
+        : new InMemoryTransport();
+  }
+
+  @Override
+  Cluster cluster(int node, RedisCluster redisNode) {
+    Cluster c = redisNode;
+    if (node == A) {
+      leasesOfA = new UnrenewedLeases(redisNode);
+      c = leasesOfA;
+    }
+    clusters.add(c);
+    return c;
+  }
+
+  @Override
+  GadgetServer.Builder settings(int node, GadgetServer.Builder builder) {
+    return node == A ? builder.silenceTimeout(silenceOnA) : builder;
+  }
+
+  /** Ada's drone (workspace ws-1) on node A: it takes work orders until it leaves A. */
+  private Connection droneOnA() {
+    return rawDrone(A, "ws-1", null, new TransportClient.ClientListener() {
+      @Override
+      public void onDisconnect(Connection connection, String reason, boolean willReconnect) {
+        droppedByA = true;
+      }
+    }, c -> {
+      c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+        ordersOnA.add(turnOf(args.get(0).get("workOrder")));
+        if (!leftA) { // a socket the drone left answers nothing
+          ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+        }
+      });
+      c.on(Protocol.CANCEL_WORK_ORDER, (args, ack) -> cancelsOnA.add(args.get(0)
+          .get("turnId").asText()));
+    });
+  }
+
+  /**
+   * The drone goes to node B, running {@code activeTurn} (or none): A's renewals are stopped
+   * first, so A goes on believing it holds the drone, whose socket there stays open.
+   */
+  private Connection droneToB(String activeTurn) {
+    leasesOfA.freeze();
+    leftA = true;
+    return rawDrone(B, "ws-1", activeTurn, new TransportClient.ClientListener() {}, c -> {
+      c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+        ordersOnB.add(turnOf(args.get(0).get("workOrder")));
+        ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+      });
+      c.on(Protocol.CANCEL_WORK_ORDER, (args, ack) -> {
+        cancelsOnB.add(args.get(0).get("turnId").asText());
+        if (ack != null) {
+          ack.send(Protocol.args(Payloads.OkReply.success()));
+        }
+      });
+      c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0).get("turnId")
+          .asText()));
+    });
+  }
+
+  private static String turnOf(com.fasterxml.jackson.databind.JsonNode order) {
+    return order.get("chatTurn").get("_id").asText();
+  }
+
+  private String droneId() {
+    await("the drone", () -> connectedDrones() == 1);
+    return fx.store.listDrones(ada.user().id()).get(0).id();
+  }
+
+  /** B holds the drone's lease now (its fence greater than A's). */
+  private void leasedTo(int node, String droneId) {
+    await("the drone leased to node n" + node, () -> clusters.get(node).locate(droneId)
+        .map(l -> l.nodeId().equals("n" + node)).orElse(false));
+  }
+
+  private static void tokens(Connection drone, String turn, int from, int to) {
+    for (int i = from; i < to; i++) {
+      ObjectNode e = GadgetJson.mapper().createObjectNode().put("turnId", turn).put("seq", i)
+          .put("data", "t" + i + " ");
+      drone.emit(Protocol.RESPONSE, List.of(e));
+    }
+  }
+
+  private static String expected(int to) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < to; i++) {
+      sb.append("t").append(i).append(' ');
+    }
+    return sb.toString();
+  }
+
+  private static List<Long> range(int to) {
+    List<Long> out = new ArrayList<>();
+    for (long i = 0; i < to; i++) {
+      out.add(i);
+    }
+    return out;
+  }
+
+  private TurnStatus stored(String turn) {
+    return fx.store.findTurn(turn).map(ChatTurn::status).orElseThrow();
+  }
+
+  /**
+   * A turn prompted on {@code page}, its order taken on A, its first 50 tokens seen there and
+   * stored.
+   */
+  private String turnOnA(Connection onA, Page page, String session) throws Exception {
+    droneId();
+    String turn = page.submit(session, "hello");
+    assertThat(ordersOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    tokens(onA, turn, 0, 50);
+    await("the first 50 tokens on the page", () -> page.seqs(turn, Protocol.RESPONSE).size()
+        == 50);
+    // A's checkpoint of them: A has nothing more to write of the turn unless it hears more
+    await("the first 50 tokens stored", () -> storedText(turn).equals(expected(50)));
+    return turn;
+  }
+
+  /**
+   * The drone, alive on A until now, goes to B, which takes the turn over; it sends the turn
+   * again from its start, as it does after a reconnect.
+   */
+  private Connection takenOverByB(Connection onA, String turn) throws Exception {
+    onA.emit(Protocol.HEARTBEAT, Protocol.args(new Payloads.Heartbeat(turn, 49)));
+    Connection onB = droneToB(turn);
+    assertThat(resumes.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("node B takes the turn over and asks for its events").isEqualTo(turn);
+    onB.emit(Protocol.STREAM_REPLAY, Protocol.args(new ResumePayloads.StreamReplay(turn, 0,
+        true)));
+    tokens(onB, turn, 0, 50);
+    return onB;
+  }
+
+  @Test
+  void aNodeThatLostTheDroneNeitherEndsItsTurnNorTellsAnyPageItEnded() throws Exception {
+    start(3);
+    Connection onA = droneOnA();
+    Page onC = page(C);
+    String session = fx.watchedSession(onC);
+    String turn = turnOnA(onA, onC, session);
+    Connection onB = takenOverByB(onA, turn);
+
+    // A hears nothing from the drone any more: past its silence timeout it acts on the turn
+    await("node A acting on the turn it no longer runs", () -> droppedByA
+        || stored(turn) != TurnStatus.PROCESSING);
+    assertThat(stored(turn)).as("the turn in the store, after node A acted")
+        .isEqualTo(TurnStatus.PROCESSING);
+    assertThat(clusters.get(C).chatClaim(session)).as("the chat's claim").contains(turn);
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).as("ends told to C's page")
+        .isZero();
+
+    tokens(onB, turn, 50, 100);
+    onB.emitWithAck(Protocol.WORK_ORDER_COMPLETE, Protocol.args(new Payloads.WorkOrderComplete(
+        turn, 100, TurnStatus.FINISHED, TurnStats.EMPTY, null, "done")), RuntimeFixture.WAIT)
+        .get(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(onC.completion(turn).get("status").asText()).isEqualTo("finished");
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+    assertThat(onC.seqs(turn, Protocol.RESPONSE)).as("each token once, in order")
+        .containsExactlyElementsOf(range(100));
+    ChatTurn done = fx.store.findTurn(turn).orElseThrow();
+    assertThat(done.status()).isEqualTo(TurnStatus.FINISHED);
+    assertThat(storedText(turn)).isEqualTo(expected(100));
+    assertThat(ordersOnB).as("no work order sent again").isEmpty();
+  }
+
+  @Test
+  void aNodeThatLostTheDroneWritesNoBlockOverWhatTheNewNodeStored() throws Exception {
+    silenceOnA = Duration.ofSeconds(90); // A would not let the turn go for silence meanwhile
+    start(3);
+    Connection onA = droneOnA();
+    Page onC = page(C);
+    String session = fx.watchedSession(onC);
+    String turn = turnOnA(onA, onC, session);
+    Connection onB = takenOverByB(onA, turn);
+    tokens(onB, turn, 50, 100);
+    await("B's checkpoint of the turn", () -> storedText(turn).equals(expected(100)));
+
+    // A, paused until now, reads what the drone had sent it before it moved: tokens 50 to 59
+    tokens(onA, turn, 50, 60);
+    await("node A acting on those tokens", () -> droppedByA
+        || !storedText(turn).equals(expected(100)));
+    assertThat(storedText(turn)).as("the turn's text in the store").isEqualTo(expected(100));
+    end(onB, turn);
+    onC.completion(turn);
+    await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
+    assertThat(storedText(turn)).isEqualTo(expected(100));
+    assertThat(onC.seqs(turn, Protocol.RESPONSE)).as("each token once, in order")
+        .containsExactlyElementsOf(range(100));
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+  }
+
+  private String storedText(String turn) {
+    List<TurnBlock> blocks = fx.store.findTurn(turn).orElseThrow().blocks();
+    return blocks.size() == 1 && blocks.get(0) instanceof TurnBlock.Responding r ? r.content()
+        : blocks.toString();
+  }
+
+  @Test
+  void aWorkOrderGoesOnceToTheDronesSocketOnItsNewNodeAndIsAcknowledgedThere()
+      throws Exception {
+    start(3);
+    droneOnA();
+    Page onA = page(A);
+    String session = fx.watchedSession(onA);
+    String droneId = droneId();
+    Connection onB = droneToB(null);
+    leasedTo(B, droneId);
+
+    // A's page prompts: A still has the drone's socket, which the drone has left
+    String turn = onA.submit(session, "hello");
+    assertThat(ordersOnB.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("the work order on the drone's socket on B; on its socket on A: %s", ordersOnA)
+        .isEqualTo(turn);
+    assertThat(ordersOnA).as("work orders sent to the socket the drone left").isEmpty();
+    await("node A drops the socket the drone left", () -> droppedByA);
+    end(onB, turn);
+    assertThat(onA.completion(turn).get("status").asText()).isEqualTo("finished");
+    assertThat(stored(turn)).isEqualTo(TurnStatus.FINISHED);
+    assertThat(ordersOnB).as("the work order once").isEmpty();
+    assertThat(ordersOnA).isEmpty();
+  }
+
+  @Test
+  void aCancelAskedOnTheNodeThatLostTheDroneReachesTheDroneOnItsNewNode() throws Exception {
+    silenceOnA = Duration.ofSeconds(90); // A would not end the turn for silence meanwhile
+    start(3);
+    Connection onA = droneOnA();
+    Page pageOnA = page(A);
+    Page onC = page(C);
+    String session = fx.watchedSession(pageOnA);
+    onC.request(Protocol.WATCH_SESSION, Map.of("sessionId", session));
+    String turn = turnOnA(onA, pageOnA, session);
+    Connection onB = takenOverByB(onA, turn);
+
+    pageOnA.request(Protocol.CANCEL_TURN, Map.of("turnId", turn));
+    assertThat(cancelsOnB.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("the cancel on the drone's socket on B; on its socket on A: %s", cancelsOnA)
+        .isEqualTo(turn);
+    assertThat(cancelsOnA).as("cancels sent to the socket the drone left").isEmpty();
+    onB.emit(Protocol.WORK_ORDER_COMPLETE, Protocol.args(new Payloads.WorkOrderComplete(
+        turn, 50, TurnStatus.CANCELLED, TurnStats.EMPTY, null, null)));
+    assertThat(onC.completion(turn).get("status").asText()).isEqualTo("cancelled");
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+    await("the end stored", () -> stored(turn) == TurnStatus.CANCELLED);
+  }
+}
