@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.cluster.redis.RedisCluster;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,6 +51,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   /** Whether the drone has left its socket on A: what A sends there is never answered. */
   private volatile boolean leftA;
   private volatile boolean droppedByA;
+  private final AtomicInteger droneLinksClosedOnA = new AtomicInteger();
   private final BlockingQueue<String> ordersOnA = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> ordersOnB = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> cancelsOnA = new LinkedBlockingQueue<>();
@@ -75,7 +78,14 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
 
   @Override
   GadgetServer.Builder settings(int node, GadgetServer.Builder builder) {
-    return node == A ? builder.silenceTimeout(silenceOnA) : builder;
+    return node == A ? builder.silenceTimeout(silenceOnA).listener(new ServerListener() {
+      @Override
+      public void onConnectionClosed(ConnectionKind kind) {
+        if (kind == ConnectionKind.DRONE) {
+          droneLinksClosedOnA.incrementAndGet();
+        }
+      }
+    }) : builder;
   }
 
   /** Ada's drone (workspace ws-1) on node A: it takes work orders until it leaves A. */
@@ -212,6 +222,10 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     assertThat(clusters.get(C).chatClaim(session)).as("the chat's claim").contains(turn);
     assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).as("ends told to C's page")
         .isZero();
+    await("node A done with the socket the drone left", () -> droneLinksClosedOnA.get() > 0);
+    assertThat(fx.store.listDrones(ada.user().id()).get(0).status())
+        .as("the drone's stored status once A dropped the socket it left for B")
+        .isNotEqualTo(DroneStatus.OFFLINE);
 
     tokens(onB, turn, 50, 100);
     onB.emitWithAck(Protocol.WORK_ORDER_COMPLETE, Protocol.args(new Payloads.WorkOrderComplete(

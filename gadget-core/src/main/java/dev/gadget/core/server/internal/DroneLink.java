@@ -243,10 +243,16 @@ public final class DroneLink {
       drone.status = DroneStatus.OFFLINE;
       running = turns.get(drone.activeTurnId);
     }
-    saveStatus(drone, DroneStatus.OFFLINE);
-    log.info("drone {} disconnected: {}", drone.id, reason);
-    rooms.toUserPages(drone.userId, // under its lease still: the news go to every node
-        new Payloads.DroneStatusEvent(drone.id, DroneStatus.OFFLINE, null));
+    if (node != null && node.heldElsewhere(drone.id)) {
+      // it went to another node, which has stored and told its status: not offline
+      log.info("drone {} disconnected here, and is connected to another node: {}", drone.id,
+          reason);
+    } else {
+      saveStatus(drone, DroneStatus.OFFLINE);
+      log.info("drone {} disconnected: {}", drone.id, reason);
+      rooms.toUserPages(drone.userId, // under its lease still: the news go to every node
+          new Payloads.DroneStatusEvent(drone.id, DroneStatus.OFFLINE, null));
+    }
     if (node != null) {
       node.droneDisconnected(drone);
     }
