@@ -181,7 +181,10 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     room.release(a.units());
     if (a.end()) {
       KeptEvents turn = history.remove(a.key());
-      kept -= turn == null ? 0 : turn.size();
+      if (turn != null) {
+        kept -= turn.size();
+        turn.clear(); // its chunks go back to the pool
+      }
       return;
     }
     if (kept >= MAX_KEPT) {

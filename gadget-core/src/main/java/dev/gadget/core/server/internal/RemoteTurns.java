@@ -186,6 +186,9 @@ final class RemoteTurns {
     if (remote.remove(r.turnId, r) && r.feed != null) {
       r.feed.close();
     }
+    synchronized (r) {
+      r.seen.clear(); // its chunks go back to the pool
+    }
   }
 
   /** Stops following the sessions no page of this node watches any more. */

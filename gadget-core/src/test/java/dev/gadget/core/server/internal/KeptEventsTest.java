@@ -53,4 +53,16 @@ class KeptEventsTest {
     kept.add(7, "f", "e", "j");
     assertThat(all(kept)).containsExactly("7|f|e|j");
   }
+
+  @Test
+  void aChunkGivenBackAndTakenByAnotherDoesNotChangeWhatEitherKeepsNow() {
+    KeptEvents first = new KeptEvents();
+    KeptEvents second = new KeptEvents();
+    first.add(1, null, "response", "{\"token\":\"first\"}");
+    first.clear(); // its chunk goes to the pool, and the next one taken may be it
+    second.add(2, null, "response", "{\"token\":\"second\"}");
+    first.add(3, null, "thinking", "{\"token\":\"again\"}");
+    assertThat(all(second)).containsExactly("2|null|response|{\"token\":\"second\"}");
+    assertThat(all(first)).containsExactly("3|null|thinking|{\"token\":\"again\"}");
+  }
 }
