@@ -3,6 +3,7 @@ package dev.gadget.core.server;
 import static dev.gadget.core.server.RuntimeFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.cluster.redis.RedisCluster;
 import dev.gadget.core.GadgetJson;
@@ -11,6 +12,7 @@ import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.ApprovalPayloads;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.protocol.ResumePayloads;
@@ -52,6 +54,8 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   private volatile boolean leftA;
   private volatile boolean droppedByA;
   private final AtomicInteger droneLinksClosedOnA = new AtomicInteger();
+  private final BlockingQueue<JsonNode> decidedOnA = new LinkedBlockingQueue<>();
+  private final BlockingQueue<JsonNode> decidedOnB = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> ordersOnA = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> ordersOnB = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> cancelsOnA = new LinkedBlockingQueue<>();
@@ -104,6 +108,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
       });
       c.on(Protocol.CANCEL_WORK_ORDER, (args, ack) -> cancelsOnA.add(args.get(0)
           .get("turnId").asText()));
+      c.on(Protocol.APPROVAL_DECIDED, (args, ack) -> decidedOnA.add(args.get(0)));
     });
   }
 
@@ -127,6 +132,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
       });
       c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0).get("turnId")
           .asText()));
+      c.on(Protocol.APPROVAL_DECIDED, (args, ack) -> decidedOnB.add(args.get(0)));
     });
   }
 
@@ -320,5 +326,31 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     assertThat(onC.completion(turn).get("status").asText()).isEqualTo("cancelled");
     assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
     await("the end stored", () -> stored(turn) == TurnStatus.CANCELLED);
+  }
+
+  @Test
+  void anApprovalAnsweredOnTheNodeThatLostTheDroneReachesTheDroneOnItsNewNode()
+      throws Exception {
+    silenceOnA = Duration.ofSeconds(90); // A would not end the turn for silence meanwhile
+    start(3);
+    Connection onA = droneOnA();
+    Page pageOnA = page(A);
+    String session = fx.watchedSession(pageOnA);
+    String turn = turnOnA(onA, pageOnA, session);
+    Connection onB = takenOverByB(onA, turn);
+
+    onB.emitWithAck(Protocol.APPROVAL_REQUEST, Protocol.args(
+        new ApprovalPayloads.ApprovalRequest(turn, "call-1", "run_command", "{}", "make test")),
+        RuntimeFixture.WAIT).get(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    await("the call pending on A's page", () -> pageOnA.count(turn, Protocol.APPROVAL_PENDING)
+        == 1);
+    JsonNode reply = pageOnA.request(Protocol.ANSWER_APPROVAL, Map.of("turnId", turn,
+        "callId", "call-1", "decision", "approved"));
+    assertThat(reply.path("ok").asBoolean()).as("answer: %s", reply).isTrue();
+    JsonNode toDrone = decidedOnB.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(toDrone).as("the decision on the drone's socket on B; on A: %s", decidedOnA)
+        .isNotNull();
+    assertThat(toDrone.path("approval").path("decision").asText()).isEqualTo("approved");
+    assertThat(decidedOnA).as("decisions sent to the socket the drone left").isEmpty();
   }
 }

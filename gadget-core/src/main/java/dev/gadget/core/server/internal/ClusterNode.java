@@ -45,6 +45,7 @@ public final class ClusterNode {
   private final DroneRouter router;
   private final Map<String, Cluster.Lease> leases = new ConcurrentHashMap<>();
   private final RemoteTurns remote;
+  private LiveTurns turns;
   private ChatClaims claims;
   private FeedRelay relay;
   private DroneNews news;
@@ -71,6 +72,7 @@ public final class ClusterNode {
       LiveTurns turns, WatcherRooms rooms, ServerTimer timer) {
     RemoteTurns remote = new RemoteTurns(cluster, rooms, turns, timer);
     ClusterNode node = new ClusterNode(settings, cluster, router, remote);
+    node.turns = turns;
     node.claims = new ChatClaims(cluster, turns);
     node.relay = new FeedRelay(cluster);
     node.orphans = new OrphanTurns(settings, cluster, turns, node.relay);
@@ -213,7 +215,7 @@ public final class ClusterNode {
       if (!held && stillOurs(lease)) {
         continue;
       }
-      if (!held && leases.remove(lease.droneId(), lease)) {
+      if (!held && leases.remove(lease.droneId(), lease) && !letGoTurnOf(lease.droneId())) {
         dropSocket(lease.droneId());
       }
     }
@@ -226,6 +228,18 @@ public final class ClusterNode {
     }
     claims.renewAll();
     remote.sweep();
+  }
+
+  /**
+   * Another node took the drone: its running turn here, if any, goes on there (let go here,
+   * the socket dropped, this node's pages following it from the cluster). False when it runs
+   * none here.
+   */
+  private boolean letGoTurnOf(String droneId) {
+    ConnectedDrone d = router.find(droneId);
+    String turnId = d == null ? null : d.activeTurnId;
+    LiveTurn t = turnId == null ? null : turns.get(turnId);
+    return t != null && turns.fence.lost(t);
   }
 
   /**
@@ -253,6 +267,14 @@ public final class ClusterNode {
   void lost(String droneId) {
     leases.remove(droneId);
     dropSocket(droneId);
+  }
+
+  /**
+   * {@code turn}, let go here, goes on at the node that holds its drone now: this node's pages
+   * get the rest of it from the cluster, after what they had from here.
+   */
+  void continuesElsewhere(dev.gadget.core.model.ChatTurn turn) {
+    remote.continueElsewhere(turn, relay.handOver(turn.id()));
   }
 
   private void dropSocket(String droneId) {

@@ -336,6 +336,15 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   }
 
   /** The feed number of a turn's next event; -1 when its seq's slots are used up. */
+  /**
+   * The number of the last event of {@code turnId} this node's pages were given (the turn
+   * goes on at another node: its numbering here is forgotten), or -1.
+   */
+  long handOver(String turnId) {
+    long[] state = numbering.remove(turnId);
+    return state == null ? -1 : (state[0] + 2) * 8 + state[1];
+  }
+
   private long number(String turnId, JsonNode seq) {
     long[] state = numbering.computeIfAbsent(turnId, k -> new long[] {-1, 0});
     if (seq != null && seq.canConvertToLong()) {

@@ -56,6 +56,8 @@ final class RemoteTurns {
     volatile Cluster.Subscription feed;
     boolean ended;
     boolean local;
+    /** The room has had the events numbered up to this (the turn ran here until then). */
+    long roomHad = -1;
 
     Remote(String turnId, String sessionId) {
       this.turnId = turnId;
@@ -124,12 +126,29 @@ final class RemoteTurns {
    * snapshot has it) are told it started, then its feed is followed from its first event.
    */
   private Remote ensure(ChatTurn turn, Connection knows) {
+    return ensure(turn, knows, -1);
+  }
+
+  /**
+   * A turn that ran here goes on at another node, which holds its drone now ({@link
+   * TurnFence}): this node's pages get its events from the feed, after those numbered up to
+   * {@code roomHad}, which they had from here. Its feed is followed from its first event all the
+   * same, for pages that start watching here later.
+   */
+  void continueElsewhere(ChatTurn turn, long roomHad) {
+    ensure(turn, null, roomHad);
+  }
+
+  private Remote ensure(ChatTurn turn, Connection knows, long roomHad) {
     Remote[] made = new Remote[1];
     Remote r = remote.computeIfAbsent(turn.id(), id -> made[0] = new Remote(id, turn.sessionId()));
     if (made[0] != null) {
       synchronized (r) {
-        rooms.toRoom(turn.sessionId(), Protocol.TURN_STARTED,
-            Protocol.args(new Payloads.TurnStarted(TurnWrites.before(turn, 0))), knows);
+        r.roomHad = roomHad;
+        if (roomHad < 0) { // the room has not heard of it
+          rooms.toRoom(turn.sessionId(), Protocol.TURN_STARTED,
+              Protocol.args(new Payloads.TurnStarted(TurnWrites.before(turn, 0))), knows);
+        }
       }
       // outside the turn's lock: a feed may deliver on the caller's thread, under its own lock
       try {
@@ -152,8 +171,10 @@ final class RemoteTurns {
         log.warn("turn {} has relayed more than {} events: pages that start watching it on this "
             + "node now get it from the store", r.turnId, MAX_EVENTS);
       }
-      rooms.toRoom(r.sessionId, e.event(), args(e.json()), null);
-      rooms.toObservers(r.sessionId, e.event(), e.json());
+      if (e.seq() > r.roomHad) {
+        rooms.toRoom(r.sessionId, e.event(), args(e.json()), null);
+        rooms.toObservers(r.sessionId, e.event(), e.json());
+      }
       if (Protocol.WORK_ORDER_COMPLETE.equals(e.event())) {
         r.ended = true;
         r.seen.clear(); // a snapshot has an ended turn from the store

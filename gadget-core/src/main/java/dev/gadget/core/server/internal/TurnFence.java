@@ -34,6 +34,7 @@ final class TurnFence {
       return false;
     }
     if (!t.ended && node.heldElsewhere(t.droneId) && turns.letGo(t)) {
+      node.continuesElsewhere(t.turn);
       node.lost(t.droneId);
     }
     return t.letGo;
