@@ -3,6 +3,7 @@ package dev.gadget.core.server;
 import static dev.gadget.core.server.RuntimeFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.ToolCall;
@@ -10,8 +11,10 @@ import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,27 +30,37 @@ import org.junit.jupiter.api.Test;
 class AgentAcrossNodesTest extends RedisNodesTestBase {
   private static final int TOOLS = 5;
   private static final int TOKENS = 100;
+  private static final int TOOLS_OFFERED = 7;
+
+  /** A seed-004 client of ada on {@code node} that sent its query. */
+  private List<String> client(int node) {
+    List<String> log = new CopyOnWriteArrayList<>();
+    query(connect(node, log), log, node);
+    return log;
+  }
 
   /** A seed-004 client of ada on {@code node}: every event it receives, as "name payload". */
-  private List<String> client(int node) {
+  private Connection connect(int node, List<String> log) {
     TransportClient raw = transports.get(node).client();
     fx.closeables.add(raw);
-    List<String> log = new CopyOnWriteArrayList<>();
     ObjectNode auth = GadgetJson.mapper().createObjectNode().put("token", ada.pageToken());
     Connection c = raw.connect(Protocol.AGENT_NAMESPACE, () -> auth,
         new TransportClient.ClientListener() {},
         conn -> {
           for (String e : List.of(Protocol.CONNECTED, Protocol.ERROR, Protocol.AGENT_EVENT,
-              Protocol.QUERY_COMPLETE)) {
+              Protocol.QUERY_COMPLETE, Protocol.TOOL_COUNT)) {
             conn.on(e, (args, ack) -> log.add(e + " " + args.get(0)));
           }
         });
     await("the client on node " + node, () -> log.stream().anyMatch(
         l -> l.startsWith(Protocol.CONNECTED)));
+    return c;
+  }
+
+  private static void query(Connection c, List<String> log, int node) {
     log.add(Protocol.QUERY + " sent"); // the client's own mark: what follows is the query's
     c.emit(Protocol.QUERY, Protocol.args(Map.of("prompt", "Read the README",
         "session_id", "agent-" + node)));
-    return log;
   }
 
   /** The drone runs the turn: {@link #TOOLS} tools started and done, a reply in tokens, the end. */
@@ -112,5 +125,86 @@ class AgentAcrossNodesTest extends RedisNodesTestBase {
         .containsExactlyElementsOf(reference);
     assertThat(onB.stream().filter(l -> l.startsWith(Protocol.QUERY_COMPLETE)).count())
         .isEqualTo(1);
+  }
+
+  /**
+   * The drone on node A offers {@link #TOOLS_OFFERED} tools (one named twice): a seed-004 client
+   * on node B is told {@code tool_count} of them when it connects and after its query, with the
+   * drone's {@code orphans_cleaned}, and a page on B lists the drone with that {@code toolCount}
+   * and its mode, as node A knows them.
+   */
+  @Test
+  void toolCountAndTheDroneListCountTheToolsOfADroneOnAnotherNode() throws Exception {
+    start(2);
+    Connection drone = drone(0);
+    Page onA = page(0);
+    fx.sampleProject(onA);
+    await("the drone", () -> connectedDrones() == 1);
+    List<Payloads.ToolInfo> tools = new ArrayList<>();
+    for (int k = 0; k < TOOLS_OFFERED; k++) {
+      tools.add(new Payloads.ToolInfo("tool_" + k, "tool " + k, null));
+    }
+    tools.add(new Payloads.ToolInfo("tool_0", "the same name again", null)); // counted once
+    drone.emit(Protocol.DRONE_TOOLS, Protocol.args(new Payloads.DroneTools(tools, 2)));
+    await("node A knowing the drone's tools", () -> toolCounts(onA).equals(
+        List.of(TOOLS_OFFERED)));
+
+    List<String> onB = new CopyOnWriteArrayList<>();
+    Connection client = connect(1, onB);
+    await("tool_count on node B", () -> !counts(onB).isEmpty());
+    assertThat(counts(onB)).as("node B's client: %s", onB).containsExactly(TOOLS_OFFERED);
+    await("orphans_cleaned on node B", () -> onB.stream().anyMatch(
+        l -> l.contains("orphans_cleaned") && l.contains("\"count\":2")));
+
+    Page pageOnB = page(1);
+    JsonNode listed = pageOnB.request(Protocol.LIST_DRONES, Map.of()).get("drones");
+    assertThat(listed).hasSize(1);
+    assertThat(listed.get(0).path("toolCount").asInt(-1)).as("B's drone list: %s", listed)
+        .isEqualTo(TOOLS_OFFERED);
+    assertThat(listed.get(0).path("mode").asText()).isEqualTo("idle");
+    assertThat(listed.get(0).path("status").asText()).isEqualTo("available");
+
+    query(client, onB, 1);
+    play(drone, turnOf(onB));
+    await("tool_count after node B's query_complete", () -> {
+      int done = indexOf(onB, Protocol.QUERY_COMPLETE);
+      return done >= 0 && onB.subList(done, onB.size()).stream()
+          .anyMatch(l -> l.startsWith(Protocol.TOOL_COUNT + " "));
+    });
+    assertThat(counts(onB)).as("node B's client: %s", onB)
+        .containsExactly(TOOLS_OFFERED, TOOLS_OFFERED);
+  }
+
+  private static List<Integer> toolCounts(Page page) {
+    List<Integer> out = new ArrayList<>();
+    try {
+      page.request(Protocol.LIST_DRONES, Map.of()).get("drones")
+          .forEach(d -> out.add(d.path("toolCount").asInt(-1)));
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+    return out;
+  }
+
+  private static List<Integer> counts(List<String> log) {
+    return log.stream().filter(l -> l.startsWith(Protocol.TOOL_COUNT + " "))
+        .map(l -> readCount(l.substring(Protocol.TOOL_COUNT.length() + 1))).toList();
+  }
+
+  private static int readCount(String json) {
+    try {
+      return GadgetJson.mapper().readTree(json).path("count").asInt(-1);
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static int indexOf(List<String> log, String event) {
+    for (int i = 0; i < log.size(); i++) {
+      if (log.get(i).startsWith(event + " ")) {
+        return i;
+      }
+    }
+    return -1;
   }
 }

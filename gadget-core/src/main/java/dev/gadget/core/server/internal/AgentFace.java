@@ -68,11 +68,29 @@ public final class AgentFace {
     following.put(c, ConcurrentHashMap.newKeySet());
     c.on(Protocol.QUERY, (args, ack) -> query(c, userId, args));
     emit(c, Protocol.CONNECTED, map("data", "Connected to agent"));
-    emit(c, Protocol.TOOL_COUNT, map("count", router.toolCount(userId)));
-    int orphans = router.orphansCleaned(userId);
-    if (orphans > 0) {
+    toolCount(c, userId, true);
+  }
+
+  /**
+   * {@code tool_count} (then {@code orphans_cleaned} when {@code orphans} and there are some):
+   * of the user's drones here; in a cluster, of the user's drones on every node, sent once the
+   * nodes that hold them answered ({@link RemoteDrones#userTools}, bounded; a node that does not
+   * answer in time leaves its drones out).
+   */
+  private void toolCount(Connection c, String userId, boolean orphans) {
+    if (node == null) {
+      tell(c, new RemoteDrones.UserTools(router.toolCount(userId),
+          router.orphansCleaned(userId)), orphans);
+      return;
+    }
+    node.drones().userTools(userId).thenAccept(t -> tell(c, t, orphans));
+  }
+
+  private static void tell(Connection c, RemoteDrones.UserTools tools, boolean orphans) {
+    emit(c, Protocol.TOOL_COUNT, map("count", tools.count()));
+    if (orphans && tools.orphansCleaned() > 0) {
       emit(c, Protocol.AGENT_EVENT, map("event_type", "orphans_cleaned", "data",
-          map("count", orphans)));
+          map("count", tools.orphansCleaned())));
     }
   }
 
@@ -107,7 +125,7 @@ public final class AgentFace {
         rooms.unobserve(session.id(), ended);
         mine.remove(self[0]);
         emit(c, Protocol.SESSION_MEMORY, memory(session.id(), named));
-        emit(c, Protocol.TOOL_COUNT, map("count", router.toolCount(userId)));
+        toolCount(c, userId, false);
       });
       self[0] = new Following(session.id(), events);
       mine.add(self[0]);

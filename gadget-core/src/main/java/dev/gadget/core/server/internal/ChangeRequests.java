@@ -195,7 +195,8 @@ final class ChangeRequests {
       return connection::emitWithAck;
     }
     if (node != null && droneId != null && node.heldElsewhere(droneId)) {
-      return (event, args, timeout) -> node.askDrone(droneId, event, args, timeout);
+      return (event, args, timeout) -> node.drones().ask(droneId, event, args,
+          timeout);
     }
     return null;
   }

@@ -38,7 +38,6 @@ public final class ClusterNode {
   static final String DISPATCH = "dispatch";
   static final String CANCEL = "cancel";
   static final String APPROVAL = "approval";
-  static final String DRONE = "drone";
 
   private final ServerSettings settings;
   private final Cluster cluster;
@@ -49,6 +48,7 @@ public final class ClusterNode {
   private ChatClaims claims;
   private FeedRelay relay;
   private DroneNews news;
+  private RemoteDrones drones;
   private OrphanTurns orphans;
   private java.util.concurrent.ScheduledFuture<?> orphanSweep;
   /** Drones held here whose lease could not be taken (the cluster was away): tried again. */
@@ -78,6 +78,7 @@ public final class ClusterNode {
     node.orphans = new OrphanTurns(settings, cluster, turns, node.relay);
     rooms.relayTo(node.relay);
     node.news = new DroneNews(cluster, settings.store(), node, rooms);
+    node.drones = new RemoteDrones(node, cluster, router, settings);
     rooms.newsTo(node.news);
     turns.cluster(remote, node);
     return node;
@@ -98,6 +99,11 @@ public final class ClusterNode {
   /** This node's lease of the drone, or null when it holds none. */
   Cluster.Lease lease(String droneId) {
     return leases.get(droneId);
+  }
+
+  /** The user's drones other nodes hold: requests to them, and what they offer. */
+  RemoteDrones drones() {
+    return drones;
   }
 
   /** The node's id in the cluster. */
@@ -127,8 +133,11 @@ public final class ClusterNode {
         d.cancel(userId, m.path("turnId").asText());
         return "ok";
       }
-      case DRONE -> {
-        return droneAnswer(m);
+      case RemoteDrones.DRONE -> {
+        return drones.answerRequest(m);
+      }
+      case RemoteDrones.FACTS -> {
+        return drones.answerFacts(m);
       }
       case APPROVAL -> {
         approvals.answer(userId, GadgetJson.mapper().treeToValue(m.path("answer"),
@@ -369,56 +378,6 @@ public final class ClusterNode {
     ask(nodeOf(turn), APPROVAL, body);
   }
 
-  /**
-   * Sends a request (undo, commit, push) to a drone another node holds, through that node;
-   * completes with the drone's answer, or fails in words.
-   */
-  java.util.concurrent.CompletableFuture<List<JsonNode>> askDrone(String droneId, String event,
-      List<JsonNode> args, Duration timeout) {
-    Optional<Cluster.Lease> lease = locate(droneId);
-    if (lease.isEmpty() || lease.get().nodeId().equals(cluster.nodeId())) {
-      return java.util.concurrent.CompletableFuture.failedFuture(
-          new RequestException("the drone that made these changes is not connected"));
-    }
-    ObjectNode body = GadgetJson.mapper().createObjectNode().put("droneId", droneId)
-        .put("event", event).put("timeoutMs", timeout.toMillis());
-    body.set("args", GadgetJson.mapper().valueToTree(args));
-    java.util.concurrent.CompletableFuture<List<JsonNode>> out =
-        new java.util.concurrent.CompletableFuture<>();
-    cluster.send(lease.get().nodeId(), DRONE, body.toString(), timeout.plusSeconds(5))
-        .whenComplete((answer, error) -> {
-          if (error != null) {
-            Throwable cause = error.getCause() != null ? error.getCause() : error;
-            out.completeExceptionally(new RequestException(cause.getMessage()));
-            return;
-          }
-          try {
-            List<JsonNode> reply = new ArrayList<>();
-            GadgetJson.mapper().readTree(answer).forEach(reply::add);
-            out.complete(reply);
-          } catch (java.io.IOException e) {
-            out.completeExceptionally(new RequestException(
-                "the drone's node sent an answer that cannot be read"));
-          }
-        });
-    return out;
-  }
-
-  /** Mail for one of this node's drones: sent to it, its answer's arguments returned. */
-  private String droneAnswer(JsonNode m) throws Exception {
-    ConnectedDrone d = router.find(m.path("droneId").asText());
-    Connection c = d == null ? null : d.connection;
-    if (c == null || !c.isConnected()) {
-      throw new RequestException("the drone that made these changes is not connected");
-    }
-    List<JsonNode> args = new ArrayList<>();
-    m.path("args").forEach(args::add);
-    Duration timeout = Duration.ofMillis(m.path("timeoutMs").asLong(15_000));
-    List<JsonNode> reply = c.emitWithAck(m.path("event").asText(), args, timeout)
-        .get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
-    return GadgetJson.mapper().valueToTree(reply).toString();
-  }
-
   /** The node that holds the turn's drone (not this one). */
   private String nodeOf(ChatTurn turn) {
     Optional<Cluster.Lease> lease = turn.droneId() == null ? Optional.empty()
@@ -429,7 +388,8 @@ public final class ClusterNode {
     return lease.get().nodeId();
   }
 
-  private Optional<Cluster.Lease> locate(String droneId) {
+  /** Who holds the drone: fails in words when the cluster cannot be reached. */
+  Optional<Cluster.Lease> locate(String droneId) {
     try {
       return cluster.locate(droneId);
     } catch (ClusterException e) {
@@ -468,5 +428,6 @@ public final class ClusterNode {
     remote.close();
     relay.close();
     news.close();
+    drones.close();
   }
 }

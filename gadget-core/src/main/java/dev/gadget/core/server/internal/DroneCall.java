@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Sends one request to a drone and completes with its answer's arguments: the drone's socket on
- * this node, or (in a cluster) mail to the node that holds it ({@link ClusterNode#askDrone}).
+ * this node, or (in a cluster) mail to the node that holds it ({@link RemoteDrones#ask}).
  */
 @FunctionalInterface
 interface DroneCall {

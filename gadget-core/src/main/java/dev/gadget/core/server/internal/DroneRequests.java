@@ -153,7 +153,7 @@ final class DroneRequests {
   }
 
   private DroneCall remote(String droneId) {
-    return (event, args, timeout) -> node.askDrone(droneId, event, args, timeout);
+    return (event, args, timeout) -> node.drones().ask(droneId, event, args, timeout);
   }
 
   /**

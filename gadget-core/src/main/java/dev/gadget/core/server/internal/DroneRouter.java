@@ -69,13 +69,18 @@ public final class DroneRouter {
    * they said when they connected).
    */
   int toolCount(String userId) {
-    java.util.Set<String> names = new java.util.HashSet<>();
+    return toolNames(userId).size();
+  }
+
+  /** The distinct names of the tools the connected drones of {@code userId} offer. */
+  Set<String> toolNames(String userId) {
+    Set<String> names = new java.util.HashSet<>();
     for (ConnectedDrone d : of(userId)) {
       if (d.isConnected()) {
         names.addAll(d.toolNames);
       }
     }
-    return names.size();
+    return names;
   }
 
   /**

@@ -211,24 +211,32 @@ public final class PageRequests {
 
   /**
    * The user's drones as stored, each connected one with its {@code toolCount} and its workspace
-   * {@code mode} as the server knows it.
+   * {@code mode} as the server that holds it knows them (in a cluster, another node's drone as
+   * its node says, {@link RemoteDrones#facts}; left without them when that node does not answer
+   * in time).
    */
   private List<JsonNode> droneList(String userId) {
+    List<DroneRegistration> stored = store.listDrones(userId);
+    // a drone not connected here: in a cluster, its status as stored by the node that holds it
+    Map<String, String> holders = node == null ? Map.of() : node.drones().holders(stored);
+    Map<String, RemoteDrones.Facts> facts = node == null ? Map.of()
+        : node.drones().factsNow(userId, holders);
     List<JsonNode> out = new ArrayList<>();
-    for (DroneRegistration d : store.listDrones(userId)) {
+    for (DroneRegistration d : stored) {
       ConnectedDrone live = router.find(d.id());
       boolean connected = live != null && live.isConnected();
       // What the store says was true when the drone was last seen: after a restart (or a crash
-      // that never stored "offline") a drone is offline until its connection is back; in a
-      // cluster, its status as stored by the node that holds it.
-      boolean elsewhere = !connected && node != null && d.status() != DroneStatus.OFFLINE
-          && node.heldElsewhere(d.id());
-      ObjectNode n = GadgetJson.mapper().valueToTree(connected || elsewhere
+      // that never stored "offline") a drone is offline until its connection is back.
+      ObjectNode n = GadgetJson.mapper().valueToTree(connected || holders.containsKey(d.id())
           || d.status() == DroneStatus.OFFLINE
           ? d : d.withStatus(DroneStatus.OFFLINE, d.lastSeenAt()));
+      RemoteDrones.Facts there = facts.get(d.id());
       if (connected) {
         n.put("toolCount", live.toolCount());
         n.put("mode", live.mode.name().toLowerCase(Locale.ROOT));
+      } else if (there != null) {
+        n.put("toolCount", there.tools().size());
+        n.put("mode", there.mode());
       }
       out.add(n);
     }
