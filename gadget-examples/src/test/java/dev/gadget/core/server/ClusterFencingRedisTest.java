@@ -329,7 +329,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   }
 
   @Test
-  void anApprovalAnsweredOnTheNodeThatLostTheDroneReachesTheDroneOnItsNewNode()
+  void aPageOnTheNodeThatLostTheDroneFollowsTheTurnThereAndItsApprovalReachesTheDrone()
       throws Exception {
     silenceOnA = Duration.ofSeconds(90); // A would not end the turn for silence meanwhile
     start(3);
@@ -338,7 +338,9 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     String session = fx.watchedSession(pageOnA);
     String turn = turnOnA(onA, pageOnA, session);
     Connection onB = takenOverByB(onA, turn);
+    leasesOfA.thaw(); // A's next renewal is refused: it lets the turn go, which goes on at B
 
+    tokens(onB, turn, 50, 80);
     onB.emitWithAck(Protocol.APPROVAL_REQUEST, Protocol.args(
         new ApprovalPayloads.ApprovalRequest(turn, "call-1", "run_command", "{}", "make test")),
         RuntimeFixture.WAIT).get(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS);
@@ -352,5 +354,16 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
         .isNotNull();
     assertThat(toDrone.path("approval").path("decision").asText()).isEqualTo("approved");
     assertThat(decidedOnA).as("decisions sent to the socket the drone left").isEmpty();
+
+    tokens(onB, turn, 80, 100);
+    onB.emit(Protocol.WORK_ORDER_COMPLETE, Protocol.args(new Payloads.WorkOrderComplete(
+        turn, 100, TurnStatus.FINISHED, TurnStats.EMPTY, null, "done")));
+    assertThat(pageOnA.completion(turn).get("status").asText()).isEqualTo("finished");
+    assertThat(pageOnA.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+    assertThat(pageOnA.seqs(turn, Protocol.RESPONSE))
+        .as("A's page: each token once, in order, the first 50 from A and the rest from B")
+        .containsExactlyElementsOf(range(100));
+    await("the end stored", () -> stored(turn) == TurnStatus.FINISHED);
+    assertThat(storedText(turn)).isEqualTo(expected(100));
   }
 }

@@ -26,6 +26,11 @@ final class UnrenewedLeases implements Cluster {
     frozen = true;
   }
 
+  /** Its renewals reach Redis again: the next one is refused, another node holding the drone. */
+  void thaw() {
+    frozen = false;
+  }
+
   @Override
   public boolean renew(Lease lease, Duration ttl) {
     return frozen || real.renew(lease, ttl);
