@@ -18,6 +18,8 @@ import java.util.concurrent.ArrayBlockingQueue;
 final class KeptEvents {
   /** The characters of one chunk; a longer event gets a chunk of its own length. */
   static final int CHUNK_CHARS = 32 * 1024;
+  /** The first chunk of a turn's events. */
+  static final int FIRST_CHUNK_CHARS = 1024;
   /** The most chunks the pool keeps for reuse: 32 MB. */
   static final int MAX_POOLED = 512;
   private static final ArrayBlockingQueue<char[]> POOL = new ArrayBlockingQueue<>(MAX_POOLED);
@@ -50,7 +52,7 @@ final class KeptEvents {
     int need = Math.max(0, feedLength) + event.length() + json.length();
     char[] chunk = chunks.isEmpty() ? null : chunks.get(chunks.size() - 1);
     if (chunk == null || used + need > chunk.length) {
-      chunk = need > CHUNK_CHARS ? new char[need] : take();
+      chunk = next(chunk == null ? 0 : chunk.length, need);
       chunks.add(chunk);
       used = 0;
     }
@@ -75,6 +77,19 @@ final class KeptEvents {
   private static int put(String s, char[] chunk, int at) {
     s.getChars(0, s.length(), chunk, at);
     return at + s.length();
+  }
+
+  /**
+   * A turn's first chunks are small and double (1 K characters, then 2 K, up to {@link
+   * #CHUNK_CHARS}, which come from the pool): a node relaying a thousand short turns keeps a
+   * few kilobytes of each, not 64 KB.
+   */
+  private static char[] next(int last, int need) {
+    if (need > CHUNK_CHARS) {
+      return new char[need];
+    }
+    int size = Math.max(FIRST_CHUNK_CHARS, Math.min(CHUNK_CHARS, last * 2));
+    return size >= CHUNK_CHARS ? take() : new char[Math.max(size, need)];
   }
 
   private static char[] take() {
