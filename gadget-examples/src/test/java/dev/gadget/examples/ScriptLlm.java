@@ -13,7 +13,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
@@ -40,11 +41,13 @@ final class ScriptLlm implements AutoCloseable {
   ScriptLlm(Path dir) throws IOException {
     this.dir = dir;
     http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
-    http.setExecutor(Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "crash-suite-llm");
-      t.setDaemon(true);
-      return t;
-    }));
+    // a thread per streamed answer, at most 64; past that the accepting thread streams it
+    http.setExecutor(new ThreadPoolExecutor(0, 64, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        r -> {
+          Thread t = new Thread(r, "crash-suite-llm");
+          t.setDaemon(true);
+          return t;
+        }, new ThreadPoolExecutor.CallerRunsPolicy()));
     http.createContext("/", this::handle);
     http.start();
   }

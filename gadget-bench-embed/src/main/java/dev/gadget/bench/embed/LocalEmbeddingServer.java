@@ -19,8 +19,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -73,11 +74,14 @@ public final class LocalEmbeddingServer implements AutoCloseable {
     this.embeddings = model.load();
     this.http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
         64);
-    this.workers = Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "embedding-server");
-      t.setDaemon(true);
-      return t;
-    });
+    // two workers, at most 256 requests waiting; past that the accepting thread runs the
+    // request itself, and so stops taking new ones meanwhile
+    this.workers = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS,
+        new ArrayBlockingQueue<>(256), r -> {
+          Thread t = new Thread(r, "embedding-server");
+          t.setDaemon(true);
+          return t;
+        }, new ThreadPoolExecutor.CallerRunsPolicy());
     http.setExecutor(workers);
     http.createContext("/v1/embeddings", ex -> handle(ex, true));
     http.createContext("/api/embed", ex -> handle(ex, false));

@@ -35,20 +35,10 @@ import org.junit.jupiter.api.Test;
 class ClusterDroneFactsTest extends RuntimeTestBase {
   private static final int TOOLS = 4;
   private final InProcessCluster hub = new InProcessCluster();
-  private final List<InMemoryTransport> transports = new ArrayList<>();
 
   @Test
   void aNodeThatDoesNotAnswerInTimeLeavesItsDroneOutAndTheRestIsCounted() throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.closeables.add(hub);
-    for (String id : List.of("a", "b")) {
-      InMemoryTransport t = new InMemoryTransport();
-      transports.add(t);
-      GadgetServer s = GadgetServer.builder().store(fx.store).transport(t.server())
-          .provider(RuntimeFixture.PROVIDER).cluster(hub.join(id)).build();
-      s.start();
-      fx.closeables.add(s);
-    }
+    List<InMemoryTransport> transports = startNodes(hub, b -> b, "a", "b").transports();
     RuntimeFixture.Person ada = fx.person("ada");
     TransportClient raw = transports.get(0).client();
     fx.closeables.add(raw);

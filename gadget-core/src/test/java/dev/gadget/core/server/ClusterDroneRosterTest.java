@@ -11,7 +11,6 @@ import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.InMemoryTransport;
 import dev.gadget.core.transport.TransportClient;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -22,20 +21,10 @@ import org.junit.jupiter.api.Test;
  */
 class ClusterDroneRosterTest extends RuntimeTestBase {
   private final InProcessCluster hub = new InProcessCluster();
-  private final List<InMemoryTransport> transports = new ArrayList<>();
 
   @Test
   void aDroneRegisteredAfterThePageConnectedReachesThePageOnAnotherNode() throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.closeables.add(hub);
-    for (String id : List.of("a", "b")) {
-      InMemoryTransport t = new InMemoryTransport();
-      transports.add(t);
-      GadgetServer s = GadgetServer.builder().store(fx.store).transport(t.server())
-          .provider(RuntimeFixture.PROVIDER).cluster(hub.join(id)).build();
-      s.start();
-      fx.closeables.add(s);
-    }
+    List<InMemoryTransport> transports = startNodes(hub, b -> b, "a", "b").transports();
     RuntimeFixture.Person ada = fx.person("ada");
     Page onB = new Page(transports.get(1).client(), ada.pageToken());
     fx.closeables.add(onB);

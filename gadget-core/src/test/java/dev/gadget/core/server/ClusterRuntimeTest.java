@@ -36,26 +36,18 @@ import org.junit.jupiter.api.Test;
  */
 class ClusterRuntimeTest extends RuntimeTestBase {
   private final InProcessCluster hub = new InProcessCluster();
-  private final List<InMemoryTransport> transports = new ArrayList<>();
-  private final List<GadgetServer> nodes = new ArrayList<>();
+  private List<InMemoryTransport> transports;
+  private List<GadgetServer> nodes;
   private final BlockingQueue<String> orders = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> orderPolicies = new LinkedBlockingQueue<>();
   private final BlockingQueue<JsonNode> resumes = new LinkedBlockingQueue<>();
   private Person ada;
 
   private void start() throws Exception {
-    fx = new RuntimeFixture(tmp);
-    fx.closeables.add(hub);
-    for (String id : List.of("a", "b", "c")) {
-      InMemoryTransport t = new InMemoryTransport();
-      transports.add(t);
-      GadgetServer s = GadgetServer.builder().store(fx.store).transport(t.server())
-          .provider(RuntimeFixture.PROVIDER).cluster(hub.join(id))
-          .droneGracePeriod(Duration.ofSeconds(3)).ackTimeout(Duration.ofSeconds(5)).build();
-      s.start();
-      nodes.add(s);
-      fx.closeables.add(s);
-    }
+    Nodes started = startNodes(hub, b -> b.droneGracePeriod(Duration.ofSeconds(3))
+        .ackTimeout(Duration.ofSeconds(5)), "a", "b", "c");
+    transports = started.transports();
+    nodes = started.servers();
     ada = fx.person("ada");
   }
 

@@ -8,10 +8,9 @@ import dev.gadget.core.cluster.InProcessCluster;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.ClusterException;
+import dev.gadget.core.spi.ForwardingCluster;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -126,8 +125,7 @@ class FeedRelayTest {
   }
 
   /** A node whose backend can be made absent; records the sizes of the batches appended. */
-  private static final class Flaky implements Cluster {
-    private final Cluster node;
+  private static final class Flaky extends ForwardingCluster {
     volatile boolean away;
     /** While set, appends wait (a backend that does not answer). */
     volatile boolean paused;
@@ -136,7 +134,7 @@ class FeedRelayTest {
     final List<Integer> refused = new CopyOnWriteArrayList<>();
 
     Flaky(Cluster node) {
-      this.node = node;
+      super(node);
     }
 
     private void check() {
@@ -156,97 +154,26 @@ class FeedRelayTest {
       }
       check();
       sizes.add(appends.size());
-      return node.appendAll(appends);
+      return super.appendAll(appends);
     }
 
     @Override
     public boolean append(String turnId, long seq, String event, String json) {
       check();
       sizes.add(1);
-      return node.append(turnId, seq, event, json);
+      return super.append(turnId, seq, event, json);
     }
 
     @Override
     public void endFeed(String turnId, Duration keep) {
       check();
       ended = true;
-      node.endFeed(turnId, keep);
+      super.endFeed(turnId, keep);
     }
 
     @Override
     public boolean reachable() {
       return !away;
-    }
-
-    @Override
-    public String nodeId() {
-      return node.nodeId();
-    }
-
-    @Override
-    public Lease acquire(String droneId, Duration ttl) {
-      return node.acquire(droneId, ttl);
-    }
-
-    @Override
-    public boolean renew(Lease lease, Duration ttl) {
-      return node.renew(lease, ttl);
-    }
-
-    @Override
-    public void release(Lease lease) {
-      node.release(lease);
-    }
-
-    @Override
-    public boolean claimChat(String sessionId, String turnId, Duration ttl) {
-      return node.claimChat(sessionId, turnId, ttl);
-    }
-
-    @Override
-    public boolean renewChat(String sessionId, String turnId, Duration ttl) {
-      return node.renewChat(sessionId, turnId, ttl);
-    }
-
-    @Override
-    public void releaseChat(String sessionId, String turnId) {
-      node.releaseChat(sessionId, turnId);
-    }
-
-    @Override
-    public java.util.Optional<String> chatClaim(String sessionId) {
-      return node.chatClaim(sessionId);
-    }
-
-    @Override
-    public Optional<Lease> locate(String droneId) {
-      return node.locate(droneId);
-    }
-
-    @Override
-    public List<FeedEvent> read(String turnId, long afterSeq, int max) {
-      return node.read(turnId, afterSeq, max);
-    }
-
-    @Override
-    public Subscription follow(String turnId, long afterSeq, FeedListener listener) {
-      return node.follow(turnId, afterSeq, listener);
-    }
-
-    @Override
-    public void receiveMail(MailHandler handler) {
-      node.receiveMail(handler);
-    }
-
-    @Override
-    public CompletableFuture<String> send(String nodeId, String kind, String body,
-        Duration deadline) {
-      return node.send(nodeId, kind, body, deadline);
-    }
-
-    @Override
-    public void close() {
-      node.close();
     }
   }
 }
