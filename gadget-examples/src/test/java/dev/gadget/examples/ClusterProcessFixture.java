@@ -15,6 +15,7 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.Project;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.EventTurns;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.store.mongo.MongoChatStore;
@@ -137,9 +138,7 @@ abstract class ClusterProcessFixture {
   protected static List<JsonNode> events(List<JsonNode> lines, String turnId) {
     List<JsonNode> out = new ArrayList<>();
     for (JsonNode l : lines) {
-      JsonNode p = l.path("payload");
-      String id = l.path("name").asText().equals(Protocol.TURN_STARTED)
-          ? p.path("turn").path("_id").asText() : p.path("turnId").asText();
+      String id = EventTurns.turnId(l.path("name").asText(), l.path("payload"));
       if (l.path("event").asText().equals("ev") && id.equals(turnId)) {
         out.add(l);
       }

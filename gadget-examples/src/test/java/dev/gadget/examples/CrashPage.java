@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnBlock;
+import dev.gadget.core.protocol.EventTurns;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient;
@@ -78,9 +79,7 @@ final class CrashPage {
   List<Event> events(String turnId) {
     List<Event> out = new ArrayList<>();
     for (Event e : events) {
-      JsonNode id = e.name().equals(Protocol.TURN_STARTED)
-          ? e.payload().path("turn").path("_id") : e.payload().path("turnId");
-      if (turnId.equals(id.asText())) {
+      if (turnId.equals(EventTurns.turnId(e.name(), e.payload()))) {
         out.add(e);
       }
     }

@@ -12,6 +12,7 @@ import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.model.ProviderConfig;
 import dev.gadget.core.model.TokenKind;
 import dev.gadget.core.model.User;
+import dev.gadget.core.protocol.EventTurns;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.store.InMemoryChatStore;
@@ -276,9 +277,7 @@ final class RuntimeFixture implements AutoCloseable {
     List<Event> eventsOf(String turnId) {
       List<Event> out = new ArrayList<>();
       for (Event e : events) {
-        JsonNode id = e.name().equals(Protocol.TURN_STARTED)
-            ? e.payload().path("turn").path("_id") : e.payload().path("turnId");
-        if (turnId.equals(id.asText())) {
+        if (turnId.equals(EventTurns.turnId(e.name(), e.payload()))) {
           out.add(e);
         }
       }
