@@ -16,6 +16,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * server does, so that the next turn's context starts from it. The writes are made in order on
  * the session's writer thread, off the loop's path (a synced write must not hold up the stream);
  * {@link #finish} waits for them. A store that fails is said once in the log and the turn goes
- * on: the editor's chat matters more than its record.
+ * on: the editor's chat matters more than its record. At most {@link #MAX_PENDING} writes wait:
+ * past that the turn waits for the store (at most {@link #WRITES}, then a write is left out, said
+ * once), so a store slower than the model holds the turn back rather than the heap.
  */
 final class TurnRecorder implements AgentListener {
   private static final Logger log = LoggerFactory.getLogger(TurnRecorder.class);
@@ -34,18 +37,25 @@ final class TurnRecorder implements AgentListener {
   static final String PROCESS_ENDED = "the Gadget process ended during this turn";
   /** How long the end of a turn waits for its writes. */
   static final Duration WRITES = Duration.ofSeconds(30);
+  /** The most writes that wait for the store; the next waits for them. */
+  static final int MAX_PENDING = 256;
 
   private final ChatStore store;
   private final Executor writer;
   private final String turnId;
   private final BlockAggregator blocks;
   private final AtomicBoolean failed = new AtomicBoolean();
+  /** Writes chained and not yet made. */
+  private final AtomicInteger pending = new AtomicInteger();
+  /** The store did not catch up within {@link #WRITES}: writes past the bound are left out. */
+  private boolean stuck;
   private CompletableFuture<Void> written;
 
   private TurnRecorder(ChatStore store, Executor writer, ChatTurn turn) {
     this.store = store;
     this.writer = writer;
     this.turnId = turn.id();
+    pending.incrementAndGet();
     this.written = CompletableFuture.runAsync(() -> write(() -> store.createTurn(turn)), writer);
     this.blocks = new BlockAggregator(block -> later(() -> store.appendBlock(turnId, block)));
   }
@@ -62,8 +72,30 @@ final class TurnRecorder implements AgentListener {
     return new TurnRecorder(store, writer, turn);
   }
 
+  /** Chains {@code write} after the others; called under this recorder's lock. */
   private void later(Runnable write) {
+    if (pending.get() >= MAX_PENDING && (stuck || !drained())) {
+      stuck = true; // the next writes are left out at once until the store catches up
+      failed(new IllegalStateException(MAX_PENDING + " writes waited more than "
+          + WRITES.toSeconds() + " s"));
+      return;
+    }
+    stuck = false;
+    pending.incrementAndGet();
     written = written.thenRunAsync(() -> write(write), writer);
+  }
+
+  /** Waits (at most {@link #WRITES}) until the writes chained so far are made. */
+  private boolean drained() {
+    try {
+      written.get(WRITES.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (ExecutionException | TimeoutException e) {
+      return false;
+    }
   }
 
   private void write(Runnable write) {
@@ -71,7 +103,14 @@ final class TurnRecorder implements AgentListener {
       write.run();
     } catch (RuntimeException e) {
       failed(e);
+    } finally {
+      pending.decrementAndGet();
     }
+  }
+
+  /** How many writes wait now (tests). */
+  int pending() {
+    return pending.get();
   }
 
   /**
