@@ -126,6 +126,53 @@ public interface ChatStore extends AutoCloseable {
   boolean finalizeTurn(
       String turnId, TurnStatus status, TurnStats stats, String error, Instant finishedAt);
 
+  /**
+   * Fencing, for a cluster's store (docs/CLUSTER.md, "Fencing"): whether this store keeps a
+   * fence per turn, so that the fenced writes below are refused to a node that lost the turn's
+   * drone. A store that does not (the default) takes fenced writes as plain ones.
+   */
+  default boolean fencesTurns() {
+    return false;
+  }
+
+  /**
+   * Raises the turn's fence to {@code fence} (the fencing number of the node's lease of the
+   * turn's drone), in one write: from then on the turn's fenced writes with a smaller fence are
+   * refused. A node calls it when it takes a turn over, before it writes anything of it.
+   *
+   * @throws StoreException {@link StoreException.Reason#FENCED} when the turn holds a greater
+   *     fence, {@link StoreException.Reason#NOT_FOUND} when it does not exist
+   */
+  default void claimTurn(String turnId, long fence) {
+    if (findTurn(turnId).isEmpty()) {
+      throw new StoreException(StoreException.Reason.NOT_FOUND, "chat turn " + turnId
+          + " not found");
+    }
+  }
+
+  /**
+   * {@link #appendBlock(String, TurnBlock)} as one write that also raises the turn's fence to
+   * {@code fence}, refused ({@link StoreException.Reason#FENCED}, nothing written) when the turn
+   * holds a greater one.
+   */
+  default void appendBlock(String turnId, TurnBlock block, long fence) {
+    appendBlock(turnId, block);
+  }
+
+  /** {@link #saveBlock(String, TurnBlock)}, fenced as {@link #appendBlock(String, TurnBlock, long)}. */
+  default void saveBlock(String turnId, TurnBlock block, long fence) {
+    saveBlock(turnId, block);
+  }
+
+  /**
+   * {@link #finalizeTurn(String, TurnStatus, TurnStats, String, Instant)}, fenced as {@link
+   * #appendBlock(String, TurnBlock, long)}: a node that lost the turn cannot end it.
+   */
+  default boolean finalizeTurn(String turnId, TurnStatus status, TurnStats stats, String error,
+      Instant finishedAt, long fence) {
+    return finalizeTurn(turnId, status, stats, error, finishedAt);
+  }
+
   /** Adds or replaces a drone registration (by id). */
   void saveDrone(DroneRegistration drone);
 

@@ -17,6 +17,11 @@ public class StoreException extends RuntimeException {
     DUPLICATE,
     /** The database cannot be reached or timed out: retry later. */
     UNAVAILABLE,
+    /**
+     * A fenced write of a turn ({@link ChatStore#fencesTurns}) carried a smaller fence than the
+     * turn holds: another node took the turn over, and this write was not made.
+     */
+    FENCED,
     /** Any other failure. */
     FAILED
   }
