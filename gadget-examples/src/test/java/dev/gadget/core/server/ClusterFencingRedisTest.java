@@ -273,6 +273,61 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
   }
 
+  /**
+   * The store's fence (docs/CLUSTER.md, "Fencing"): A's look-ups are blinded too, as one made
+   * just before B took the drone would be, so only the store stops A. B claimed the turn with its
+   * greater fence when it took it over; A's checkpoint of the tokens it reads late is refused,
+   * and A lets the turn go.
+   */
+  @Test
+  void theStoreRefusesTheBlocksOfANodeWhoseLookUpMissedTheTakeOver() throws Exception {
+    silenceOnA = Duration.ofSeconds(90);
+    start(3);
+    Connection onA = droneOnA();
+    Page onC = page(C);
+    String session = fx.watchedSession(onC);
+    String turn = turnOnA(onA, onC, session);
+    leasesOfA.blind();
+    Connection onB = takenOverByB(onA, turn);
+    tokens(onB, turn, 50, 100);
+    await("B's checkpoint of the turn", () -> storedText(turn).equals(expected(100)));
+
+    tokens(onA, turn, 50, 60);
+    await("node A lets the turn go once the store refused it", () -> droppedByA);
+    assertThat(storedText(turn)).as("the turn's text in the store").isEqualTo(expected(100));
+    end(onB, turn);
+    assertThat(onC.completion(turn).get("status").asText()).isEqualTo("finished");
+    await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
+    assertThat(storedText(turn)).isEqualTo(expected(100));
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+  }
+
+  /** As above, for the end: A's silence timeout ends the turn, and the store refuses that end. */
+  @Test
+  void theStoreRefusesTheEndOfANodeWhoseLookUpMissedTheTakeOver() throws Exception {
+    start(3);
+    Connection onA = droneOnA();
+    Page onC = page(C);
+    String session = fx.watchedSession(onC);
+    String turn = turnOnA(onA, onC, session);
+    leasesOfA.blind();
+    Connection onB = takenOverByB(onA, turn);
+
+    await("node A acting on the turn it no longer runs", () -> droppedByA
+        || stored(turn) != TurnStatus.PROCESSING);
+    assertThat(stored(turn)).as("the turn in the store, after node A acted")
+        .isEqualTo(TurnStatus.PROCESSING);
+    assertThat(clusters.get(C).chatClaim(session)).as("the chat's claim").contains(turn);
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).as("ends told to C's page")
+        .isZero();
+    tokens(onB, turn, 50, 100);
+    end(onB, turn);
+    assertThat(onC.completion(turn).get("status").asText()).isEqualTo("finished");
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+    assertThat(onC.seqs(turn, Protocol.RESPONSE)).containsExactlyElementsOf(range(100));
+    await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
+  }
+
   private String storedText(String turn) {
     List<TurnBlock> blocks = fx.store.findTurn(turn).orElseThrow().blocks();
     return blocks.size() == 1 && blocks.get(0) instanceof TurnBlock.Responding r ? r.content()

@@ -62,6 +62,7 @@ public final class DroneLink {
     ConnectedDrone drone;
     String staleTurn = null;
     LiveTurn resumed = null;
+    LiveTurn takenOver = null;
     synchronized (router.lock()) {
       // Looked up and saved under the routing lock: two connections of one new workspace
       // share one registration.
@@ -80,7 +81,7 @@ public final class DroneLink {
       String active = drone.activeTurnId;
       LiveTurn running = turns.get(active);
       if (node != null && running == null) {
-        takeOver(drone, p.activeTurnId());
+        takenOver = takeOver(drone, p.activeTurnId());
       }
       LiveTurn adopted = running == null ? turns.get(p.activeTurnId()) : null;
       if (adopted != null && adopted.droneId.equals(drone.id)) {
@@ -115,6 +116,9 @@ public final class DroneLink {
         p.hostname());
     if (node != null) {
       node.droneConnected(drone);
+      if (takenOver != null) { // leased: the store's fence of the turn is raised to the lease's
+        turns.fence.claim(takenOver);
+      }
     }
     if (staleTurn != null) {
       // The drone runs a turn the server no longer follows (it restarted): stop it.
@@ -266,16 +270,17 @@ public final class DroneLink {
    * died (or lost it). When the store has it running on this drone, this node takes it over as
    * a restarted server would. Called under the routing lock.
    */
-  private void takeOver(ConnectedDrone drone, String turnId) {
+  private LiveTurn takeOver(ConnectedDrone drone, String turnId) {
     if (turnId == null || turns.get(turnId) != null) {
-      return;
+      return null;
     }
-    store.findTurn(turnId)
+    return store.findTurn(turnId)
         .filter(t -> t.status() == TurnStatus.PROCESSING && drone.id.equals(t.droneId()))
-        .ifPresent(t -> {
-          resumption.adopt(t, "on a node that left the cluster");
+        .map(t -> {
+          LiveTurn live = resumption.adopt(t, "on a node that left the cluster");
           node.adopted(t);
-        });
+          return live;
+        }).orElse(null);
   }
 
   /** The server is closing: links that drop now are not the drones' fault. */

@@ -60,7 +60,7 @@ public final class LiveTurns {
   private volatile RemoteTurns remote;
   private volatile ClusterNode node;
   /** Whether this node may still act on a turn (in a cluster; else always). */
-  volatile TurnFence fence = new TurnFence(null, this, null);
+  volatile TurnFence fence;
   /**
    * The threads that write the live turns' blocks, so that the relay never waits for a disk.
    * Its queue holds at most one task per live turn ({@link TurnWrites} schedules one at a time).
@@ -75,13 +75,14 @@ public final class LiveTurns {
     this.timer = timer;
     this.rooms = rooms;
     this.router = router;
+    this.fence = new TurnFence(null, this, timer, store);
   }
 
   /** This server is a node of a cluster. */
   void cluster(RemoteTurns remoteTurns, ClusterNode clusterNode) {
     this.remote = remoteTurns;
     this.node = clusterNode;
-    this.fence = new TurnFence(clusterNode, this, timer);
+    this.fence = new TurnFence(clusterNode, this, timer, store);
   }
 
   /** The running turns ({@link TurnSweeps}); a live view. */
@@ -145,7 +146,7 @@ public final class LiveTurns {
   LiveTurn start(ChatTurn turn, WorkOrder order, String droneId) {
     LiveTurn t = new LiveTurn(turn, order, droneId, sessionLock(turn.sessionId()),
         new TurnWrites(turn.id(), store, writers), settings.clock());
-    t.writes.fencedBy(() -> fence.writesLost(t));
+    t.writes.fencedBy(fence.writes(t));
     synchronized (t.lock) {
       live.put(turn.id(), t);
       liveInSession.merge(turn.sessionId(), 1, Integer::sum);
@@ -166,7 +167,7 @@ public final class LiveTurns {
   LiveTurn adopt(ChatTurn turn, int rebuiltFrom, String afterCall, WorkOrder order) {
     LiveTurn t = new LiveTurn(turn, order, turn.droneId(), sessionLock(turn.sessionId()),
         new TurnWrites(turn.id(), store, writers), settings.clock(), rebuiltFrom);
-    t.writes.fencedBy(() -> fence.writesLost(t));
+    t.writes.fencedBy(fence.writes(t));
     synchronized (t.lock) {
       t.awaitingReplay = true;
       t.replayAfterCall = afterCall;
@@ -328,14 +329,15 @@ public final class LiveTurns {
     // of the end promises is in the store when it is sent.
     t.writes.flush();
     synchronized (t.lock) {
-      try {
-        store.finalizeTurn(t.turn.id(), status, finalStats, error, settings.clock().instant());
-      } catch (StoreException e) {
-        log.error("could not store the end of turn {}: {}", t.turn.id(), e.getMessage());
-      }
+      boolean stored = fence.storeEnd(t, status, finalStats, error, settings.clock().instant());
       t.endStored.complete(null);
       router.release(t.droneId, t.turn.id());
       dropLive(t);
+      if (!stored) { // another node took the turn over and ends it: the pages follow it there
+        t.letGo = true;
+        fence.handOver(t);
+        return;
+      }
       ClusterNode n = node;
       if (n != null) { // its chat is free on every node before any page hears of the end
         n.releaseChat(t.turn);

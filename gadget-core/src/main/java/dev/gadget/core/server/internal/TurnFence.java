@@ -1,6 +1,14 @@
 package dev.gadget.core.server.internal;
 
+import dev.gadget.core.model.TurnStats;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.spi.StoreException;
 import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fencing of the live turns (docs/CLUSTER.md, "Fencing"): in a cluster, a node acts on a turn
@@ -9,19 +17,122 @@ import java.time.Duration;
  * greater fence; the node it left learns it at its next renewal (every
  * {@link ClusterNode#RENEW_EVERY}), or sooner here, by asking the cluster who holds the drone
  * before it acts. It then lets the turn go ({@link LiveTurns#letGo}), storing, relaying and
- * telling nothing more of it, and drops the socket the drone left. On a single server, and
- * while the cluster cannot be reached, nothing is fenced.
+ * telling nothing more of it, and drops the socket the drone left.
+ *
+ * <p>The look-up leaves a window (a lease taken over just after it); the store closes it where
+ * it keeps fences ({@link ChatStore#fencesTurns}): the turn's writes carry the fencing number of
+ * this node's lease of its drone, a node that takes a turn over claims it with its greater one
+ * first, and the store refuses the writes of the node that lost it ({@link #refused}). On a
+ * single server, and for a drone not leased (the cluster was away when it came), nothing is
+ * fenced.
  */
 final class TurnFence {
+  private static final Logger log = LoggerFactory.getLogger(TurnFence.class);
   private final ClusterNode node;
   private final LiveTurns turns;
   private final ServerTimer timer;
+  private final ChatStore store;
 
   /** {@code node} null: a single server, where no turn is ever fenced. */
-  TurnFence(ClusterNode node, LiveTurns turns, ServerTimer timer) {
+  TurnFence(ClusterNode node, LiveTurns turns, ServerTimer timer, ChatStore store) {
     this.node = node;
     this.turns = turns;
     this.timer = timer;
+    this.store = store;
+  }
+
+  /**
+   * The fence this node's writes of a turn on {@code droneId} carry: the fencing number of its
+   * lease of the drone; -1 (plain writes) on a single server or when the drone is not leased.
+   */
+  long fenceOf(String droneId) {
+    Cluster.Lease lease = node == null || droneId == null ? null : node.lease(droneId);
+    return lease == null ? -1 : lease.fence();
+  }
+
+  /**
+   * This node took over {@code t} and has just leased its drone: the turn's fence in the store
+   * is raised to the lease's, so that the node it left can write nothing more of it. When the
+   * store holds a greater fence (the drone went on to another node since), {@code t} is let go.
+   */
+  void claim(LiveTurn t) {
+    long fence = fenceOf(t.droneId);
+    if (fence < 0) {
+      return;
+    }
+    try {
+      store.claimTurn(t.turn.id(), fence);
+    } catch (StoreException e) {
+      if (e.reason() == StoreException.Reason.FENCED) {
+        log.info("turn {} is not taken over here: {}", t.turn.id(), e.getMessage());
+        refused(t);
+      } else {
+        log.warn("turn {} could not be claimed in the store: {}", t.turn.id(), e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * The store refused a write of {@code t} (another node claimed it with a greater fence): it is
+   * let go here at once, without asking the cluster, as when the look-up finds it held elsewhere.
+   */
+  void refused(LiveTurn t) {
+    if (turns.letGo(t)) {
+      handOver(t);
+    }
+  }
+
+  /**
+   * {@code t} was let go here: this node's pages follow it at the node that holds its drone now,
+   * and the socket the drone left here is dropped.
+   */
+  void handOver(LiveTurn t) {
+    if (node != null) {
+      node.continuesElsewhere(t.turn);
+      node.lost(t.droneId);
+    }
+  }
+
+  /**
+   * Stores the end of {@code t}, fenced in a cluster; false when the store refused it for its
+   * fence (another node took the turn over and ends it). Other failures are logged.
+   */
+  boolean storeEnd(LiveTurn t, TurnStatus status, TurnStats stats, String error, Instant at) {
+    long fence = fenceOf(t.droneId);
+    try {
+      if (fence < 0) {
+        store.finalizeTurn(t.turn.id(), status, stats, error, at);
+      } else {
+        store.finalizeTurn(t.turn.id(), status, stats, error, at, fence);
+      }
+    } catch (StoreException e) {
+      if (e.reason() == StoreException.Reason.FENCED) {
+        log.info("turn {} is not ended here: {}", t.turn.id(), e.getMessage());
+        return false;
+      }
+      log.error("could not store the end of turn {}: {}", t.turn.id(), e.getMessage());
+    }
+    return true;
+  }
+
+  /** How {@code t}'s block writes are fenced ({@link TurnWrites}). */
+  TurnWrites.Fencing writes(LiveTurn t) {
+    return new TurnWrites.Fencing() {
+      @Override
+      public boolean lost() {
+        return writesLost(t);
+      }
+
+      @Override
+      public long fence() {
+        return fenceOf(t.droneId);
+      }
+
+      @Override
+      public void refused() {
+        timer.schedule(() -> TurnFence.this.refused(t), Duration.ZERO);
+      }
+    };
   }
 
   /**
@@ -34,8 +145,7 @@ final class TurnFence {
       return false;
     }
     if (!t.ended && node.heldElsewhere(t.droneId) && turns.letGo(t)) {
-      node.continuesElsewhere(t.turn);
-      node.lost(t.droneId);
+      handOver(t);
     }
     return t.letGo;
   }

@@ -4,6 +4,7 @@ import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.ToolCall;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.spi.StoreException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -61,7 +62,38 @@ final class TurnWrites {
    * read it (a block written meanwhile is here as well).
    */
   private final Map<Integer, TurnBlock> blocks = new ConcurrentHashMap<>();
-  private volatile java.util.function.BooleanSupplier fenced = () -> false;
+  private volatile Fencing fencing = Fencing.NONE;
+
+  /** In a cluster, how the turn's writes are fenced ({@link TurnFence#writes}). */
+  interface Fencing {
+    /** None: a single server's turn. */
+    Fencing NONE = new Fencing() {
+      @Override
+      public boolean lost() {
+        return false;
+      }
+
+      @Override
+      public long fence() {
+        return -1;
+      }
+
+      @Override
+      public void refused() {}
+    };
+
+    /**
+     * Asked before each run of writes: true when this node lost the turn's drone to another
+     * (which writes the turn now): what waits is dropped, nothing more is written.
+     */
+    boolean lost();
+
+    /** The fence the writes carry ({@link ChatStore#appendBlock(String, TurnBlock, long)}), or -1. */
+    long fence();
+
+    /** The store refused a write for its fence: what waits is dropped; the turn is let go. */
+    void refused();
+  }
 
   /** A block to append (the first time it is stored) or save over its stored version. */
   private static final class Write {
@@ -80,12 +112,9 @@ final class TurnWrites {
     this.writers = writers;
   }
 
-  /**
-   * In a cluster: asked before each run of writes, true when this node lost the turn's drone to
-   * another (which writes the turn now): what waits is dropped, nothing more is written.
-   */
-  void fencedBy(java.util.function.BooleanSupplier lost) {
-    this.fenced = lost;
+  /** In a cluster: how the turn's writes are fenced. */
+  void fencedBy(Fencing fencing) {
+    this.fencing = fencing;
   }
 
   /** Appends {@code block}, a block the store has not seen. */
@@ -134,14 +163,8 @@ final class TurnWrites {
   }
 
   private void drain() {
-    if (fenced.getAsBoolean()) {
-      synchronized (this) {
-        log.info("turn {} is written by the node that holds its drone now: {} block writes "
-            + "waiting here are dropped", turnId, queue.size());
-        queue.clear();
-        draining = false;
-        notifyAll();
-      }
+    if (fencing.lost()) {
+      dropAll();
       return;
     }
     for (int i = 0; ; i++) {
@@ -159,23 +182,47 @@ final class TurnWrites {
         }
         block = w.block;
       }
-      write(w.append, block);
+      if (!write(w.append, block)) {
+        dropAll();
+        fencing.refused();
+        return;
+      }
     }
     schedule();
   }
 
-  private void write(boolean append, TurnBlock block) {
+  /** Drops what waits: the node that holds the turn's drone now writes the turn. */
+  private synchronized void dropAll() {
+    log.info("turn {} is written by the node that holds its drone now: {} block writes "
+        + "waiting here are dropped", turnId, queue.size());
+    queue.clear();
+    draining = false;
+    notifyAll();
+  }
+
+  /** Writes one block; false when the store refused it for its fence. */
+  private boolean write(boolean append, TurnBlock block) {
+    long fence = fencing.fence();
     try {
-      if (append) {
+      if (fence < 0 && append) {
         store.appendBlock(turnId, block);
-      } else {
+      } else if (fence < 0) {
         store.saveBlock(turnId, block);
+      } else if (append) {
+        store.appendBlock(turnId, block, fence);
+      } else {
+        store.saveBlock(turnId, block, fence);
       }
     } catch (RuntimeException e) {
+      if (e instanceof StoreException s && s.reason() == StoreException.Reason.FENCED) {
+        log.info("block {} of turn {} is not stored: {}", block.seq(), turnId, e.getMessage());
+        return false;
+      }
       // A StoreException, or a store's bug. The pages still got the stream; the block is
       // lost from the store only.
       log.error("could not store block {} of turn {}: {}", block.seq(), turnId, e.getMessage());
     }
+    return true;
   }
 
   /**
