@@ -12,7 +12,12 @@ import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.model.User;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
@@ -150,6 +155,33 @@ public abstract class TurnFencingGroup {
         .containsExactlyElementsOf(refused
             ? List.of(0, 2) : List.of(0, 1, 2, 3));
     assertThat(find(t.id()).status()).isEqualTo(TurnStatus.PROCESSING);
+  }
+
+  @Test
+  void racingClaimsLeaveTheTurnHoldingTheGreatestFence() throws Throwable {
+    ChatTurn t = newTurn();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> claims = new ArrayList<>();
+      for (long f = 16; f >= 1; f--) {
+        long fence = f;
+        claims.add(pool.submit(() -> {
+          try {
+            store().claimTurn(t.id(), fence);
+          } catch (StoreException e) {
+            assertThat(e.reason()).isEqualTo(StoreException.Reason.FENCED);
+          }
+        }));
+      }
+      for (Future<?> claim : claims) {
+        claim.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    refusedIfFencing(t.id(), 16, 15, () -> store().appendBlock(t.id(), text(0, "15"), 15));
+    store().appendBlock(t.id(), text(1, "16"), 16);
+    assertThat(find(t.id()).blocks()).contains(text(1, "16"));
   }
 
   @Test
