@@ -39,6 +39,15 @@ public class StoreException extends RuntimeException {
     this.reason = Objects.requireNonNull(reason, "reason");
   }
 
+  /**
+   * The {@link Reason#FENCED} failure of a fenced write of {@code turnId} with {@code fence},
+   * refused because the turn holds {@code held} (greater): one message for every store.
+   */
+  public static StoreException fenced(String turnId, long held, long fence) {
+    return new StoreException(Reason.FENCED, "turn " + turnId + " was taken over by another node"
+        + " (fence " + held + " > " + fence + "): this write was not made");
+  }
+
   /** Why it failed. */
   public Reason reason() {
     return reason;

@@ -15,6 +15,7 @@ import dev.gadget.core.model.UsageTotal;
 import dev.gadget.core.model.User;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.ProviderStore;
+import dev.gadget.core.store.internal.FencedTurns;
 import dev.gadget.core.store.internal.IndexedState;
 import java.time.Instant;
 import java.util.List;
@@ -25,9 +26,14 @@ import java.util.Optional;
  * is checked against. Everything is lost when the process ends; {@link JournaledChatStore} keeps
  * the same structure on disk. Every call looks its data up by key or index, so its cost does not
  * grow with the number of users, sessions or turns stored. Thread-safe (one lock).
+ *
+ * <p>It {@linkplain #fencesTurns() fences} turns: each turn's fence is kept in memory beside it
+ * (and dropped with its session or project), so the fenced writes of a node that lost a turn are
+ * refused as a cluster's store refuses them.
  */
 public final class InMemoryChatStore implements ChatStore, ProviderStore {
   private final IndexedState state = new IndexedState();
+  private final FencedTurns fenced = new FencedTurns(state);
 
   @Override
   public synchronized void createUser(User user) {
@@ -116,12 +122,12 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
 
   @Override
   public synchronized boolean deleteSession(String sessionId) {
-    return state.apply(state.checkDeleteSession(sessionId));
+    return fenced.deleteSession(sessionId);
   }
 
   @Override
   public synchronized boolean deleteProject(String projectId) {
-    return state.apply(state.checkDeleteProject(projectId));
+    return fenced.deleteProject(projectId);
   }
 
   @Override
@@ -163,6 +169,33 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
   public synchronized boolean finalizeTurn(
       String turnId, TurnStatus status, TurnStats stats, String error, Instant finishedAt) {
     return state.apply(state.checkFinalizeTurn(turnId, status, stats, error, finishedAt));
+  }
+
+  /** {@inheritDoc} Yes: the fences are kept in memory with the turns. */
+  @Override
+  public boolean fencesTurns() {
+    return true;
+  }
+
+  @Override
+  public synchronized void claimTurn(String turnId, long fence) {
+    fenced.claimTurn(turnId, fence);
+  }
+
+  @Override
+  public synchronized void appendBlock(String turnId, TurnBlock block, long fence) {
+    fenced.appendBlock(turnId, block, fence);
+  }
+
+  @Override
+  public synchronized void saveBlock(String turnId, TurnBlock block, long fence) {
+    fenced.saveBlock(turnId, block, fence);
+  }
+
+  @Override
+  public synchronized boolean finalizeTurn(String turnId, TurnStatus status, TurnStats stats,
+      String error, Instant finishedAt, long fence) {
+    return fenced.finalizeTurn(turnId, status, stats, error, finishedAt, fence);
   }
 
   @Override

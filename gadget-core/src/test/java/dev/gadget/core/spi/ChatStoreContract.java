@@ -270,6 +270,13 @@ public abstract class ChatStoreContract {
   }
 
   @Nested
+  class TurnFencing extends TurnFencingGroup {
+    TurnFencing() {
+      super(ChatStoreContract.this);
+    }
+  }
+
+  @Nested
   class Drones {
     @Test
     void savesFindsAndUpdatesStatus() {

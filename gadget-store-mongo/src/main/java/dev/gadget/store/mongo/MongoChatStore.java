@@ -19,6 +19,7 @@ import dev.gadget.core.spi.StoreException;
 import dev.gadget.store.mongo.internal.Connection;
 import dev.gadget.store.mongo.internal.Deletions;
 import dev.gadget.store.mongo.internal.Drones;
+import dev.gadget.store.mongo.internal.FencedTurns;
 import dev.gadget.store.mongo.internal.Operations;
 import dev.gadget.store.mongo.internal.Projects;
 import dev.gadget.store.mongo.internal.Providers;
@@ -50,8 +51,9 @@ import java.util.function.Consumer;
  * <p><b>Writes.</b> Creating a turn is one insert; appending a block is one {@code updateOne}
  * that {@code $push}es the block (and its call) filtered on its {@code seq} not being there yet,
  * so a replay changes nothing; finalizing is one {@code updateOne} filtered on {@code status:
- * "processing"}, so exactly one of racing callers wins. No write rewrites a turn or a history,
- * none needs a transaction, and every filter starts with the {@code _id}. Writes wait for
+ * "processing"}, so exactly one of racing callers wins; a fenced one also on the turn's {@code
+ * fence} (not greater), which it {@code $max}es. No write rewrites a turn or a history, none
+ * needs a transaction, and every filter starts with the {@code _id}. Writes wait for
  * {@code {w: "majority", j: true}} unless told otherwise ({@link Builder#writeConcern}). Order
  * always comes from {@code seq} and {@code _id}, never from timestamps.
  * <p><b>Indexes</b> are created at build, or (a database out of reach, logged) by the first
@@ -76,19 +78,19 @@ public final class MongoChatStore implements ChatStore {
   private final Projects projects;
   private final Sessions sessions;
   private final Turns turns;
+  private final FencedTurns fenced;
   private final Drones drones;
   private final Providers providers;
   private final Deletions deletions;
 
   private MongoChatStore(Connection connection) {
     this.connection = connection;
-    this.ops = new Operations(connection.client().getDatabase(connection.database())
-        .withWriteConcern(connection.writeConcern()),
-        connection.where(), connection.serverSelectionTimeout());
+    this.ops = new Operations(connection);
     this.users = new Users(ops);
     this.projects = new Projects(ops);
     this.sessions = new Sessions(ops);
     this.turns = new Turns(ops);
+    this.fenced = new FencedTurns(ops);
     this.drones = new Drones(ops);
     this.providers = new Providers(ops);
     this.deletions = new Deletions(ops);
@@ -108,8 +110,6 @@ public final class MongoChatStore implements ChatStore {
   public WriteConcern writeConcern() {
     return connection.writeConcern();
   }
-
-  // ---- users and tokens
 
   @Override
   public void createUser(User user) {
@@ -140,8 +140,6 @@ public final class MongoChatStore implements ChatStore {
   public boolean deleteToken(String tokenId) {
     return users.deleteToken(tokenId);
   }
-
-  // ---- projects and sessions
 
   @Override
   public void createProject(Project project) {
@@ -208,8 +206,6 @@ public final class MongoChatStore implements ChatStore {
     sessions.setSessionCreateTools(sessionId, createTools);
   }
 
-  // ---- turns
-
   @Override
   public void createTurn(ChatTurn turn) {
     turns.createTurn(turn);
@@ -247,19 +243,39 @@ public final class MongoChatStore implements ChatStore {
     turns.setTurnDrone(turnId, droneId);
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One {@code updateOne} filtered on {@code {_id: turnId, status: "processing"}} that sets
-   * the status, {@code finishedAt}, the stats (unless {@code null}) and the error (or removes it).
-   */
+  /** {@inheritDoc} One {@code updateOne} filtered on {@code status: "processing"}. */
   @Override
   public boolean finalizeTurn(
       String turnId, TurnStatus status, TurnStats stats, String error, Instant finishedAt) {
     return turns.finalizeTurn(turnId, status, stats, error, finishedAt);
   }
 
-  // ---- drones
+  /** {@inheritDoc} Yes: a turn's fence is its document's {@code fence} field. */
+  @Override
+  public boolean fencesTurns() {
+    return true;
+  }
+
+  @Override
+  public void claimTurn(String turnId, long fence) {
+    fenced.claimTurn(turnId, fence);
+  }
+
+  @Override
+  public void appendBlock(String turnId, TurnBlock block, long fence) {
+    fenced.appendBlock(turnId, block, fence);
+  }
+
+  @Override
+  public void saveBlock(String turnId, TurnBlock block, long fence) {
+    fenced.saveBlock(turnId, block, fence);
+  }
+
+  @Override
+  public boolean finalizeTurn(String turnId, TurnStatus status, TurnStats stats, String error,
+      Instant finishedAt, long fence) {
+    return fenced.finalizeTurn(turnId, status, stats, error, finishedAt, fence);
+  }
 
   @Override
   public void saveDrone(DroneRegistration drone) {
@@ -425,25 +441,9 @@ public final class MongoChatStore implements ChatStore {
      *     existing documents with duplicate usernames)
      */
     public MongoChatStore build() {
-      if ((connectionString == null) == (client == null)) {
-        throw new IllegalStateException(
-            "set exactly one of connectionString(...) and mongoClient(...)");
-      }
-      if (client != null && (serverSelectionTimeout != null || connectTimeout != null
-          || readTimeout != null || settings != null)) {
-        throw new IllegalStateException("timeouts and clientSettings(...) apply only to a client "
-            + "the store creates from a connection string; configure the given MongoClient instead");
-      }
-      MongoChatStore store = new MongoChatStore(client != null
-          ? Connection.of(client, database, writeConcern)
-          : Connection.create(connectionString, database, serverSelectionTimeout, connectTimeout,
-              readTimeout, writeConcern, settings));
-      try {
-        store.ops.createIndexesOrDefer(store.connection.where());
-      } catch (RuntimeException e) {
-        store.close();
-        throw e;
-      }
+      MongoChatStore store = new MongoChatStore(Connection.open(connectionString, client,
+          database, serverSelectionTimeout, connectTimeout, readTimeout, writeConcern, settings));
+      store.ops.createIndexesOrDefer(store::close);
       return store;
     }
   }

@@ -69,6 +69,9 @@ class UnreachableDatabaseTest {
       unavailable(() -> store.listTurns("s"));
       unavailable(() -> store.appendBlock("t", new TurnBlock.Responding(0, T0, "x")));
       unavailable(() -> store.finalizeTurn("t", TurnStatus.ERROR, null, "x", T0));
+      unavailable(() -> store.claimTurn("t", 2));
+      unavailable(() -> store.appendBlock("t", new TurnBlock.Responding(0, T0, "x"), 2));
+      unavailable(() -> store.finalizeTurn("t", TurnStatus.ERROR, null, "x", T0, 2));
 
       // The database comes up on the same port: the same store works, indexes included.
       server = new MongoServer(new MemoryBackend());

@@ -291,11 +291,7 @@ public final class IndexedState {
 
   /** A change that adds or replaces a text block; refuses a tool block on either side. */
   public Change checkSaveBlock(String turnId, TurnBlock block) {
-    Objects.requireNonNull(block, "block");
-    if (block instanceof TurnBlock.Tool || block instanceof TurnBlock.Diff) {
-      throw new IllegalArgumentException("a " + block.mode()
-          + " block is appended once, never saved over");
-    }
+    Turns.requireSavable(Objects.requireNonNull(block, "block"));
     TurnBlock there = Turns.block(existingTurn(turnId), block.seq());
     if (there instanceof TurnBlock.Tool || there instanceof TurnBlock.Diff) {
       throw new IllegalArgumentException("block " + block.seq() + " of turn " + turnId

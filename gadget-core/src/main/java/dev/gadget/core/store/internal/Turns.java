@@ -13,6 +13,14 @@ import java.util.List;
 final class Turns {
   private Turns() {}
 
+  /** Refuses a tool or diff block to {@code saveBlock}: those are appended once. */
+  static void requireSavable(TurnBlock block) {
+    if (block instanceof TurnBlock.Tool || block instanceof TurnBlock.Diff) {
+      throw new IllegalArgumentException("a " + block.mode()
+          + " block is appended once, never saved over");
+    }
+  }
+
   /** Whether the turn already has a block with {@code seq} (its blocks are in seq order). */
   static boolean hasBlock(ChatTurn t, int seq) {
     return block(t, seq) != null;

@@ -38,6 +38,32 @@ public record Connection(MongoClient client, boolean ownsClient, String database
   public static final WriteConcern DEFAULT_WRITE_CONCERN = WriteConcern.MAJORITY.withJournal(true);
 
   /**
+   * What {@code MongoChatStore.Builder#build} was given: a new client for the connection string,
+   * or the given client as it is.
+   *
+   * @throws IllegalStateException if neither or both of a connection string and a client were
+   *     given, or timeouts or settings with a given client
+   */
+  public static Connection open(String connectionString, MongoClient client, String database,
+      Duration serverSelectionTimeout, Duration connectTimeout, Duration readTimeout,
+      WriteConcern writeConcern, Consumer<MongoClientSettings.Builder> settings) {
+    if ((connectionString == null) == (client == null)) {
+      throw new IllegalStateException(
+          "set exactly one of connectionString(...) and mongoClient(...)");
+    }
+    if (client == null) {
+      return create(connectionString, database, serverSelectionTimeout, connectTimeout,
+          readTimeout, writeConcern, settings);
+    }
+    if (serverSelectionTimeout != null || connectTimeout != null || readTimeout != null
+        || settings != null) {
+      throw new IllegalStateException("timeouts and clientSettings(...) apply only to a client "
+          + "the store creates from a connection string; configure the given MongoClient instead");
+    }
+    return of(client, database, writeConcern);
+  }
+
+  /**
    * An existing client, which the store will not close.
    *
    * @param database the database, or {@code null} for the default one

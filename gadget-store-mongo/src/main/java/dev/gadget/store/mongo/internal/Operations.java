@@ -5,7 +5,6 @@ import static com.mongodb.client.model.Filters.eq;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.gadget.core.spi.StoreException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -23,31 +22,39 @@ import org.slf4j.LoggerFactory;
  */
 public final class Operations {
   private final MongoDatabase db;
+  private final String where;
   private final Errors errors;
   private final IndexSetup indexes;
   private volatile boolean closed;
 
-  /**
-   * @param db the store's database
-   * @param where the hosts and database, for messages (no credentials)
-   * @param serverSelectionTimeout how long the driver waits for a server, for messages
-   */
-  public Operations(MongoDatabase db, String where, Duration serverSelectionTimeout) {
-    this.db = db;
-    this.errors = new Errors(where, serverSelectionTimeout);
+  /** The operations on the connection's database, with its write concern. */
+  public Operations(Connection connection) {
+    this.db = connection.client().getDatabase(connection.database())
+        .withWriteConcern(connection.writeConcern());
+    this.where = connection.where();
+    this.errors = new Errors(where, connection.serverSelectionTimeout());
     this.indexes = new IndexSetup(db, where, errors);
   }
 
-  /** Creates the indexes now; an unreachable database defers them to the first operation. */
-  public void createIndexesOrDefer(String where) {
+  /**
+   * Creates the indexes now; an unreachable database defers them to the first operation. Any
+   * other failure runs {@code close} (the store's) before it is thrown.
+   */
+  public void createIndexesOrDefer(Runnable close) {
     try {
       call("createIndexes", "index", () -> null);
     } catch (StoreException e) {
-      if (e.reason() != StoreException.Reason.UNAVAILABLE) {
-        throw e;
+      if (e.reason() == StoreException.Reason.UNAVAILABLE) {
+        LoggerFactory.getLogger("dev.gadget.store.mongo.MongoChatStore").warn("Indexes for {} "
+            + "not created yet; the first operation that reaches the database will create them",
+            where);
+        return;
       }
-      LoggerFactory.getLogger("dev.gadget.store.mongo.MongoChatStore").warn("Indexes for {} not "
-          + "created yet; the first operation that reaches the database will create them", where);
+      close.run();
+      throw e;
+    } catch (RuntimeException e) {
+      close.run();
+      throw e;
     }
   }
 

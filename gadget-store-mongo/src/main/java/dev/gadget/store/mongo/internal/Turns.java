@@ -63,19 +63,49 @@ public final class Turns {
    * matches nothing is the turn read, to tell a replay from a missing turn.
    */
   public void appendBlock(String turnId, TurnBlock block) {
-    Objects.requireNonNull(block, "block");
-    Bson push = Updates.push("blocks", Codecs.block(block));
-    if (block instanceof TurnBlock.Tool tool) {
-      push = Updates.combine(push, Updates.push("toolCalls", Codecs.toolCall(tool.content())));
-    }
-    Bson update = push;
+    Bson update = push(block);
     ops.run("appendBlock", "chat turn " + turnId, () -> {
-      UpdateResult r = turns.updateOne(
-          and(eq("_id", turnId), ne("blocks.seq", block.seq())), update);
+      UpdateResult r = turns.updateOne(withoutSeq(turnId, block.seq()), update);
       if (r.getMatchedCount() == 0 && !Operations.exists(turns, turnId)) {
         throw Operations.notFound("chat turn " + turnId);
       }
     });
+  }
+
+  /** The {@code $push} of {@code block} (and of its call onto {@code toolCalls}, for a tool). */
+  static Bson push(TurnBlock block) {
+    Bson push = Updates.push("blocks", Codecs.block(Objects.requireNonNull(block, "block")));
+    if (block instanceof TurnBlock.Tool tool) {
+      push = Updates.combine(push, Updates.push("toolCalls", Codecs.toolCall(tool.content())));
+    }
+    return push;
+  }
+
+  /** The turn, when it has no block with {@code seq}. */
+  static Bson withoutSeq(String turnId, int seq) {
+    return and(eq("_id", turnId), ne("blocks.seq", seq));
+  }
+
+  /** The turn, when it has a text block with {@code seq} (for {@code blocks.$}). */
+  static Bson withTextSeq(String turnId, int seq) {
+    return and(eq("_id", turnId), Filters.elemMatch("blocks",
+        and(eq("seq", seq), Filters.nin("mode", "tool", "diff"))));
+  }
+
+  /** {@code block}, refused to {@code saveBlock} when it is a tool or diff block. */
+  static Document savable(TurnBlock block) {
+    Objects.requireNonNull(block, "block");
+    if (block instanceof TurnBlock.Tool || block instanceof TurnBlock.Diff) {
+      throw new IllegalArgumentException("a " + block.mode()
+          + " block is appended once, never saved over");
+    }
+    return Codecs.block(block);
+  }
+
+  /** The failure of a {@code saveBlock} over a tool or diff block. */
+  static IllegalArgumentException toolThere(String turnId, TurnBlock block) {
+    return new IllegalArgumentException("block " + block.seq() + " of turn " + turnId
+        + " is a tool or diff block");
   }
 
   /**
@@ -84,22 +114,15 @@ public final class Turns {
    * turn read, to tell a tool block from a missing turn.
    */
   public void saveBlock(String turnId, TurnBlock block) {
-    Objects.requireNonNull(block, "block");
-    if (block instanceof TurnBlock.Tool || block instanceof TurnBlock.Diff) {
-      throw new IllegalArgumentException("a " + block.mode()
-          + " block is appended once, never saved over");
-    }
-    Document doc = Codecs.block(block);
+    Document doc = savable(block);
     boolean[] toolThere = {false};
     ops.run("saveBlock", "chat turn " + turnId, () -> {
-      UpdateResult r = turns.updateOne(and(eq("_id", turnId), Filters.elemMatch("blocks",
-          and(eq("seq", block.seq()), Filters.nin("mode", "tool", "diff")))),
+      UpdateResult r = turns.updateOne(withTextSeq(turnId, block.seq()),
           Updates.set("blocks.$", doc));
       if (r.getMatchedCount() > 0) {
         return;
       }
-      r = turns.updateOne(and(eq("_id", turnId), ne("blocks.seq", block.seq())),
-          Updates.push("blocks", doc));
+      r = turns.updateOne(withoutSeq(turnId, block.seq()), Updates.push("blocks", doc));
       if (r.getMatchedCount() == 0) {
         if (!Operations.exists(turns, turnId)) {
           throw Operations.notFound("chat turn " + turnId);
@@ -108,8 +131,7 @@ public final class Turns {
       }
     });
     if (toolThere[0]) {
-      throw new IllegalArgumentException("block " + block.seq() + " of turn " + turnId
-          + " is a tool or diff block");
+      throw toolThere(turnId, block);
     }
   }
 
@@ -125,6 +147,18 @@ public final class Turns {
    */
   public boolean finalizeTurn(
       String turnId, TurnStatus status, TurnStats stats, String error, Instant finishedAt) {
+    Bson update = end(status, stats, error, finishedAt);
+    return ops.call("finalizeTurn", "chat turn " + turnId, () -> turns.updateOne(
+        running(turnId), update).getMatchedCount() == 1);
+  }
+
+  /** The turn, while it is {@code processing}. */
+  static Bson running(String turnId) {
+    return and(eq("_id", turnId), eq("status", PROCESSING));
+  }
+
+  /** The update that ends a turn: status, {@code finishedAt}, the stats and the error. */
+  static Bson end(TurnStatus status, TurnStats stats, String error, Instant finishedAt) {
     if (!Objects.requireNonNull(status, "status").isTerminal()) {
       throw new IllegalArgumentException("not a terminal status: " + status);
     }
@@ -136,8 +170,6 @@ public final class Turns {
       sets.add(Updates.set("stats", Codecs.stats(stats)));
     }
     sets.add(error == null ? Updates.unset("error") : Updates.set("error", error));
-    Bson update = Updates.combine(sets);
-    return ops.call("finalizeTurn", "chat turn " + turnId, () -> turns.updateOne(
-        and(eq("_id", turnId), eq("status", PROCESSING)), update).getMatchedCount() == 1);
+    return Updates.combine(sets);
   }
 }
