@@ -140,9 +140,12 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     return order.get("chatTurn").get("_id").asText();
   }
 
+  /** Ada's one drone, once stored and leased (so that a prompt on any node finds it). */
   private String droneId() {
     await("the drone", () -> connectedDrones() == 1);
-    return fx.store.listDrones(ada.user().id()).get(0).id();
+    String id = fx.store.listDrones(ada.user().id()).get(0).id();
+    await("the drone leased", () -> clusters.get(C).locate(id).isPresent());
+    return id;
   }
 
   /** B holds the drone's lease now (its fence greater than A's). */
