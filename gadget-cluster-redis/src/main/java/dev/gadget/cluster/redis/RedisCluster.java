@@ -149,6 +149,18 @@ public final class RedisCluster implements Cluster {
         Long.parseLong(held.substring(space + 1))));
   }
 
+  /** One {@code GET} of the counter {@link Scripts#ACQUIRE} increments; 0 while it is absent. */
+  @Override
+  public long lastFence() {
+    String fence = calls.call("read the fencing counter", () -> redis.get(keys.fence()));
+    try {
+      return fence == null ? 0 : Long.parseLong(fence);
+    } catch (NumberFormatException e) {
+      throw new ClusterException("the fencing counter " + keys.fence() + " in Redis holds \""
+          + fence + "\", not a number: another program wrote it", e);
+    }
+  }
+
   /** {@code SET chat:{id} turn NX PX ttl}; when taken, extended if it is this very turn's. */
   @Override
   public boolean claimChat(String sessionId, String turnId, Duration ttl) {

@@ -114,6 +114,11 @@ public final class InProcessCluster implements AutoCloseable {
     }
 
     @Override
+    public long lastFence() {
+      return fences.get();
+    }
+
+    @Override
     public boolean claimChat(String sessionId, String turnId, Duration ttl) {
       Lease claim = new Lease(sessionId, turnId, 0);
       HeldLease held = chats.compute(sessionId, (k, h) ->

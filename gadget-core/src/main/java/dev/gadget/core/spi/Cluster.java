@@ -72,6 +72,17 @@ public interface Cluster extends AutoCloseable {
   Optional<Lease> locate(String droneId);
 
   /**
+   * The greatest fencing number any node of this cluster has been handed by {@link #acquire} so
+   * far (0 before the first): at least the fence of every lease acquired before this call, and
+   * every {@link #acquire} that starts after this call returns a greater one. A node that reads
+   * it before a {@link #locate} and writes with it therefore loses to any node that leases the
+   * drone after the read (docs/CLUSTER.md, "Fencing").
+   *
+   * @throws ClusterException when the backend cannot be reached in time
+   */
+  long lastFence();
+
+  /**
    * Claims chat session {@code sessionId} for turn {@code turnId} for {@code ttl}: true when no
    * turn held it (or its claim expired), and true, with the claim extended, when this very turn
    * holds it already (a node taking the turn over); false when another turn holds it. Atomic

@@ -1,10 +1,12 @@
 package dev.gadget.core.server;
 
 import dev.gadget.core.cluster.InProcessCluster;
+import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.transport.InMemoryTransport;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +33,17 @@ abstract class RuntimeTestBase {
    */
   Nodes startNodes(InProcessCluster hub, UnaryOperator<GadgetServer.Builder> settings,
       String... ids) throws Exception {
+    return startNodes(hub, (id, b) -> settings.apply(b), (id, c) -> c, ids);
+  }
+
+  /**
+   * As {@link #startNodes(InProcessCluster, UnaryOperator, String...)}, with each node's settings
+   * and the cluster node it is built with (its view of {@code hub}, which a test may wrap) given
+   * by the node's id.
+   */
+  Nodes startNodes(InProcessCluster hub,
+      BiFunction<String, GadgetServer.Builder, GadgetServer.Builder> settings,
+      BiFunction<String, Cluster, Cluster> clusters, String... ids) throws Exception {
     fx = new RuntimeFixture(tmp);
     fx.closeables.add(hub);
     List<GadgetServer> servers = new ArrayList<>();
@@ -38,8 +51,9 @@ abstract class RuntimeTestBase {
     for (String id : ids) {
       InMemoryTransport t = new InMemoryTransport();
       transports.add(t);
-      GadgetServer s = settings.apply(GadgetServer.builder().store(fx.store)
-          .transport(t.server()).provider(RuntimeFixture.PROVIDER).cluster(hub.join(id))).build();
+      GadgetServer s = settings.apply(id, GadgetServer.builder().store(fx.store)
+          .transport(t.server()).provider(RuntimeFixture.PROVIDER)
+          .cluster(clusters.apply(id, hub.join(id)))).build();
       s.start();
       servers.add(s);
       fx.closeables.add(s);

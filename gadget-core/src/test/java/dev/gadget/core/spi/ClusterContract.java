@@ -82,6 +82,26 @@ public abstract class ClusterContract {
     }
 
     @Test
+    void theLastFenceIsAtLeastEveryAcquiredOneAndEveryLaterAcquireIsGreater() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      assertThat(a.lastFence()).as("before any acquire").isZero();
+      Lease first = a.acquire("d1", TTL);
+      Lease second = b.acquire("d2", TTL);
+      long read = a.lastFence();
+      assertThat(read).as("read on the node that acquired neither last")
+          .isGreaterThanOrEqualTo(Math.max(first.fence(), second.fence()));
+      assertThat(b.lastFence()).as("no acquire since: the same on every node").isEqualTo(read);
+      Lease later = b.acquire("d1", TTL);
+      assertThat(later.fence()).as("an acquire after the read").isGreaterThan(read);
+      assertThat(a.lastFence()).isGreaterThanOrEqualTo(later.fence());
+      a.release(first);
+      b.release(later);
+      assertThat(a.lastFence()).as("a release hands no number back")
+          .isGreaterThanOrEqualTo(later.fence());
+    }
+
+    @Test
     void aLeaseNotRenewedExpiresAndCannotBeRenewedAfter() {
       Cluster a = node("a");
       Lease lease = a.acquire("d", Duration.ofMillis(300));

@@ -42,6 +42,11 @@ public abstract class ForwardingCluster implements Cluster {
   }
 
   @Override
+  public long lastFence() {
+    return delegate.lastFence();
+  }
+
+  @Override
   public boolean claimChat(String sessionId, String turnId, Duration ttl) {
     return delegate.claimChat(sessionId, turnId, ttl);
   }

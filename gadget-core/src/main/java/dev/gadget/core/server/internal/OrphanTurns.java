@@ -20,6 +20,12 @@ import org.slf4j.LoggerFactory;
  * their drone did not come back to any node). A turn whose drone no node has held for the drone
  * grace period ends {@code interrupted}, as on a single server, and the pages of every node are
  * told through its feed. Any node may find it; the store ends it once.
+ *
+ * <p>The end is fenced (docs/CLUSTER.md, "Fencing"): each sweep reads the cluster's
+ * {@link Cluster#lastFence} once, before any look-up, and ends an orphan with that number. A node
+ * that leases the drone after the read has a greater number, and its claim of the turn makes the
+ * store refuse this end ({@code FENCED}: the turn goes on there, nothing is told); a lease taken
+ * before the read is seen by the look-up that follows it.
  */
 final class OrphanTurns {
   private static final Logger log = LoggerFactory.getLogger(OrphanTurns.class);
@@ -32,6 +38,8 @@ final class OrphanTurns {
   private final WatcherRooms.Relay relay;
   /** When each turn was first seen without a node, by this node. */
   private final Map<String, Long> unheldSince = new HashMap<>();
+  /** The running turns whose end the store refused for its fence: told at INFO once each. */
+  private final Set<String> refused = new HashSet<>();
 
   OrphanTurns(ServerSettings settings, Cluster cluster, LiveTurns turns,
       WatcherRooms.Relay relay) {
@@ -47,6 +55,7 @@ final class OrphanTurns {
     long grace = settings.droneGracePeriod().toMillis();
     Set<String> running = new HashSet<>();
     try {
+      long fence = cluster.lastFence(); // before every look-up below
       for (ChatTurn t : settings.store().listUnfinishedTurns()) {
         running.add(t.id());
         if (turns.get(t.id()) != null || held(t)) {
@@ -55,7 +64,7 @@ final class OrphanTurns {
         }
         long since = unheldSince.computeIfAbsent(t.id(), k -> now);
         if (now - since >= grace) {
-          end(t, grace);
+          end(t, grace, fence);
           unheldSince.remove(t.id());
         }
       }
@@ -64,18 +73,33 @@ final class OrphanTurns {
       return;
     }
     unheldSince.keySet().retainAll(running);
+    refused.retainAll(running);
   }
 
   private boolean held(ChatTurn t) {
     return t.droneId() != null && cluster.locate(t.droneId()).isPresent();
   }
 
-  private void end(ChatTurn t, long graceMillis) {
+  private void end(ChatTurn t, long graceMillis, long fence) {
     String error = "the server node that ran this turn left the cluster, and its drone did not "
         + "come back to any node within " + graceMillis / 1000 + " s";
-    if (!settings.store().finalizeTurn(t.id(), TurnStatus.INTERRUPTED, t.stats(), error,
-        settings.clock().instant())) {
-      return; // another node ended it, or its drone ended it meanwhile
+    try {
+      if (!settings.store().finalizeTurn(t.id(), TurnStatus.INTERRUPTED, t.stats(), error,
+          settings.clock().instant(), fence)) {
+        return; // another node ended it, or its drone ended it meanwhile
+      }
+    } catch (StoreException e) {
+      if (e.reason() != StoreException.Reason.FENCED) {
+        throw e;
+      }
+      String why = "its drone came back to another node, which took the turn over after this "
+          + "node looked for it";
+      if (refused.add(t.id())) {
+        log.info("turn {} is not ended here: {} ({})", t.id(), why, e.getMessage());
+      } else {
+        log.debug("turn {} is not ended here: {} ({})", t.id(), why, e.getMessage());
+      }
+      return;
     }
     log.info("turn {} ended interrupted: {}", t.id(), error);
     Payloads.WorkOrderComplete end = new Payloads.WorkOrderComplete(t.id(), LAST_SEQ,
