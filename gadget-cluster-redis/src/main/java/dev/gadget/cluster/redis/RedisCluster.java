@@ -35,8 +35,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * {@code turn:{id}} of entries that each hold a run of its events (at most 512 events and about
  * 1 MiB, {@code FeedEntries}), each entry's id {@code 0-(seq+1)} of its last event, at most
  * about 100,000 entries, gone an hour after its last append or {@code keep} after its end; a
- * chat's claim is a string {@code chat:{id}} = the turn's id with a time to live; a node's mail
- * is a stream {@code mail:{node}}.
+ * chat's claim is a string {@code chat:{id}} = the turn's id with a time to live; the fencing
+ * numbers come from the counter {@code fence}; a node's mail is a stream {@code mail:{node}}.
  *
  * <p>Operations per batch of feed events ({@link #appendAll}), in one pipelined round trip and
  * without Lua: per feed in the batch, one {@code XADD} per entry (and a {@code PEXPIRE} once a

@@ -14,8 +14,8 @@ import java.util.concurrent.CompletableFuture;
  *   <li><b>Presence.</b> A drone's socket is held by one node at a time: {@link #acquire} leases
  *       the drone to this node (taking it over from any other node), the holder {@link #renew}s
  *       the lease before its time to live runs out, and each lease carries a fencing number that
- *       grows with every acquisition: a node whose renewal fails has lost the drone and must not
- *       act on its turn any more.</li>
+ *       grows with every acquisition ({@link #lastFence} is the greatest so far): a node whose
+ *       renewal fails has lost the drone and must not act on its turn any more.</li>
  *   <li><b>Turn feed.</b> A live turn's events, appended by the node that holds its drone with
  *       strictly growing sequence numbers (a repeat or an older number is dropped), read from a
  *       number by any node ({@link #read}, {@link #follow}), kept a while after the turn ends
