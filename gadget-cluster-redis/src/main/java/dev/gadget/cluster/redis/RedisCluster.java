@@ -125,6 +125,15 @@ public final class RedisCluster implements Cluster {
     return new Lease(droneId, nodeId, fence);
   }
 
+  /** One script: checks the lease, raises the counter to the floor, increments it, sets it. */
+  @Override
+  public Lease refence(Lease lease, long floor, Duration ttl) {
+    long fence = calls.call("numbered its lease of drone " + lease.droneId() + " again", () ->
+        scripts.run(Scripts.REFENCE, new String[] {keys.drone(lease.droneId()), keys.fence()},
+            held(lease), String.valueOf(floor), nodeId, String.valueOf(ttl.toMillis())));
+    return fence == 0 ? null : new Lease(lease.droneId(), nodeId, fence);
+  }
+
   @Override
   public boolean renew(Lease lease, Duration ttl) {
     return calls.call("renewed its lease of drone " + lease.droneId(), () -> scripts.run(

@@ -102,6 +102,20 @@ public final class InProcessCluster implements AutoCloseable {
     }
 
     @Override
+    public Lease refence(Lease lease, long floor, Duration ttl) {
+      Lease[] again = new Lease[1];
+      leases.computeIfPresent(lease.droneId(), (k, held) -> {
+        if (!held.lease().equals(lease) || !held.live()) {
+          return held;
+        }
+        fences.accumulateAndGet(floor, Math::max);
+        again[0] = new Lease(lease.droneId(), id, fences.incrementAndGet());
+        return new HeldLease(again[0], deadline(ttl));
+      });
+      return again[0];
+    }
+
+    @Override
     public void release(Lease lease) {
       leases.computeIfPresent(lease.droneId(),
           (k, held) -> held.lease().equals(lease) ? null : held);

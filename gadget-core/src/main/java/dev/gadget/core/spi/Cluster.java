@@ -65,6 +65,17 @@ public interface Cluster extends AutoCloseable {
    */
   boolean renew(Lease lease, Duration ttl);
 
+  /**
+   * Gives {@code lease}, if it is still the drone's current lease, a new fencing number greater
+   * than every one handed out and than {@code floor}, in one atomic step, for {@code ttl}; null
+   * when it is not held any more. For a node whose fenced store write was refused by a fence
+   * ({@code floor}) greater than its lease's while it still holds the drone: the cluster lost its
+   * fencing counter (Redis restarted without its data) and takes it back up from the store.
+   *
+   * @throws ClusterException when the backend cannot be reached in time
+   */
+  Lease refence(Lease lease, long floor, Duration ttl);
+
   /** Gives {@code lease} up if it is still current; a replaced lease is left alone. */
   void release(Lease lease);
 

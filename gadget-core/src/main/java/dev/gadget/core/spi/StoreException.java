@@ -27,6 +27,8 @@ public class StoreException extends RuntimeException {
   }
 
   private final Reason reason;
+  /** For {@link Reason#FENCED}: the fence the turn holds; else -1. */
+  private long heldFence = -1;
 
   /** A failure for {@code reason}. */
   public StoreException(Reason reason, String message) {
@@ -44,8 +46,15 @@ public class StoreException extends RuntimeException {
    * refused because the turn holds {@code held} (greater): one message for every store.
    */
   public static StoreException fenced(String turnId, long held, long fence) {
-    return new StoreException(Reason.FENCED, "turn " + turnId + " was taken over by another node"
-        + " (fence " + held + " > " + fence + "): this write was not made");
+    StoreException e = new StoreException(Reason.FENCED, "turn " + turnId + " was taken over by "
+        + "another node (fence " + held + " > " + fence + "): this write was not made");
+    e.heldFence = held;
+    return e;
+  }
+
+  /** For a {@link Reason#FENCED} failure, the fence the turn holds; else -1. */
+  public long heldFence() {
+    return heldFence;
   }
 
   /** Why it failed. */

@@ -123,6 +123,41 @@ class OrphanTurnFencingTest extends RuntimeTestBase {
     assertThat(onC.seqs(turn, Protocol.RESPONSE)).hasSize(100).doesNotHaveDuplicates();
   }
 
+  /**
+   * The cluster lost its fencing counter (Redis restarted empty): node C reads a last fence
+   * below the one the orphan holds in the store. No node holds the drone, so the refusal is not
+   * a takeover: C ends the turn with the store's fence, and its page is told, once.
+   */
+  @Test
+  void anOrphanIsEndedAfterTheClusterLostItsFencingCounter() throws Exception {
+    Nodes nodes = startNodes(hub, (id, b) -> id.equals("c")
+        ? b.droneGracePeriod(GRACE_ON_C).ackTimeout(Duration.ofSeconds(5))
+        : b.droneGracePeriod(Duration.ofMinutes(10)).ackTimeout(Duration.ofSeconds(5)),
+        (id, c) -> id.equals("c") ? new ForwardingCluster(c) {
+          @Override
+          public long lastFence() {
+            return 0; // as read from a Redis restarted without its data
+          }
+        } : c, "a", "c");
+    transports = nodes.transports();
+    ada = fx.person("ada");
+    Connection onA = drone(0, null);
+    Page onC = page(1);
+    String session = fx.watchedSession(onC);
+    await("the drone", () -> !fx.store.listDrones(ada.user().id()).isEmpty());
+    String turn = onC.submit(session, "hello");
+    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    onA.emit(Protocol.RESPONSE, List.of(token(turn, 0)));
+    await("a block stored with A's fence", () -> !fx.store.findTurn(turn).orElseThrow()
+        .blocks().isEmpty());
+    nodes.servers().get(0).close(); // node A goes, and its drone with it
+
+    assertThat(onC.completion(turn).path("status").asText()).isEqualTo("interrupted");
+    assertThat(fx.store.findTurn(turn).map(ChatTurn::status)).contains(TurnStatus.INTERRUPTED);
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+  }
+
   /** A raw drone of ada (workspace ws-1) on node {@code node}, running {@code activeTurn}. */
   private Connection drone(int node, String activeTurn) {
     TransportClient raw = transports.get(node).client();

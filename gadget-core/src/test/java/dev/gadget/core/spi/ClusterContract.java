@@ -102,6 +102,26 @@ public abstract class ClusterContract {
     }
 
     @Test
+    void aHeldLeaseIsNumberedAgainAboveAFloorAndAReplacedOneIsNot() {
+      Cluster a = node("a");
+      Cluster b = node("b");
+      Lease first = a.acquire("d", TTL);
+      long floor = first.fence() + 1_000;
+      Lease again = a.refence(first, floor, TTL);
+      assertThat(again.fence()).as("above the floor (a store's fence)").isGreaterThan(floor);
+      assertThat(again.nodeId()).isEqualTo("a");
+      assertThat(b.locate("d")).contains(again);
+      assertThat(a.renew(first, TTL)).as("the lease it replaced").isFalse();
+      assertThat(a.renew(again, TTL)).isTrue();
+      assertThat(b.acquire("e", TTL).fence()).as("every later acquire").isGreaterThan(floor);
+      Lease taken = b.acquire("d", TTL);
+      assertThat(a.refence(again, floor, TTL)).as("a lease another node replaced").isNull();
+      assertThat(a.locate("d")).contains(taken);
+      assertThat(a.refence(taken, 0, TTL).fence()).as("a floor below the counter")
+          .isGreaterThan(taken.fence());
+    }
+
+    @Test
     void aLeaseNotRenewedExpiresAndCannotBeRenewedAfter() {
       Cluster a = node("a");
       Lease lease = a.acquire("d", Duration.ofMillis(300));

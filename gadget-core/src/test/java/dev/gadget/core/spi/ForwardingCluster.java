@@ -32,6 +32,11 @@ public abstract class ForwardingCluster implements Cluster {
   }
 
   @Override
+  public Lease refence(Lease lease, long floor, Duration ttl) {
+    return delegate.refence(lease, floor, ttl);
+  }
+
+  @Override
   public void release(Lease lease) {
     delegate.release(lease);
   }

@@ -4,12 +4,9 @@ import static dev.gadget.core.server.RuntimeFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.cluster.redis.RedisCluster;
-import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.DroneStatus;
-import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.protocol.ApprovalPayloads;
@@ -154,33 +151,6 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
         .map(l -> l.nodeId().equals("n" + node)).orElse(false));
   }
 
-  private static void tokens(Connection drone, String turn, int from, int to) {
-    for (int i = from; i < to; i++) {
-      ObjectNode e = GadgetJson.mapper().createObjectNode().put("turnId", turn).put("seq", i)
-          .put("data", "t" + i + " ");
-      drone.emit(Protocol.RESPONSE, List.of(e));
-    }
-  }
-
-  private static String expected(int to) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < to; i++) {
-      sb.append("t").append(i).append(' ');
-    }
-    return sb.toString();
-  }
-
-  private static List<Long> range(int to) {
-    List<Long> out = new ArrayList<>();
-    for (long i = 0; i < to; i++) {
-      out.add(i);
-    }
-    return out;
-  }
-
-  private TurnStatus stored(String turn) {
-    return fx.store.findTurn(turn).map(ChatTurn::status).orElseThrow();
-  }
 
   /**
    * A turn prompted on {@code page}, its order taken on A, its first 50 tokens seen there and
@@ -331,11 +301,6 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
   }
 
-  private String storedText(String turn) {
-    List<TurnBlock> blocks = fx.store.findTurn(turn).orElseThrow().blocks();
-    return blocks.size() == 1 && blocks.get(0) instanceof TurnBlock.Responding r ? r.content()
-        : blocks.toString();
-  }
 
   @Test
   void aWorkOrderGoesOnceToTheDronesSocketOnItsNewNodeAndIsAcknowledgedThere()

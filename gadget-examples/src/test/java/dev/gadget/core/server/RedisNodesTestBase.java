@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.cluster.redis.RedisCluster;
 import dev.gadget.cluster.redis.TestRedis;
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.protocol.Payloads;
@@ -101,6 +103,45 @@ abstract class RedisNodesTestBase extends RuntimeTestBase {
     drone.emitWithAck(Protocol.WORK_ORDER_COMPLETE, Protocol.args(new Payloads.WorkOrderComplete(
             turn, 0, TurnStatus.FINISHED, TurnStats.EMPTY, null, "done")), RuntimeFixture.WAIT)
         .get(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The drone streams response tokens {@code from} to {@code to} (exclusive): "t<i> ". */
+  static void tokens(Connection drone, String turn, int from, int to) {
+    for (int i = from; i < to; i++) {
+      ObjectNode e = GadgetJson.mapper().createObjectNode().put("turnId", turn).put("seq", i)
+          .put("data", "t" + i + " ");
+      drone.emit(Protocol.RESPONSE, List.of(e));
+    }
+  }
+
+  /** The text of tokens 0 to {@code to} (exclusive). */
+  static String expected(int to) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < to; i++) {
+      sb.append("t").append(i).append(' ');
+    }
+    return sb.toString();
+  }
+
+  /** 0 to {@code to} (exclusive). */
+  static List<Long> range(int to) {
+    List<Long> out = new ArrayList<>();
+    for (long i = 0; i < to; i++) {
+      out.add(i);
+    }
+    return out;
+  }
+
+  /** The turn's status in the store. */
+  TurnStatus stored(String turn) {
+    return fx.store.findTurn(turn).map(ChatTurn::status).orElseThrow();
+  }
+
+  /** The stored text of a turn of one responding block (else its blocks, to say what differs). */
+  String storedText(String turn) {
+    List<TurnBlock> blocks = fx.store.findTurn(turn).orElseThrow().blocks();
+    return blocks.size() == 1 && blocks.get(0) instanceof TurnBlock.Responding r ? r.content()
+        : blocks.toString();
   }
 
   long connectedDrones() {

@@ -15,6 +15,22 @@ public final class Scripts {
       redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. f, 'PX', ARGV[2])
       return f""";
   /**
+   * KEYS: lease, fence counter; ARGV: "node fence", floor, node, ttl ms. When the lease is still
+   * held: the counter raised to the floor, incremented, the lease set again with it; returns the
+   * new fence, else 0.
+   */
+  public static final String REFENCE = """
+      if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+        return 0
+      end
+      local n = tonumber(redis.call('GET', KEYS[2]) or '0')
+      if n < tonumber(ARGV[2]) then
+        redis.call('SET', KEYS[2], ARGV[2])
+      end
+      local f = redis.call('INCR', KEYS[2])
+      redis.call('SET', KEYS[1], ARGV[3] .. ' ' .. f, 'PX', ARGV[4])
+      return f""";
+  /**
    * KEYS: lease (or a chat's claim); ARGV: "node fence" (or the turn's id), ttl ms. 1 if still
    * held and extended, else 0.
    */
@@ -36,6 +52,7 @@ public final class Scripts {
   private final String acquire;
   private final String renew;
   private final String release;
+  private final String refence;
 
   /** Loads the scripts into Redis. */
   public Scripts(RedisCommands<String, String> redis) {
@@ -43,6 +60,7 @@ public final class Scripts {
     this.acquire = redis.digest(ACQUIRE);
     this.renew = redis.digest(RENEW);
     this.release = redis.digest(RELEASE);
+    this.refence = redis.digest(REFENCE);
   }
 
   /**
@@ -53,6 +71,7 @@ public final class Scripts {
       case ACQUIRE -> acquire;
       case RENEW -> renew;
       case RELEASE -> release;
+      case REFENCE -> refence;
       default -> throw new IllegalArgumentException("not one of the scripts");
     };
     try {

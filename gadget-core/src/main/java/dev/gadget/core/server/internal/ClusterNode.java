@@ -64,10 +64,7 @@ public final class ClusterNode {
     this.remote = remote;
   }
 
-  /**
-   * This server joins {@code cluster}: what its pages are sent goes to the cluster too, and its
-   * pages get the turns other nodes run.
-   */
+  /** This server joins {@code cluster}: its pages' events go there, other nodes' come here. */
   public static ClusterNode join(ServerSettings settings, Cluster cluster, DroneRouter router,
       LiveTurns turns, WatcherRooms rooms, ServerTimer timer) {
     RemoteTurns remote = new RemoteTurns(cluster, rooms, turns, timer);
@@ -90,8 +87,7 @@ public final class ClusterNode {
    */
   public java.util.concurrent.ScheduledFuture<?> start(ServerTimer timer) {
     log.info("this server is node {} of a cluster", cluster.nodeId());
-    long sweepEvery = Math.max(1_000, Math.min(10_000,
-        settings.droneGracePeriod().toMillis() / 3));
+    long sweepEvery = Math.max(1_000, Math.min(10_000, settings.droneGracePeriod().toMillis() / 3));
     orphanSweep = timer.every(orphans::sweep, sweepEvery);
     return timer.every(this::renew, RENEW_EVERY.toMillis());
   }
@@ -99,6 +95,26 @@ public final class ClusterNode {
   /** This node's lease of the drone, or null when it holds none. */
   Cluster.Lease lease(String droneId) {
     return leases.get(droneId);
+  }
+
+  /**
+   * The store refused a write for a fence ({@code floor}) above this node's lease of the drone,
+   * which the cluster still names: it lost its fencing counter (Redis restarted empty). The
+   * lease is numbered again above the floor; false when not held any more.
+   */
+  boolean refence(String droneId, long floor) {
+    Cluster.Lease mine = leases.get(droneId);
+    try {
+      Cluster.Lease again = mine == null ? null : cluster.refence(mine, floor, LEASE_TTL);
+      boolean numbered = again != null && leases.replace(droneId, mine, again);
+      if (numbered) {
+        log.warn("drone {}: the cluster lost its fencing counter (lease fence {} below the "
+            + "store's {}): raised, fence {} now", droneId, mine.fence(), floor, again.fence());
+      }
+      return numbered;
+    } catch (ClusterException e) {
+      return false;
+    }
   }
 
   /** The user's drones other nodes hold: requests to them, and what they offer. */
@@ -282,7 +298,7 @@ public final class ClusterNode {
    * {@code turn}, let go here, goes on at the node that holds its drone now: this node's pages
    * get the rest of it from the cluster, after what they had from here.
    */
-  void continuesElsewhere(dev.gadget.core.model.ChatTurn turn) {
+  void continuesElsewhere(ChatTurn turn) {
     remote.continueElsewhere(turn, relay.handOver(turn.id()));
   }
 

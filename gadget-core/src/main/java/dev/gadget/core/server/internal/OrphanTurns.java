@@ -83,14 +83,31 @@ final class OrphanTurns {
   private void end(ChatTurn t, long graceMillis, long fence) {
     String error = "the server node that ran this turn left the cluster, and its drone did not "
         + "come back to any node within " + graceMillis / 1000 + " s";
+    if (!finalize(t, error, fence, true)) {
+      return;
+    }
+    log.info("turn {} ended interrupted: {}", t.id(), error);
+    Payloads.WorkOrderComplete end = new Payloads.WorkOrderComplete(t.id(), LAST_SEQ,
+        TurnStatus.INTERRUPTED, t.stats() == null ? TurnStats.EMPTY : t.stats(), error, null);
+    relay.published(t.sessionId(), Protocol.WORK_ORDER_COMPLETE, Protocol.args(end));
+  }
+
+  /**
+   * Ends {@code t} fenced; false when it had ended (another node or its drone ended it), or
+   * another node took it over. A refusal while still no node holds the drone means the store's
+   * greater fence is from before the cluster lost its counter (Redis restarted empty), not from a
+   * node that took the turn over: the end is made again once with the store's fence.
+   */
+  private boolean finalize(ChatTurn t, String error, long fence, boolean mayRetry) {
     try {
-      if (!settings.store().finalizeTurn(t.id(), TurnStatus.INTERRUPTED, t.stats(), error,
-          settings.clock().instant(), fence)) {
-        return; // another node ended it, or its drone ended it meanwhile
-      }
+      return settings.store().finalizeTurn(t.id(), TurnStatus.INTERRUPTED, t.stats(), error,
+          settings.clock().instant(), fence);
     } catch (StoreException e) {
       if (e.reason() != StoreException.Reason.FENCED) {
         throw e;
+      }
+      if (mayRetry && e.heldFence() > fence && !held(t)) {
+        return finalize(t, error, e.heldFence(), false);
       }
       String why = "its drone came back to another node, which took the turn over after this "
           + "node looked for it";
@@ -99,11 +116,7 @@ final class OrphanTurns {
       } else {
         log.debug("turn {} is not ended here: {} ({})", t.id(), why, e.getMessage());
       }
-      return;
+      return false;
     }
-    log.info("turn {} ended interrupted: {}", t.id(), error);
-    Payloads.WorkOrderComplete end = new Payloads.WorkOrderComplete(t.id(), LAST_SEQ,
-        TurnStatus.INTERRUPTED, t.stats() == null ? TurnStats.EMPTY : t.stats(), error, null);
-    relay.published(t.sessionId(), Protocol.WORK_ORDER_COMPLETE, Protocol.args(end));
   }
 }

@@ -56,20 +56,35 @@ final class TurnFence {
    * store holds a greater fence (the drone went on to another node since), {@code t} is let go.
    */
   void claim(LiveTurn t) {
-    long fence = fenceOf(t.droneId);
-    if (fence < 0) {
-      return;
-    }
-    try {
-      store.claimTurn(t.turn.id(), fence);
-    } catch (StoreException e) {
-      if (e.reason() == StoreException.Reason.FENCED) {
-        log.info("turn {} is not taken over here: {}", t.turn.id(), e.getMessage());
-        refused(t);
-      } else {
-        log.warn("turn {} could not be claimed in the store: {}", t.turn.id(), e.getMessage());
+    for (int attempt = 0; ; attempt++) {
+      long fence = fenceOf(t.droneId);
+      if (fence < 0) {
+        return;
+      }
+      try {
+        store.claimTurn(t.turn.id(), fence);
+        return;
+      } catch (StoreException e) {
+        if (e.reason() != StoreException.Reason.FENCED) {
+          log.warn("turn {} could not be claimed in the store: {}", t.turn.id(), e.getMessage());
+          return;
+        }
+        if (attempt > 0 || !renumbered(t, e)) {
+          log.info("turn {} is not taken over here: {}", t.turn.id(), e.getMessage());
+          refused(t);
+          return;
+        }
       }
     }
+  }
+
+  /**
+   * The store refused a write of {@code t} for the greater fence it holds: true when this node
+   * still holds the drone and its lease was numbered again above that fence (the cluster lost
+   * its fencing counter), so that the write can be made again; false when another node has it.
+   */
+  boolean renumbered(LiveTurn t, StoreException e) {
+    return node != null && e.heldFence() >= 0 && node.refence(t.droneId, e.heldFence());
   }
 
   /**
@@ -98,22 +113,28 @@ final class TurnFence {
    * fence (another node took the turn over and ends it). Other failures are logged.
    */
   boolean storeEnd(LiveTurn t, TurnStatus status, TurnStats stats, String error, Instant at) {
-    long fence = fenceOf(t.droneId);
-    try {
-      if (fence < 0) {
-        store.finalizeTurn(t.turn.id(), status, stats, error, at);
-      } else {
-        store.finalizeTurn(t.turn.id(), status, stats, error, at, fence);
+    for (int attempt = 0; ; attempt++) {
+      long fence = fenceOf(t.droneId);
+      try {
+        if (fence < 0) {
+          store.finalizeTurn(t.turn.id(), status, stats, error, at);
+        } else {
+          store.finalizeTurn(t.turn.id(), status, stats, error, at, fence);
+        }
+        return true;
+      } catch (StoreException e) {
+        if (e.reason() != StoreException.Reason.FENCED) {
+          log.error("could not store the end of turn {}: {}", t.turn.id(), e.getMessage());
+          return true;
+        }
+        if (attempt > 0 || !renumbered(t, e)) {
+          log.info("turn {} is not ended here: {}", t.turn.id(), e.getMessage());
+          return false;
+        }
       }
-    } catch (StoreException e) {
-      if (e.reason() == StoreException.Reason.FENCED) {
-        log.info("turn {} is not ended here: {}", t.turn.id(), e.getMessage());
-        return false;
-      }
-      log.error("could not store the end of turn {}: {}", t.turn.id(), e.getMessage());
     }
-    return true;
   }
+
 
   /** How {@code t}'s block writes are fenced ({@link TurnWrites}). */
   TurnWrites.Fencing writes(LiveTurn t) {
@@ -126,6 +147,11 @@ final class TurnFence {
       @Override
       public long fence() {
         return fenceOf(t.droneId);
+      }
+
+      @Override
+      public boolean renumbered(StoreException e) {
+        return TurnFence.this.renumbered(t, e);
       }
 
       @Override

@@ -79,6 +79,11 @@ final class TurnWrites {
       }
 
       @Override
+      public boolean renumbered(StoreException e) {
+        return false;
+      }
+
+      @Override
       public void refused() {}
     };
 
@@ -90,6 +95,12 @@ final class TurnWrites {
 
     /** The fence the writes carry ({@link ChatStore#appendBlock(String, TurnBlock, long)}), or -1. */
     long fence();
+
+    /**
+     * The store refused a write for its fence: true when the fence was numbered again (this node
+     * still holds the drone; the cluster had lost its counter), and the write is made again.
+     */
+    boolean renumbered(StoreException e);
 
     /** The store refused a write for its fence: what waits is dropped; the turn is let go. */
     void refused();
@@ -202,28 +213,35 @@ final class TurnWrites {
 
   /** Writes one block; false when the store refused it for its fence. */
   private boolean write(boolean append, TurnBlock block) {
-    long fence = fencing.fence();
-    try {
-      if (fence < 0 && append) {
-        store.appendBlock(turnId, block);
-      } else if (fence < 0) {
-        store.saveBlock(turnId, block);
-      } else if (append) {
-        store.appendBlock(turnId, block, fence);
-      } else {
-        store.saveBlock(turnId, block, fence);
+    for (int attempt = 0; ; attempt++) {
+      long fence = fencing.fence();
+      try {
+        if (fence < 0 && append) {
+          store.appendBlock(turnId, block);
+        } else if (fence < 0) {
+          store.saveBlock(turnId, block);
+        } else if (append) {
+          store.appendBlock(turnId, block, fence);
+        } else {
+          store.saveBlock(turnId, block, fence);
+        }
+        return true;
+      } catch (RuntimeException e) {
+        if (e instanceof StoreException s && s.reason() == StoreException.Reason.FENCED) {
+          if (attempt == 0 && fencing.renumbered(s)) {
+            continue;
+          }
+          log.info("block {} of turn {} is not stored: {}", block.seq(), turnId, e.getMessage());
+          return false;
+        }
+        // A StoreException, or a store's bug. The pages still got the stream; the block is
+        // lost from the store only.
+        log.error("could not store block {} of turn {}: {}", block.seq(), turnId, e.getMessage());
+        return true;
       }
-    } catch (RuntimeException e) {
-      if (e instanceof StoreException s && s.reason() == StoreException.Reason.FENCED) {
-        log.info("block {} of turn {} is not stored: {}", block.seq(), turnId, e.getMessage());
-        return false;
-      }
-      // A StoreException, or a store's bug. The pages still got the stream; the block is
-      // lost from the store only.
-      log.error("could not store block {} of turn {}: {}", block.seq(), turnId, e.getMessage());
     }
-    return true;
   }
+
 
   /**
    * Waits until every write asked for so far is made, at most {@link #WAIT}; false if the store

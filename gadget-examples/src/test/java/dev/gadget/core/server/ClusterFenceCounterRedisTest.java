@@ -1,0 +1,89 @@
+package dev.gadget.core.server;
+
+import static dev.gadget.core.server.RuntimeFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gadget.cluster.redis.RedisCluster;
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.server.RuntimeFixture.Page;
+import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.spi.ClusterException;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.TransportClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store's fences outlive Redis's fencing counter (docs/CLUSTER.md, "Fencing"): Redis
+ * restarted without its data hands out small numbers again, below the fence a running turn holds
+ * in the store. The node that still holds the turn's drone has its write refused once, numbers
+ * its lease again above the store's fence, and writes on: the turn is not let go, its drone not
+ * dropped. Two servers on one store and a real redis-server, restarted empty mid-turn.
+ */
+class ClusterFenceCounterRedisTest extends RedisNodesTestBase {
+  private static final int A = 0;
+  private static final int B = 1;
+  private final List<Cluster> clusters = new ArrayList<>();
+  private volatile boolean droppedByA;
+
+  @Override
+  Cluster cluster(int node, RedisCluster redisNode) {
+    clusters.add(redisNode);
+    return redisNode;
+  }
+
+  @Test
+  void aTurnGoesOnAtItsNodeWhenRedisRestartsEmptyBelowTheStoresFence() throws Exception {
+    start(2);
+    for (int i = 0; i < 20; i++) { // the counter well above what it starts from again
+      clusters.get(B).release(clusters.get(B).acquire("someone-else-" + i, Duration.ofSeconds(1)));
+    }
+    Connection onA = rawDrone(A, "ws-1", null, new TransportClient.ClientListener() {
+      @Override
+      public void onDisconnect(Connection connection, String reason, boolean willReconnect) {
+        droppedByA = true;
+      }
+    }, c -> c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+      orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
+      ack.send(Protocol.args(new dev.gadget.core.protocol.Payloads.WorkOrderAck(true, null)));
+    }));
+    await("the drone", () -> connectedDrones() == 1);
+    String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
+    await("the drone leased", () -> fence(droneId) > 0);
+    long before = fence(droneId);
+    Page onB = page(B);
+    String session = fx.watchedSession(onB);
+    String turn = onB.submit(session, "hello");
+    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(turn);
+    tokens(onA, turn, 0, 50);
+    await("the first 50 tokens stored", () -> storedText(turn).equals(expected(50)));
+
+    redis.kill();
+    redis.start(); // empty: the fencing counter starts from nothing again
+    await("the drone leased again", () -> fence(droneId) > 0);
+    assertThat(fence(droneId)).as("the counter Redis lost").isLessThan(before);
+
+    tokens(onA, turn, 50, 100);
+    await("the next tokens stored", () -> storedText(turn).equals(expected(100)));
+    end(onA, turn);
+    assertThat(onB.completion(turn).get("status").asText()).isEqualTo("finished");
+    await("the end stored", () -> stored(turn) == TurnStatus.FINISHED);
+    assertThat(storedText(turn)).isEqualTo(expected(100));
+    assertThat(droppedByA).as("the drone's socket dropped by its node").isFalse();
+    assertThat(fence(droneId)).as("the lease numbered again above the store's fence")
+        .isGreaterThan(before);
+  }
+
+  /** The fence of the drone's lease, as node B sees it; -1 while none (or Redis is away). */
+  private long fence(String droneId) {
+    try {
+      return clusters.get(B).locate(droneId).map(Cluster.Lease::fence).orElse(-1L);
+    } catch (ClusterException e) {
+      return -1;
+    }
+  }
+}
