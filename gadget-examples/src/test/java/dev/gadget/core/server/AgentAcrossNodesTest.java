@@ -104,7 +104,7 @@ class AgentAcrossNodesTest extends RedisNodesTestBase {
     start(2);
     Connection drone = drone(0);
     fx.sampleProject(page(0)); // the project /agent's sessions are made in
-    await("the drone", () -> connectedDrones() == 1);
+    awaitDrones(1);
 
     List<String> onA = client(0); // on the drone's node: the reference
     String first = turnOf(onA);
@@ -139,7 +139,7 @@ class AgentAcrossNodesTest extends RedisNodesTestBase {
     Connection drone = drone(0);
     Page onA = page(0);
     fx.sampleProject(onA);
-    await("the drone", () -> connectedDrones() == 1);
+    awaitDrones(1);
     List<Payloads.ToolInfo> tools = new ArrayList<>();
     for (int k = 0; k < TOOLS_OFFERED; k++) {
       tools.add(new Payloads.ToolInfo("tool_" + k, "tool " + k, null));

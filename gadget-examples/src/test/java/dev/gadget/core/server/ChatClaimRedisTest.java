@@ -33,7 +33,7 @@ class ChatClaimRedisTest extends RedisNodesTestBase {
     List<Connection> drones = List.of(drone(0), drone(1));
     List<Page> pages = List.of(page(0), page(1));
     String session = fx.watchedSession(pages.get(0));
-    await("both drones", () -> connectedDrones() == 2);
+    awaitDrones(2);
     for (int round = 0; round < ROUNDS; round++) {
       CountDownLatch go = new CountDownLatch(1);
       List<CompletableFuture<JsonNode>> replies = new ArrayList<>();
@@ -80,7 +80,7 @@ class ChatClaimRedisTest extends RedisNodesTestBase {
     Connection drone = drone(0);
     Page onB = page(1);
     String session = fx.watchedSession(onB);
-    await("the drone", () -> connectedDrones() == 1);
+    awaitDrones(1);
     BlockingQueue<JsonNode> nextReplies = new LinkedBlockingQueue<>();
     onB.connection.on(Protocol.WORK_ORDER_COMPLETE, (args, ack) -> {
       onB.events.add(new Page.Event(Protocol.WORK_ORDER_COMPLETE, args.get(0)));

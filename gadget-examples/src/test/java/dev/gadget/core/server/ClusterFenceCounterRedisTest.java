@@ -51,9 +51,8 @@ class ClusterFenceCounterRedisTest extends RedisNodesTestBase {
       orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
       ack.send(Protocol.args(new dev.gadget.core.protocol.Payloads.WorkOrderAck(true, null)));
     }));
-    await("the drone", () -> connectedDrones() == 1);
+    awaitDrones(1);
     String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
-    await("the drone leased", () -> fence(droneId) > 0);
     long before = fence(droneId);
     Page onB = page(B);
     String session = fx.watchedSession(onB);

@@ -139,10 +139,8 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
 
   /** Ada's one drone, once stored and leased (so that a prompt on any node finds it). */
   private String droneId() {
-    await("the drone", () -> connectedDrones() == 1);
-    String id = fx.store.listDrones(ada.user().id()).get(0).id();
-    await("the drone leased", () -> clusters.get(C).locate(id).isPresent());
-    return id;
+    awaitDrones(1);
+    return fx.store.listDrones(ada.user().id()).get(0).id();
   }
 
   /** B holds the drone's lease now (its fence greater than A's). */

@@ -1,11 +1,14 @@
 package dev.gadget.core.server;
 
+import static dev.gadget.core.server.RuntimeFixture.await;
+
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.cluster.redis.RedisCluster;
 import dev.gadget.cluster.redis.TestRedis;
 import dev.gadget.core.GadgetJson;
 import dev.gadget.core.model.ChatTurn;
+import dev.gadget.core.model.DroneRegistration;
 import dev.gadget.core.model.TurnBlock;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
@@ -13,6 +16,7 @@ import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
+import dev.gadget.core.spi.ClusterException;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.InMemoryTransport;
 import dev.gadget.core.transport.TransportClient;
@@ -32,6 +36,8 @@ abstract class RedisNodesTestBase extends RuntimeTestBase {
   TestRedis redis;
   final List<InMemoryTransport> transports = new ArrayList<>();
   final BlockingQueue<String> orders = new LinkedBlockingQueue<>();
+  /** Each node's own cluster node, as built (before {@link #cluster} wraps it). */
+  final List<RedisCluster> redisNodes = new ArrayList<>();
   Person ada;
 
   void start(int nodes) throws Exception {
@@ -43,6 +49,7 @@ abstract class RedisNodesTestBase extends RuntimeTestBase {
       transports.add(t);
       RedisCluster cluster = RedisCluster.builder().uri(redis.uri()).nodeId("n" + i).build();
       fx.closeables.add(cluster);
+      redisNodes.add(cluster);
       GadgetServer s = settings(i, GadgetServer.builder().store(fx.store).transport(t.server())
           .provider(RuntimeFixture.PROVIDER).cluster(cluster(i, cluster))
           .droneGracePeriod(Duration.ofSeconds(5)).ackTimeout(Duration.ofSeconds(5))).build();
@@ -144,7 +151,22 @@ abstract class RedisNodesTestBase extends RuntimeTestBase {
         : blocks.toString();
   }
 
-  long connectedDrones() {
-    return fx.store.listDrones(ada.user().id()).size();
+  /**
+   * Waits until ada has {@code n} drones stored and each is leased by its node: a prompt on any
+   * node finds them only then (the lease is taken just after the drone is stored).
+   */
+  void awaitDrones(int n) {
+    await(n + " drones stored and leased", () -> {
+      List<DroneRegistration> drones = fx.store.listDrones(ada.user().id());
+      return drones.size() == n && drones.stream().allMatch(d -> leased(d.id()));
+    });
+  }
+
+  private boolean leased(String droneId) {
+    try {
+      return redisNodes.get(0).locate(droneId).isPresent();
+    } catch (ClusterException e) {
+      return false; // Redis away: not known to be leased
+    }
   }
 }
