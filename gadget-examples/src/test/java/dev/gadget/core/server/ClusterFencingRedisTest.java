@@ -14,10 +14,13 @@ import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.protocol.ResumePayloads;
 import dev.gadget.core.server.RuntimeFixture.Page;
+import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.InMemoryTransport;
 import dev.gadget.core.transport.TransportClient;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,6 +61,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   private final BlockingQueue<String> cancelsOnA = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> cancelsOnB = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> resumes = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> endsTriedOnA = new LinkedBlockingQueue<>();
 
   @Override
   InMemoryTransport transport(int node) {
@@ -79,7 +83,8 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
 
   @Override
   GadgetServer.Builder settings(int node, GadgetServer.Builder builder) {
-    return node == A ? builder.silenceTimeout(silenceOnA).listener(new ServerListener() {
+    return node == A ? builder.store(endsRecorded(fx.store)).silenceTimeout(silenceOnA)
+        .listener(new ServerListener() {
       @Override
       public void onConnectionClosed(ConnectionKind kind) {
         if (kind == ConnectionKind.DRONE) {
@@ -87,6 +92,22 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
         }
       }
     }) : builder;
+  }
+
+  /** The shared store, with the turns node A tries to end (fenced or not) recorded. */
+  private ChatStore endsRecorded(ChatStore store) {
+    return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
+        new Class<?>[] {ChatStore.class}, (proxy, method, args) -> {
+          try {
+            return method.invoke(store, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          } finally {
+            if (method.getName().equals("finalizeTurn")) {
+              endsTriedOnA.add((String) args[0]);
+            }
+          }
+        });
   }
 
   /** Ada's drone (workspace ws-1) on node A: it takes work orders until it leaves A. */
@@ -299,6 +320,39 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
   }
 
+
+  /**
+   * A node whose link to the drone dropped gives the drone's lease up, but its writes of the turn
+   * keep the fence they carried: once the drone is on B, A's end at the close of its grace
+   * period (its look-up blinded) is refused by the store.
+   */
+  @Test
+  void theStoreRefusesTheGraceEndOfANodeWhoseDroneLinkDropped() throws Exception {
+    silenceOnA = Duration.ofSeconds(90);
+    start(3);
+    Connection onA = droneOnA();
+    Page onC = page(C);
+    String session = fx.watchedSession(onC);
+    String turn = turnOnA(onA, onC, session);
+    leasesOfA.blind();
+    onA.disconnect(); // A releases the drone's lease and waits its grace period (5 s)
+    Connection onB = droneToB(turn);
+    assertThat(resumes.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("node B takes the turn over").isEqualTo(turn);
+    onB.emit(Protocol.STREAM_REPLAY, Protocol.args(new ResumePayloads.StreamReplay(turn, 0,
+        true)));
+    tokens(onB, turn, 0, 60);
+    assertThat(endsTriedOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("node A ends the turn at the close of its grace period").isEqualTo(turn);
+    assertThat(stored(turn)).as("the turn in the store after A's end")
+        .isEqualTo(TurnStatus.PROCESSING);
+    tokens(onB, turn, 60, 100);
+    end(onB, turn);
+    assertThat(onC.completion(turn).get("status").asText()).isEqualTo("finished");
+    assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).isEqualTo(1);
+    await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
+    assertThat(storedText(turn)).isEqualTo(expected(100));
+  }
 
   @Test
   void aWorkOrderGoesOnceToTheDronesSocketOnItsNewNodeAndIsAcknowledgedThere()

@@ -116,8 +116,9 @@ public final class DroneLink {
         p.hostname());
     if (node != null) {
       node.droneConnected(drone);
-      if (takenOver != null) { // leased: the store's fence of the turn is raised to the lease's
-        turns.fence.claim(takenOver);
+      if (takenOver != null && turns.fence.endedBeforeClaim(takenOver)) {
+        staleTurn = takenOver.turn.id(); // its end came before this node's claim: stop it
+        resumed = null;
       }
     }
     if (staleTurn != null) {

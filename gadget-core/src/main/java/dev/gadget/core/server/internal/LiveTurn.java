@@ -53,6 +53,11 @@ final class LiveTurn {
   volatile boolean ended;
   /** Ended here because another node holds the drone now ({@link TurnFence}). */
   volatile boolean letGo;
+  /**
+   * The fence this node's writes of the turn last carried ({@link TurnFence#fenceOf}): kept
+   * once the drone's lease is given up (its link dropped), so the writes stay fenced; -1: none.
+   */
+  volatile long fence = -1;
   ScheduledFuture<?> graceTimer;
   ScheduledFuture<?> cancelTimer;
   /** How many times a drone's crash made the server retry this turn. Guarded by {@link #lock}. */

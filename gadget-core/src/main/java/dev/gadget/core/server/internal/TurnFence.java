@@ -1,5 +1,6 @@
 package dev.gadget.core.server.internal;
 
+import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.spi.ChatStore;
@@ -42,37 +43,52 @@ final class TurnFence {
   }
 
   /**
-   * The fence this node's writes of a turn on {@code droneId} carry: the fencing number of its
-   * lease of the drone; -1 (plain writes) on a single server or when the drone is not leased.
+   * The fence this node's writes of {@code t} carry: the fencing number of its lease of the
+   * turn's drone, or, once that lease is given up (the drone's link dropped), the one they last
+   * carried, so that a write made after another node took the turn over is still refused; -1
+   * (plain writes) on a single server or for a drone never leased here.
    */
-  long fenceOf(String droneId) {
-    Cluster.Lease lease = node == null || droneId == null ? null : node.lease(droneId);
-    return lease == null ? -1 : lease.fence();
+  long fenceOf(LiveTurn t) {
+    Cluster.Lease lease = node == null ? null : node.lease(t.droneId);
+    if (lease != null && lease.fence() > t.fence) {
+      t.fence = lease.fence();
+    }
+    return t.fence;
   }
 
   /**
    * This node took over {@code t} and has just leased its drone: the turn's fence in the store
    * is raised to the lease's, so that the node it left can write nothing more of it. When the
    * store holds a greater fence (the drone went on to another node since), {@code t} is let go.
+   * Returns true when the turn had ended in the store before the claim (its old node's end, or
+   * an orphan's, came between this node's look-up of the turn and its claim): it is let go too,
+   * and the drone is to stop it. After the claim no smaller fence can end it.
    */
-  void claim(LiveTurn t) {
+  boolean endedBeforeClaim(LiveTurn t) {
     for (int attempt = 0; ; attempt++) {
-      long fence = fenceOf(t.droneId);
+      long fence = fenceOf(t);
       if (fence < 0) {
-        return;
+        return false;
       }
       try {
         store.claimTurn(t.turn.id(), fence);
-        return;
+        if (store.findTurn(t.turn.id()).map(ChatTurn::status).orElse(null)
+            == TurnStatus.PROCESSING) {
+          return false;
+        }
+        log.info("turn {} ended before this node claimed it: the drone is told to stop it",
+            t.turn.id());
+        turns.letGo(t);
+        return true;
       } catch (StoreException e) {
         if (e.reason() != StoreException.Reason.FENCED) {
           log.warn("turn {} could not be claimed in the store: {}", t.turn.id(), e.getMessage());
-          return;
+          return false;
         }
         if (attempt > 0 || !renumbered(t, e)) {
           log.info("turn {} is not taken over here: {}", t.turn.id(), e.getMessage());
           refused(t);
-          return;
+          return false;
         }
       }
     }
@@ -114,7 +130,7 @@ final class TurnFence {
    */
   boolean storeEnd(LiveTurn t, TurnStatus status, TurnStats stats, String error, Instant at) {
     for (int attempt = 0; ; attempt++) {
-      long fence = fenceOf(t.droneId);
+      long fence = fenceOf(t);
       try {
         if (fence < 0) {
           store.finalizeTurn(t.turn.id(), status, stats, error, at);
@@ -146,7 +162,7 @@ final class TurnFence {
 
       @Override
       public long fence() {
-        return fenceOf(t.droneId);
+        return fenceOf(t);
       }
 
       @Override
