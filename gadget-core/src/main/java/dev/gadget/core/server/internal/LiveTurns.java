@@ -395,6 +395,7 @@ public final class LiveTurns {
       t.letGo = true;
       t.stopTimers();
       dropLive(t);
+      t.endStored.complete(null); // nothing more is stored here: a caller waiting goes on
     }
     router.release(t.droneId, t.turn.id());
     log.info("turn {} goes on at another node, which holds its drone now", t.turn.id());
