@@ -106,7 +106,8 @@ public final class ClusterNode {
     Cluster.Lease mine = leases.get(droneId);
     try {
       Cluster.Lease again = mine == null ? null : cluster.refence(mine, floor, LEASE_TTL);
-      boolean numbered = again != null && leases.replace(droneId, mine, again);
+      boolean numbered = again != null
+          && (leases.replace(droneId, mine, again) || again.equals(leases.get(droneId)));
       if (numbered) {
         log.warn("drone {}: the cluster lost its fencing counter (lease fence {} below the "
             + "store's {}): raised, fence {} now", droneId, mine.fence(), floor, again.fence());
@@ -268,13 +269,18 @@ public final class ClusterNode {
   }
 
   /**
-   * A renewal was refused because no node holds the drone (Redis lost its keys, a restart
-   * without persistence): this node, which still has its socket, leases it again.
+   * A renewal was refused: true when the drone is still this node's (its lease numbered again,
+   * or no node holds it and this node, which has its socket, leases it again).
    */
   private boolean stillOurs(Cluster.Lease lease) {
     try {
-      if (cluster.locate(lease.droneId()).isPresent()) {
-        return false; // another node took it
+      Optional<Cluster.Lease> now = cluster.locate(lease.droneId());
+      if (now.isPresent()) {
+        if (!now.get().nodeId().equals(cluster.nodeId())) {
+          return false; // another node took it
+        }
+        leases.replace(lease.droneId(), lease, now.get()); // numbered again since (refence)
+        return true;
       }
       leases.replace(lease.droneId(), lease, cluster.acquire(lease.droneId(), LEASE_TTL));
       log.info("drone {} is leased to this node again (the cluster had lost its lease)",
@@ -285,19 +291,13 @@ public final class ClusterNode {
     }
   }
 
-  /**
-   * Another node took the drone (a lease with a greater fence replaced this node's): its socket
-   * here, which the drone left (half-open, or this node was paused), is closed, as on renewal.
-   */
+  /** Another node took the drone: its socket here (half-open, or this node paused) is closed. */
   void lost(String droneId) {
     leases.remove(droneId);
     dropSocket(droneId);
   }
 
-  /**
-   * {@code turn}, let go here, goes on at the node that holds its drone now: this node's pages
-   * get the rest of it from the cluster, after what they had from here.
-   */
+  /** {@code turn}, let go here, goes on elsewhere: this node's pages follow it from the cluster. */
   void continuesElsewhere(ChatTurn turn) {
     remote.continueElsewhere(turn, relay.handOver(turn.id()));
   }
