@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -82,11 +83,12 @@ class TurnRecorderTest {
     return ((TurnBlock.Responding) block).content();
   }
 
-  private static void await(BooleanSupplier condition) throws InterruptedException {
+  /** Polls {@code condition} until it holds, failing after 20 s (as RuntimeFixture#await). */
+  private static void await(BooleanSupplier condition) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime()).as("condition within 20 s").isLessThan(deadline);
-      Thread.sleep(5);
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
     }
   }
 }

@@ -194,12 +194,18 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
    */
   private Connection takenOverByB(Connection onA, String turn) throws Exception {
     onA.emit(Protocol.HEARTBEAT, Protocol.args(new Payloads.Heartbeat(turn, 49)));
+    Connection onB = replayingOnB(turn);
+    tokens(onB, turn, 0, 50);
+    return onB;
+  }
+
+  /** The drone on B, running {@code turn}: B takes it over, and the drone starts its replay. */
+  private Connection replayingOnB(String turn) throws Exception {
     Connection onB = droneToB(turn);
     assertThat(resumes.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
         .as("node B takes the turn over and asks for its events").isEqualTo(turn);
     onB.emit(Protocol.STREAM_REPLAY, Protocol.args(new ResumePayloads.StreamReplay(turn, 0,
         true)));
-    tokens(onB, turn, 0, 50);
     return onB;
   }
 
@@ -320,7 +326,6 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
   }
 
-
   /**
    * A node whose link to the drone dropped gives the drone's lease up, but its writes of the turn
    * keep the fence they carried: once the drone is on B, A's end at the close of its grace
@@ -336,11 +341,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     String turn = turnOnA(onA, onC, session);
     leasesOfA.blind();
     onA.disconnect(); // A releases the drone's lease and waits its grace period (5 s)
-    Connection onB = droneToB(turn);
-    assertThat(resumes.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("node B takes the turn over").isEqualTo(turn);
-    onB.emit(Protocol.STREAM_REPLAY, Protocol.args(new ResumePayloads.StreamReplay(turn, 0,
-        true)));
+    Connection onB = replayingOnB(turn);
     tokens(onB, turn, 0, 60);
     assertThat(endsTriedOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
         .as("node A ends the turn at the close of its grace period").isEqualTo(turn);

@@ -8,7 +8,8 @@ import java.util.Set;
 import org.bson.BsonDocument;
 
 /**
- * Records the commands a client sends, for tests that count writes. Register it with
+ * Records the commands a client sends, for tests that count writes: {@link #openStore} opens a
+ * store whose commands it records, or register it with
  * {@code MongoChatStore.builder().clientSettings(b -> b.addCommandListener(recorder))}.
  * Thread-safe.
  */
@@ -42,6 +43,15 @@ final class CommandRecorder implements CommandListener {
   }
 
   private final List<Command> commands = new ArrayList<>();
+
+  /** A store on {@code database} of the test server, whose commands this records. */
+  MongoChatStore openStore(String database) {
+    return MongoChatStore.builder()
+        .connectionString(TestMongo.get().connectionString())
+        .database(database)
+        .clientSettings(b -> b.addCommandListener(this))
+        .build();
+  }
 
   @Override
   public void commandStarted(CommandStartedEvent event) {

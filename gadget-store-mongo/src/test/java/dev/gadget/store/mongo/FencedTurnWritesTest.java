@@ -45,11 +45,7 @@ class FencedTurnWritesTest {
   void open() {
     TestMongo mongo = TestMongo.get();
     database = mongo.newDatabase();
-    store = MongoChatStore.builder()
-        .connectionString(mongo.connectionString())
-        .database(database)
-        .clientSettings(b -> b.addCommandListener(recorder))
-        .build();
+    store = recorder.openStore(database);
     raw = mongo.client().getDatabase(database).getCollection("chatTurns");
     User ada = new User(Ids.next(), "ada", "Ada", T0);
     store.createUser(ada);

@@ -58,11 +58,7 @@ class MongoChatStoreBehaviourTest {
   void open() {
     mongo = TestMongo.get();
     database = mongo.newDatabase();
-    store = MongoChatStore.builder()
-        .connectionString(mongo.connectionString())
-        .database(database)
-        .clientSettings(b -> b.addCommandListener(recorder))
-        .build();
+    store = recorder.openStore(database);
     raw = mongo.client().getDatabase(database);
   }
 

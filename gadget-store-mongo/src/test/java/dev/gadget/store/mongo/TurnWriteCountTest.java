@@ -44,13 +44,8 @@ class TurnWriteCountTest {
 
   @BeforeEach
   void open() {
-    TestMongo mongo = TestMongo.get();
-    database = mongo.newDatabase();
-    store = MongoChatStore.builder()
-        .connectionString(mongo.connectionString())
-        .database(database)
-        .clientSettings(b -> b.addCommandListener(recorder))
-        .build();
+    database = TestMongo.get().newDatabase();
+    store = recorder.openStore(database);
   }
 
   @AfterEach

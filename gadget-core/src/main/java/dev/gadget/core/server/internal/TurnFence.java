@@ -8,6 +8,7 @@ import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.StoreException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,42 +66,57 @@ final class TurnFence {
    * and the drone is to stop it. After the claim no smaller fence can end it.
    */
   boolean endedBeforeClaim(LiveTurn t) {
-    for (int attempt = 0; ; attempt++) {
-      long fence = fenceOf(t);
-      if (fence < 0) {
+    if (fenceOf(t) < 0) {
+      return false;
+    }
+    try {
+      StoreException refused = write(t, () -> {}, fence -> store.claimTurn(t.turn.id(), fence));
+      if (refused != null) {
+        log.info("turn {} is not taken over here: {}", t.turn.id(), refused.getMessage());
+        refused(t);
         return false;
       }
-      try {
-        store.claimTurn(t.turn.id(), fence);
-        if (store.findTurn(t.turn.id()).map(ChatTurn::status).orElse(null)
-            == TurnStatus.PROCESSING) {
-          return false;
-        }
-        log.info("turn {} ended before this node claimed it: the drone is told to stop it",
-            t.turn.id());
-        turns.letGo(t);
-        return true;
-      } catch (StoreException e) {
-        if (e.reason() != StoreException.Reason.FENCED) {
-          log.warn("turn {} could not be claimed in the store: {}", t.turn.id(), e.getMessage());
-          return false;
-        }
-        if (attempt > 0 || !renumbered(t, e)) {
-          log.info("turn {} is not taken over here: {}", t.turn.id(), e.getMessage());
-          refused(t);
-          return false;
-        }
+      if (store.findTurn(t.turn.id()).map(ChatTurn::status).orElse(null)
+          == TurnStatus.PROCESSING) {
+        return false;
       }
+    } catch (StoreException e) {
+      log.warn("turn {} could not be claimed in the store: {}", t.turn.id(), e.getMessage());
+      return false;
     }
+    log.info("turn {} ended before this node claimed it: the drone is told to stop it",
+        t.turn.id());
+    turns.letGo(t);
+    return true;
   }
 
   /**
-   * The store refused a write of {@code t} for the greater fence it holds: true when this node
-   * still holds the drone and its lease was numbered again above that fence (the cluster lost
-   * its fencing counter), so that the write can be made again; false when another node has it.
+   * Makes one write of {@code t}: {@code plain} on a single server or for a drone never leased
+   * here, else {@code fenced} with {@link #fenceOf}, and once more when the store refused it
+   * while this node still holds the drone (its lease numbered again above the store's fence: the
+   * cluster had lost its fencing counter). Returns null once made, else the store's refusal for
+   * a greater fence (another node took the turn over); other failures are thrown.
    */
-  boolean renumbered(LiveTurn t, StoreException e) {
-    return node != null && e.heldFence() >= 0 && node.refence(t.droneId, e.heldFence());
+  StoreException write(LiveTurn t, Runnable plain, LongConsumer fenced) {
+    for (int attempt = 0; ; attempt++) {
+      long fence = fenceOf(t);
+      if (fence < 0) {
+        plain.run();
+        return null;
+      }
+      try {
+        fenced.accept(fence);
+        return null;
+      } catch (StoreException e) {
+        if (e.reason() != StoreException.Reason.FENCED) {
+          throw e;
+        }
+        if (attempt > 0 || node == null || e.heldFence() < 0
+            || !node.refence(t.droneId, e.heldFence())) {
+          return e;
+        }
+      }
+    }
   }
 
   /**
@@ -129,28 +145,19 @@ final class TurnFence {
    * fence (another node took the turn over and ends it). Other failures are logged.
    */
   boolean storeEnd(LiveTurn t, TurnStatus status, TurnStats stats, String error, Instant at) {
-    for (int attempt = 0; ; attempt++) {
-      long fence = fenceOf(t);
-      try {
-        if (fence < 0) {
-          store.finalizeTurn(t.turn.id(), status, stats, error, at);
-        } else {
-          store.finalizeTurn(t.turn.id(), status, stats, error, at, fence);
-        }
-        return true;
-      } catch (StoreException e) {
-        if (e.reason() != StoreException.Reason.FENCED) {
-          log.error("could not store the end of turn {}: {}", t.turn.id(), e.getMessage());
-          return true;
-        }
-        if (attempt > 0 || !renumbered(t, e)) {
-          log.info("turn {} is not ended here: {}", t.turn.id(), e.getMessage());
-          return false;
-        }
+    String id = t.turn.id();
+    try {
+      StoreException refused = write(t, () -> store.finalizeTurn(id, status, stats, error, at),
+          fence -> store.finalizeTurn(id, status, stats, error, at, fence));
+      if (refused != null) {
+        log.info("turn {} is not ended here: {}", id, refused.getMessage());
+        return false;
       }
+    } catch (StoreException e) {
+      log.error("could not store the end of turn {}: {}", id, e.getMessage());
     }
+    return true;
   }
-
 
   /** How {@code t}'s block writes are fenced ({@link TurnWrites}). */
   TurnWrites.Fencing writes(LiveTurn t) {
@@ -161,13 +168,8 @@ final class TurnFence {
       }
 
       @Override
-      public long fence() {
-        return fenceOf(t);
-      }
-
-      @Override
-      public boolean renumbered(StoreException e) {
-        return TurnFence.this.renumbered(t, e);
+      public StoreException write(Runnable plain, LongConsumer fenced) {
+        return TurnFence.this.write(t, plain, fenced);
       }
 
       @Override

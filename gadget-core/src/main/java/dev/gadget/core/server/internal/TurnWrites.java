@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,13 +75,9 @@ final class TurnWrites {
       }
 
       @Override
-      public long fence() {
-        return -1;
-      }
-
-      @Override
-      public boolean renumbered(StoreException e) {
-        return false;
+      public StoreException write(Runnable plain, LongConsumer fenced) {
+        plain.run();
+        return null;
       }
 
       @Override
@@ -93,14 +90,11 @@ final class TurnWrites {
      */
     boolean lost();
 
-    /** The fence the writes carry ({@link ChatStore#appendBlock(String, TurnBlock, long)}), or -1. */
-    long fence();
-
     /**
-     * The store refused a write for its fence: true when the fence was numbered again (this node
-     * still holds the drone; the cluster had lost its counter), and the write is made again.
+     * Makes one write, {@code plain} or {@code fenced} with the turn's fence ({@link
+     * TurnFence#write}); null once made, else the store's refusal for a greater fence.
      */
-    boolean renumbered(StoreException e);
+    StoreException write(Runnable plain, LongConsumer fenced);
 
     /** The store refused a write for its fence: what waits is dropped; the turn is let go. */
     void refused();
@@ -213,35 +207,24 @@ final class TurnWrites {
 
   /** Writes one block; false when the store refused it for its fence. */
   private boolean write(boolean append, TurnBlock block) {
-    for (int attempt = 0; ; attempt++) {
-      long fence = fencing.fence();
-      try {
-        if (fence < 0 && append) {
-          store.appendBlock(turnId, block);
-        } else if (fence < 0) {
-          store.saveBlock(turnId, block);
-        } else if (append) {
-          store.appendBlock(turnId, block, fence);
-        } else {
-          store.saveBlock(turnId, block, fence);
-        }
-        return true;
-      } catch (RuntimeException e) {
-        if (e instanceof StoreException s && s.reason() == StoreException.Reason.FENCED) {
-          if (attempt == 0 && fencing.renumbered(s)) {
-            continue;
-          }
-          log.info("block {} of turn {} is not stored: {}", block.seq(), turnId, e.getMessage());
-          return false;
-        }
-        // A StoreException, or a store's bug. The pages still got the stream; the block is
-        // lost from the store only.
-        log.error("could not store block {} of turn {}: {}", block.seq(), turnId, e.getMessage());
-        return true;
+    try {
+      StoreException refused = append
+          ? fencing.write(() -> store.appendBlock(turnId, block),
+              fence -> store.appendBlock(turnId, block, fence))
+          : fencing.write(() -> store.saveBlock(turnId, block),
+              fence -> store.saveBlock(turnId, block, fence));
+      if (refused != null) {
+        log.info("block {} of turn {} is not stored: {}", block.seq(), turnId,
+            refused.getMessage());
+        return false;
       }
+    } catch (RuntimeException e) {
+      // A StoreException, or a store's bug. The pages still got the stream; the block is
+      // lost from the store only.
+      log.error("could not store block {} of turn {}: {}", block.seq(), turnId, e.getMessage());
     }
+    return true;
   }
-
 
   /**
    * Waits until every write asked for so far is made, at most {@link #WAIT}; false if the store
