@@ -100,10 +100,14 @@ public final class ClusterNode {
   /**
    * The store refused a write for a fence ({@code floor}) above this node's lease of the drone,
    * which the cluster still names: it lost its fencing counter (Redis restarted empty). The
-   * lease is numbered again above the floor; false when not held any more.
+   * lease is numbered again above the floor; false when not held any more. One at a time: of
+   * two writes refused together (a block, the end), the second finds it numbered already.
    */
-  boolean refence(String droneId, long floor) {
+  synchronized boolean refence(String droneId, long floor) {
     Cluster.Lease mine = leases.get(droneId);
+    if (mine != null && mine.fence() > floor) {
+      return true; // numbered again since this write read it
+    }
     try {
       Cluster.Lease again = mine == null ? null : cluster.refence(mine, floor, LEASE_TTL);
       boolean numbered = again != null
@@ -139,30 +143,26 @@ public final class ClusterNode {
     JsonNode m = GadgetJson.mapper().readTree(body);
     String userId = m.path("userId").asText();
     TurnDispatcher d = dispatcher;
-    switch (kind) {
+    return switch (kind) {
       case DISPATCH -> {
         Payloads.SubmitPrompt req = GadgetJson.mapper().treeToValue(m.path("prompt"),
             Payloads.SubmitPrompt.class);
         log.info("node {} hands this node a prompt of session {}", from, req.sessionId());
-        return d.submit(userId, req);
+        yield d.submit(userId, req);
       }
       case CANCEL -> {
         d.cancel(userId, m.path("turnId").asText());
-        return "ok";
+        yield "ok";
       }
-      case RemoteDrones.DRONE -> {
-        return drones.answerRequest(m);
-      }
-      case RemoteDrones.FACTS -> {
-        return drones.answerFacts(m);
-      }
+      case RemoteDrones.DRONE -> drones.answerRequest(m);
+      case RemoteDrones.FACTS -> drones.answerFacts(m);
       case APPROVAL -> {
         approvals.answer(userId, GadgetJson.mapper().treeToValue(m.path("answer"),
             dev.gadget.core.protocol.ApprovalPayloads.AnswerApproval.class));
-        return "ok";
+        yield "ok";
       }
       default -> throw new IllegalArgumentException("no such request: " + kind);
-    }
+    };
   }
 
   /** The drone's socket is on this node now: leases it (taking it from any other node). */

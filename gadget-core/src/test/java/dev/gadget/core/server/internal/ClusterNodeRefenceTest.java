@@ -1,0 +1,95 @@
+package dev.gadget.core.server.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gadget.core.cluster.InProcessCluster;
+import dev.gadget.core.server.ServerListener;
+import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.spi.ForwardingCluster;
+import dev.gadget.core.store.InMemoryChatStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two writes of one drone's turn refused together for the store's fence (a block and the end,
+ * after Redis lost its fencing counter) both number the node's lease again: the second must
+ * find it numbered already, not give the turn up because the cluster no longer names the lease
+ * it read.
+ */
+class ClusterNodeRefenceTest {
+  private static final long STORE_FENCE = 10;
+  private final InProcessCluster hub = new InProcessCluster();
+  private final ServerTimer timer = new ServerTimer();
+  private ClusterNode node;
+
+  @AfterEach
+  void close() {
+    if (node != null) {
+      node.close();
+    }
+    timer.close();
+    hub.close();
+  }
+
+  @Test
+  void twoWritesRefusedTogetherBothGoOnWithTheLeaseNumberedOnce() throws Exception {
+    CountDownLatch firstInside = new CountDownLatch(1);
+    CountDownLatch letFirstGo = new CountDownLatch(1);
+    AtomicInteger refences = new AtomicInteger();
+    Cluster cluster = new ForwardingCluster(hub.join("a")) {
+      @Override
+      public Lease refence(Lease lease, long floor, Duration ttl) {
+        if (refences.incrementAndGet() == 1) { // the first write's, held until the second came
+          firstInside.countDown();
+          await(letFirstGo);
+        }
+        return delegate.refence(lease, floor, ttl);
+      }
+    };
+    ServerSettings settings = new ServerSettings(new InMemoryChatStore(), Clock.systemUTC(),
+        s -> null, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30),
+        Duration.ofSeconds(30), new ServerListener() {}, null, null, null);
+    WatcherRooms rooms = new WatcherRooms();
+    DroneRouter router = new DroneRouter();
+    node = ClusterNode.join(settings, cluster, router,
+        new LiveTurns(settings, timer, rooms, router), rooms, timer);
+    node.droneConnected(new ConnectedDrone("d1", "u1", "w1"));
+    assertThat(node.lease("d1").fence()).isLessThan(STORE_FENCE);
+
+    CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(
+        () -> node.refence("d1", STORE_FENCE));
+    assertThat(firstInside.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread[] secondThread = new Thread[1];
+    CompletableFuture<Boolean> second = CompletableFuture.supplyAsync(() -> {
+      secondThread[0] = Thread.currentThread();
+      return node.refence("d1", STORE_FENCE);
+    });
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!second.isDone() && (secondThread[0] == null
+        || secondThread[0].getState() != Thread.State.BLOCKED)) { // waits for the first, or not
+      assertThat(System.nanoTime()).as("the second write done or waiting").isLessThan(deadline);
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+    letFirstGo.countDown();
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).as("the first write goes on").isTrue();
+    assertThat(second.get(10, TimeUnit.SECONDS)).as("the second write goes on").isTrue();
+    assertThat(node.lease("d1").fence()).isGreaterThan(STORE_FENCE);
+    assertThat(refences.get()).as("numbered once").isEqualTo(1);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
