@@ -31,11 +31,10 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li><b>Accuracy</b>: the 304 tool definitions of 18 MCP servers from npm
  *       ({@code catalog/mcp-tools.json}) and the labelled requests of
- *       {@code catalog/requests.tsv} and of four sets first held out
- *       ({@code requests-held-out.tsv}, {@code requests-held-out-2.tsv},
- *       {@code requests-held-out-3.tsv}, {@code requests-held-out-4.tsv}), written as a user would
- *       ask. The first three held-out sets have been looked at (tuned on); the fourth, written by
- *       another engineer who had not read the index, is the one unseen. A request is a hit at
+ *       {@code catalog/requests.tsv} and of five sets first held out
+ *       ({@code requests-held-out.tsv} to {@code requests-held-out-5.tsv}), written as a user
+ *       would ask. The first four held-out sets have been looked at (tuned on); the fifth, written
+ *       by another engineer who had not read the index, is the one unseen. A request is a hit at
  *       top-k when one of its right tools is among the first k results. Only the misses of the
  *       first set are listed.
  *   <li><b>Tokens</b>: the tool definitions of a turn's first request (the coding tools and
@@ -53,33 +52,32 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ToolSearchBenchmark {
   /**
-   * {@code -Dtuning=true}: only the requests that may be tuned on (the first set and the first
-   * three held-out sets, which have been looked at), their accuracy and every top-1 and top-5
-   * miss; the fourth held-out set's numbers are not shown.
+   * {@code -Dtuning=true}: only the requests that may be tuned on (every set but the last, the
+   * unseen one), their accuracy and every top-1 and top-5 miss; the last set's numbers are not
+   * shown.
    */
   private static final boolean TUNING = Boolean.getBoolean("tuning");
-  /** The request sets, the one tuned on first and the unseen fourth held-out set last. */
+  /** The request sets, the one tuned on first and the unseen fifth held-out set last. */
   static final List<String> SETS = List.of("requests.tsv", "requests-held-out.tsv",
-      "requests-held-out-2.tsv", "requests-held-out-3.tsv", "requests-held-out-4.tsv");
+      "requests-held-out-2.tsv", "requests-held-out-3.tsv", "requests-held-out-4.tsv",
+      "requests-held-out-5.tsv");
 
   private ToolSearchBenchmark() {}
 
   /** Runs the benchmark and prints its table. */
   public static void main(String[] args) throws Exception {
     List<ToolDefinition> mcp = McpCatalogFixture.definitions();
-    List<String[]> requests = requests("requests.tsv");
-    List<String[]> heldOut = requests("requests-held-out.tsv");
-    List<String[]> heldOut2 = requests("requests-held-out-2.tsv");
-    List<String[]> heldOut3 = requests("requests-held-out-3.tsv");
-    List<String[]> heldOut4 = requests("requests-held-out-4.tsv");
+    List<List<String[]>> sets = new ArrayList<>();
+    for (String name : SETS) {
+      sets.add(requests(name));
+    }
     ToolCatalog catalog = ToolCatalog.of(mcp);
     List<String> misses = new ArrayList<>();
-    int[] tuned = accuracy(catalog, requests, misses);
-    // the held-out sets' misses are not printed: who tunes must not see them
-    int[] held = accuracy(catalog, heldOut, null);
-    int[] held2 = accuracy(catalog, heldOut2, null);
-    int[] held3 = accuracy(catalog, heldOut3, null);
-    int[] held4 = accuracy(catalog, heldOut4, null);
+    int[][] hits = new int[sets.size()][];
+    for (int i = 0; i < sets.size(); i++) {
+      // the held-out sets' misses are not printed: who tunes must not see them
+      hits[i] = accuracy(catalog, sets.get(i), i == 0 ? misses : null);
+    }
 
     List<Tool> tools = new ArrayList<>(CodingTools.all());
     tools.addAll(McpCatalogFixture.tools(McpCatalogFixture.calls()));
@@ -93,11 +91,8 @@ public final class ToolSearchBenchmark {
       sent += ToolCatalog.estimateTokens(d);
     }
     List<Integer> perSearch = new ArrayList<>();
-    List<String[]> every = new ArrayList<>(requests);
-    every.addAll(heldOut);
-    every.addAll(heldOut2);
-    every.addAll(heldOut3);
-    every.addAll(heldOut4);
+    List<String[]> every = new ArrayList<>();
+    sets.forEach(every::addAll);
     for (String[] r : every) {
       int sum = 0;
       for (ToolMatch m : catalog.search(r[0], 5)) {
@@ -145,11 +140,9 @@ public final class ToolSearchBenchmark {
     double mean = Arrays.stream(times).average().orElse(0) / 1000.0;
 
     if (TUNING) {
-      // the first three held-out sets have been looked at: they may be tuned on now; not the fourth
-      List<String[]> open = new ArrayList<>(requests);
-      open.addAll(heldOut);
-      open.addAll(heldOut2);
-      open.addAll(heldOut3);
+      // every held-out set but the last has been looked at: they may be tuned on now
+      List<String[]> open = new ArrayList<>();
+      sets.subList(0, sets.size() - 1).forEach(open::addAll);
       List<String> openMisses = new ArrayList<>();
       int[] o = accuracy(catalog, open, openMisses);
       System.out.println("requests that may be tuned on (" + open.size() + "): top-1 "
@@ -159,20 +152,23 @@ public final class ToolSearchBenchmark {
     }
     System.out.printf(Locale.ROOT, "%-58s %s%n", "measure", "value");
     row("catalog", mcp.size() + " MCP tools of 18 npm servers");
-    row("labelled requests (tuned on + held out 1, 2, 3, 4)", requests.size() + " + "
-        + heldOut.size() + " + " + heldOut2.size() + " + " + heldOut3.size() + " + "
-        + heldOut4.size());
-    int total = requests.size() + heldOut.size() + heldOut2.size() + heldOut3.size()
-        + heldOut4.size();
-    row("top-1 accuracy, tuned on / held out 1 / 2 / 3 / 4 / all", pct(tuned[0],
-        requests.size()) + " / " + pct(held[0], heldOut.size()) + " / "
-        + pct(held2[0], heldOut2.size()) + " / " + pct(held3[0], heldOut3.size()) + " / "
-        + pct(held4[0], heldOut4.size()) + " / "
-        + pct(tuned[0] + held[0] + held2[0] + held3[0] + held4[0], total));
-    row("top-5 accuracy, same (target >= 90%)", pct(tuned[1], requests.size()) + " / "
-        + pct(held[1], heldOut.size()) + " / " + pct(held2[1], heldOut2.size()) + " / "
-        + pct(held3[1], heldOut3.size()) + " / " + pct(held4[1], heldOut4.size()) + " / "
-        + pct(tuned[1] + held[1] + held2[1] + held3[1] + held4[1], total));
+    StringBuilder sizes = new StringBuilder();
+    StringBuilder top1 = new StringBuilder();
+    StringBuilder top5 = new StringBuilder();
+    int[] total = new int[3];
+    for (int i = 0; i < sets.size(); i++) {
+      sizes.append(i == 0 ? "" : " + ").append(sets.get(i).size());
+      top1.append(i == 0 ? "" : " / ").append(pct(hits[i][0], sets.get(i).size()));
+      top5.append(i == 0 ? "" : " / ").append(pct(hits[i][1], sets.get(i).size()));
+      total[0] += sets.get(i).size();
+      total[1] += hits[i][0];
+      total[2] += hits[i][1];
+    }
+    row("labelled requests (tuned on + held out 1 to " + (sets.size() - 1) + ")",
+        sizes.toString());
+    row("top-1 accuracy, tuned on / held out 1 to " + (sets.size() - 1) + " / all",
+        top1 + " / " + pct(total[1], total[0]));
+    row("top-5 accuracy, same (target >= 90%)", top5 + " / " + pct(total[2], total[0]));
     row("tool tokens, all loaded (8 coding + " + mcp.size() + ")", String.valueOf(all));
     row("tool tokens, first request (" + first.tools().size() + " tools)", sent + " ("
         + pct(sent, all) + ", target <= 15%)");
