@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * <p>The look-up leaves a window (a lease taken over just after it); the store closes it where
  * it keeps fences ({@link ChatStore#fencesTurns}): the turn's writes carry the fencing number of
  * this node's lease of its drone, a node that takes a turn over claims it with its greater one
- * first, and the store refuses the writes of the node that lost it ({@link #refused}). On a
- * single server, and for a drone not leased (the cluster was away when it came), nothing is
- * fenced.
+ * first, and the store refuses the writes of the node that lost it ({@link #refused}). A turn
+ * taken over while the cluster is away (its drone not leased) is claimed with the store's fence
+ * plus one. On a single server, and for the new turns of a drone not leased, nothing is fenced.
  */
 final class TurnFence {
   private static final Logger log = LoggerFactory.getLogger(TurnFence.class);
@@ -46,8 +46,9 @@ final class TurnFence {
   /**
    * The fence this node's writes of {@code t} carry: the fencing number of its lease of the
    * turn's drone, or, once that lease is given up (the drone's link dropped), the one they last
-   * carried, so that a write made after another node took the turn over is still refused; -1
-   * (plain writes) on a single server or for a drone never leased here.
+   * carried (or the one it was claimed with, the cluster away), so that a write made after
+   * another node took the turn over is still refused; -1 (plain writes) on a single server or
+   * for a turn started here on a drone never leased.
    */
   long fenceOf(LiveTurn t) {
     Cluster.Lease lease = node == null ? null : node.lease(t.droneId);
@@ -66,10 +67,15 @@ final class TurnFence {
    * and the drone is to stop it. After the claim no smaller fence can end it.
    */
   boolean endedBeforeClaim(LiveTurn t) {
-    if (fenceOf(t) < 0) {
+    if (fenceOf(t) < 0 && (node == null || !store.fencesTurns())) {
       return false;
     }
     try {
+      if (t.fence < 0) { // the cluster is away: no lease, so the store's fence plus one
+        t.fence = storedFence(t.turn.id()) + 1;
+        log.info("turn {} is taken over while the cluster is away: claimed with fence {}",
+            t.turn.id(), t.fence);
+      }
       StoreException refused = write(t, () -> {}, fence -> store.claimTurn(t.turn.id(), fence));
       if (refused != null) {
         log.info("turn {} is not taken over here: {}", t.turn.id(), refused.getMessage());
@@ -116,6 +122,22 @@ final class TurnFence {
           return e;
         }
       }
+    }
+  }
+
+  /**
+   * The fence the store holds for the turn, 0 when none: asked with a claim at 0, which a greater
+   * fence refuses, telling it (and which changes nothing else).
+   */
+  private long storedFence(String turnId) {
+    try {
+      store.claimTurn(turnId, 0);
+      return 0;
+    } catch (StoreException e) {
+      if (e.reason() == StoreException.Reason.FENCED && e.heldFence() >= 0) {
+        return e.heldFence();
+      }
+      throw e;
     }
   }
 

@@ -1,0 +1,107 @@
+package dev.gadget.core.server;
+
+import static dev.gadget.core.server.RuntimeFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gadget.core.model.TurnStatus;
+import dev.gadget.core.protocol.Payloads;
+import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.ResumePayloads;
+import dev.gadget.core.server.RuntimeFixture.Page;
+import dev.gadget.core.spi.ChatStore;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.InMemoryTransport;
+import dev.gadget.core.transport.TransportClient;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A turn taken over while Redis is down (docs/CLUSTER.md, "Fencing"): no node can lease the
+ * drone, so the node it went to claims the turn in the store with the store's fence plus one.
+ * The node it left, which cannot ask Redis who holds the drone and so goes on as if it did,
+ * ends the turn at the close of its grace period with the fence its writes carried: the store
+ * refuses that end, and the turn goes on and finishes on its new node. Two servers on one store
+ * and a real redis-server, killed mid-turn.
+ */
+class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
+  private static final int A = 0;
+  private static final int B = 1;
+  private final BlockingQueue<String> ordersOnA = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> resumes = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> endsTriedOnA = new LinkedBlockingQueue<>();
+
+  @Override
+  InMemoryTransport transport(int node) {
+    // A socket A drops is not opened again: the drone has gone to B
+    return node == A ? new InMemoryTransport(Duration.ofHours(1), Duration.ofHours(1), 1_000)
+        : new InMemoryTransport();
+  }
+
+  @Override
+  GadgetServer.Builder settings(int node, GadgetServer.Builder builder) {
+    return node == A ? builder.store(endsRecorded(fx.store)) : builder;
+  }
+
+  /** The shared store, with the turns node A tries to end recorded. */
+  private ChatStore endsRecorded(ChatStore store) {
+    return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
+        new Class<?>[] {ChatStore.class}, (proxy, method, args) -> {
+          try {
+            return method.invoke(store, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          } finally {
+            if (method.getName().equals("finalizeTurn")) {
+              endsTriedOnA.add((String) args[0]);
+            }
+          }
+        });
+  }
+
+  @Test
+  void theOldNodesEndIsRefusedAndTheTurnFinishesOnTheNodeThatTookItOverWithoutRedis()
+      throws Exception {
+    start(2);
+    Connection onA = rawDrone(A, "ws-1", null, new TransportClient.ClientListener() {},
+        c -> c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+          ordersOnA.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
+          ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+        }));
+    awaitDrones(1);
+    Page page = page(B);
+    String session = fx.watchedSession(page);
+    String turn = page.submit(session, "hello");
+    assertThat(ordersOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    tokens(onA, turn, 0, 50);
+    await("the first 50 tokens stored (fenced by A's lease)",
+        () -> storedText(turn).equals(expected(50)));
+
+    redis.kill();
+    onA.disconnect(); // A gives the lease up (Redis cannot hear it) and waits its grace period
+    Connection onB = rawDrone(B, "ws-1", turn, new TransportClient.ClientListener() {},
+        c -> c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0)
+            .get("turnId").asText())));
+    assertThat(resumes.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("node B takes the turn over without a lease").isEqualTo(turn);
+    onB.emit(Protocol.STREAM_REPLAY, Protocol.args(new ResumePayloads.StreamReplay(turn, 0,
+        true)));
+    tokens(onB, turn, 0, 60);
+    await("B's tokens stored", () -> storedText(turn).equals(expected(60)));
+
+    assertThat(endsTriedOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("node A ends the turn at the close of its grace period").isEqualTo(turn);
+    assertThat(stored(turn)).as("the turn in the store after A's end")
+        .isEqualTo(TurnStatus.PROCESSING);
+    tokens(onB, turn, 60, 100);
+    end(onB, turn);
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+    await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
+    assertThat(storedText(turn)).isEqualTo(expected(100));
+  }
+}
