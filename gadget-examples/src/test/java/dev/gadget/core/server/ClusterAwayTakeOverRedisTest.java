@@ -8,13 +8,9 @@ import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.protocol.ResumePayloads;
 import dev.gadget.core.server.RuntimeFixture.Page;
-import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.InMemoryTransport;
 import dev.gadget.core.transport.TransportClient;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -38,29 +34,12 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
   @Override
   InMemoryTransport transport(int node) {
     // A socket A drops is not opened again: the drone has gone to B
-    return node == A ? new InMemoryTransport(Duration.ofHours(1), Duration.ofHours(1), 1_000)
-        : new InMemoryTransport();
+    return node == A ? noReconnect() : new InMemoryTransport();
   }
 
   @Override
   GadgetServer.Builder settings(int node, GadgetServer.Builder builder) {
-    return node == A ? builder.store(endsRecorded(fx.store)) : builder;
-  }
-
-  /** The shared store, with the turns node A tries to end recorded. */
-  private ChatStore endsRecorded(ChatStore store) {
-    return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
-        new Class<?>[] {ChatStore.class}, (proxy, method, args) -> {
-          try {
-            return method.invoke(store, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          } finally {
-            if (method.getName().equals("finalizeTurn")) {
-              endsTriedOnA.add((String) args[0]);
-            }
-          }
-        });
+    return node == A ? builder.store(endsRecorded(fx.store, endsTriedOnA)) : builder;
   }
 
   @Test

@@ -14,13 +14,10 @@ import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.protocol.ResumePayloads;
 import dev.gadget.core.server.RuntimeFixture.Page;
-import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.InMemoryTransport;
 import dev.gadget.core.transport.TransportClient;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,8 +63,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   @Override
   InMemoryTransport transport(int node) {
     // A socket A drops is not opened again: the drone has gone to B
-    return node == A ? new InMemoryTransport(Duration.ofHours(1), Duration.ofHours(1), 1_000)
-        : new InMemoryTransport();
+    return node == A ? noReconnect() : new InMemoryTransport();
   }
 
   @Override
@@ -83,7 +79,7 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
 
   @Override
   GadgetServer.Builder settings(int node, GadgetServer.Builder builder) {
-    return node == A ? builder.store(endsRecorded(fx.store)).silenceTimeout(silenceOnA)
+    return node == A ? builder.store(endsRecorded(fx.store, endsTriedOnA)).silenceTimeout(silenceOnA)
         .listener(new ServerListener() {
       @Override
       public void onConnectionClosed(ConnectionKind kind) {
@@ -92,22 +88,6 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
         }
       }
     }) : builder;
-  }
-
-  /** The shared store, with the turns node A tries to end (fenced or not) recorded. */
-  private ChatStore endsRecorded(ChatStore store) {
-    return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
-        new Class<?>[] {ChatStore.class}, (proxy, method, args) -> {
-          try {
-            return method.invoke(store, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          } finally {
-            if (method.getName().equals("finalizeTurn")) {
-              endsTriedOnA.add((String) args[0]);
-            }
-          }
-        });
   }
 
   /** Ada's drone (workspace ws-1) on node A: it takes work orders until it leaves A. */

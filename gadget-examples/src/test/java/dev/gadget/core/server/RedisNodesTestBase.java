@@ -16,6 +16,7 @@ import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
+import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.ClusterException;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.InMemoryTransport;
@@ -57,6 +58,27 @@ abstract class RedisNodesTestBase extends RuntimeTestBase {
       fx.closeables.add(s);
     }
     ada = fx.person("ada");
+  }
+
+  /** A transport whose clients do not open a dropped socket again (a drone that went away). */
+  static InMemoryTransport noReconnect() {
+    return new InMemoryTransport(Duration.ofHours(1), Duration.ofHours(1), 1_000);
+  }
+
+  /** {@code store}, with the turns ended through it (fenced or not) added to {@code ends}. */
+  static ChatStore endsRecorded(ChatStore store, java.util.Queue<String> ends) {
+    return (ChatStore) java.lang.reflect.Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
+        new Class<?>[] {ChatStore.class}, (proxy, method, args) -> {
+          try {
+            return method.invoke(store, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          } finally {
+            if (method.getName().equals("finalizeTurn")) {
+              ends.add((String) args[0]);
+            }
+          }
+        });
   }
 
   /** Node {@code node}'s transport (a test may give one node other reconnect delays). */
