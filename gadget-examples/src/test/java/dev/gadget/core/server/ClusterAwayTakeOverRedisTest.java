@@ -17,12 +17,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A turn taken over while Redis is down (docs/CLUSTER.md, "Fencing"): no node can lease the
- * drone, so the node it went to claims the turn in the store with the store's fence plus one.
- * The node it left, which cannot ask Redis who holds the drone and so goes on as if it did,
- * ends the turn at the close of its grace period with the fence its writes carried: the store
- * refuses that end, and the turn goes on and finishes on its new node. Two servers on one store
- * and a real redis-server, killed mid-turn.
+ * A drone that moves while Redis is down (docs/CLUSTER.md, "Fencing"): no node can lease it, so
+ * the node it connects to claims its turn in the store with the store's fence plus one, whether
+ * it takes the turn over or still runs it (the drone back from the other node). The node it
+ * left, which cannot ask Redis who holds the drone and so goes on as if it did, ends the turn at
+ * the close of its grace period with the fence its writes carried: the store refuses that end,
+ * and the turn finishes where the drone is. Two servers on one store and a real redis-server,
+ * killed mid-turn.
  */
 class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
   private static final int A = 0;
@@ -30,46 +31,57 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
   private final BlockingQueue<String> ordersOnA = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> resumes = new LinkedBlockingQueue<>();
   private final BlockingQueue<String> endsTriedOnA = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> endsTriedOnB = new LinkedBlockingQueue<>();
 
   @Override
   InMemoryTransport transport(int node) {
-    // A socket A drops is not opened again: the drone has gone to B
-    return node == A ? noReconnect() : new InMemoryTransport();
+    // a socket a node drops is not opened again: the drone has gone to the other
+    return noReconnect();
   }
 
   @Override
   GadgetServer.Builder settings(int node, GadgetServer.Builder builder) {
-    return node == A ? builder.store(endsRecorded(fx.store, endsTriedOnA)) : builder;
+    return builder.store(endsRecorded(fx.store, node == A ? endsTriedOnA : endsTriedOnB));
   }
 
-  @Test
-  void theOldNodesEndIsRefusedAndTheTurnFinishesOnTheNodeThatTookItOverWithoutRedis()
-      throws Exception {
-    start(2);
+  /** A turn on A, its first 50 tokens stored (fenced by A's lease), then Redis killed. */
+  private String turnOnAThenRedisDown(Page page) throws Exception {
     Connection onA = rawDrone(A, "ws-1", null, new TransportClient.ClientListener() {},
         c -> c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
           ordersOnA.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
           ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
         }));
     awaitDrones(1);
-    Page page = page(B);
     String session = fx.watchedSession(page);
     String turn = page.submit(session, "hello");
     assertThat(ordersOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
         .isEqualTo(turn);
     tokens(onA, turn, 0, 50);
-    await("the first 50 tokens stored (fenced by A's lease)",
-        () -> storedText(turn).equals(expected(50)));
-
+    await("the first 50 tokens stored", () -> storedText(turn).equals(expected(50)));
     redis.kill();
     onA.disconnect(); // A gives the lease up (Redis cannot hear it) and waits its grace period
-    Connection onB = rawDrone(B, "ws-1", turn, new TransportClient.ClientListener() {},
-        c -> c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0)
+    return turn;
+  }
+
+  /** The drone, running {@code turn}, connects to {@code node}, which asks for its events. */
+  private Connection resumingOn(int node, String turn) throws Exception {
+    Connection c = rawDrone(node, "ws-1", turn, new TransportClient.ClientListener() {},
+        d -> d.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0)
             .get("turnId").asText())));
     assertThat(resumes.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("node B takes the turn over without a lease").isEqualTo(turn);
-    onB.emit(Protocol.STREAM_REPLAY, Protocol.args(new ResumePayloads.StreamReplay(turn, 0,
+        .as("node n" + node + " runs the turn without a lease").isEqualTo(turn);
+    c.emit(Protocol.STREAM_REPLAY, Protocol.args(new ResumePayloads.StreamReplay(turn, 0,
         true)));
+    return c;
+  }
+
+  @Test
+  void theOldNodesEndIsRefusedAndTheTurnFinishesOnTheNodeThatTookItOverWithoutRedis()
+      throws Exception {
+    start(2);
+    Page page = page(B);
+    String turn = turnOnAThenRedisDown(page);
+    Connection onB = resumingOn(B, turn);
     tokens(onB, turn, 0, 60);
     await("B's tokens stored", () -> storedText(turn).equals(expected(60)));
 
@@ -81,6 +93,35 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
     end(onB, turn);
     assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
     await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
+    assertThat(storedText(turn)).isEqualTo(expected(100));
+  }
+
+  /**
+   * The drone goes to B and, still within A's grace period, back to A, which still runs the
+   * turn: A claims it again above B's claim, so B's end at the close of its own grace period is
+   * refused, and the turn finishes on A.
+   */
+  @Test
+  void aDroneBackOnTheNodeItLeftWhileRedisIsDownFinishesItsTurnThere() throws Exception {
+    start(2);
+    Page page = page(A);
+    String turn = turnOnAThenRedisDown(page);
+    Connection onB = resumingOn(B, turn);
+    tokens(onB, turn, 0, 60);
+    await("B's tokens stored", () -> storedText(turn).equals(expected(60)));
+    onB.disconnect(); // B waits its grace period
+
+    Connection backOnA = resumingOn(A, turn);
+    tokens(backOnA, turn, 0, 70);
+    await("A's tokens stored", () -> storedText(turn).equals(expected(70)));
+    assertThat(endsTriedOnB.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("node B ends the turn at the close of its grace period").isEqualTo(turn);
+    assertThat(stored(turn)).as("the turn in the store after B's end")
+        .isEqualTo(TurnStatus.PROCESSING);
+    tokens(backOnA, turn, 70, 100);
+    end(backOnA, turn);
+    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
+    await("A's end stored", () -> stored(turn) == TurnStatus.FINISHED);
     assertThat(storedText(turn)).isEqualTo(expected(100));
   }
 }

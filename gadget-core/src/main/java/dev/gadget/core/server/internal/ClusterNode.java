@@ -43,6 +43,7 @@ public final class ClusterNode {
   private final Cluster cluster;
   private final DroneRouter router;
   private final Map<String, Cluster.Lease> leases = new ConcurrentHashMap<>();
+  private final LeaseRefencing refencing;
   private final RemoteTurns remote;
   private LiveTurns turns;
   private ChatClaims claims;
@@ -62,6 +63,7 @@ public final class ClusterNode {
     this.cluster = cluster;
     this.router = router;
     this.remote = remote;
+    this.refencing = new LeaseRefencing(cluster, leases, LEASE_TTL);
   }
 
   /** This server joins {@code cluster}: its pages' events go there, other nodes' come here. */
@@ -98,28 +100,11 @@ public final class ClusterNode {
   }
 
   /**
-   * The store refused a write for a fence ({@code floor}) above this node's lease of the drone,
-   * which the cluster still names: it lost its fencing counter (Redis restarted empty). The
-   * lease is numbered again above the floor; false when not held any more. One at a time: of
-   * two writes refused together (a block, the end), the second finds it numbered already.
+   * The store refused a write for a fence ({@code floor}) above this node's lease of the drone:
+   * the lease is numbered again above it ({@link LeaseRefencing}); false when not held any more.
    */
-  synchronized boolean refence(String droneId, long floor) {
-    Cluster.Lease mine = leases.get(droneId);
-    if (mine != null && mine.fence() > floor) {
-      return true; // numbered again since this write read it
-    }
-    try {
-      Cluster.Lease again = mine == null ? null : cluster.refence(mine, floor, LEASE_TTL);
-      boolean numbered = again != null
-          && (leases.replace(droneId, mine, again) || again.equals(leases.get(droneId)));
-      if (numbered) {
-        log.warn("drone {}: the cluster lost its fencing counter (lease fence {} below the "
-            + "store's {}): raised, fence {} now", droneId, mine.fence(), floor, again.fence());
-      }
-      return numbered;
-    } catch (ClusterException e) {
-      return false;
-    }
+  boolean refence(String droneId, long floor) {
+    return refencing.refence(droneId, floor);
   }
 
   /** The user's drones other nodes hold: requests to them, and what they offer. */

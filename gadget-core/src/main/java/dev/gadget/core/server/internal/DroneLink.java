@@ -116,8 +116,12 @@ public final class DroneLink {
         p.hostname());
     if (node != null) {
       node.droneConnected(drone);
-      if (takenOver != null && turns.fence.endedBeforeClaim(takenOver)) {
-        staleTurn = takenOver.turn.id(); // its end came before this node's claim: stop it
+      // a turn taken over is claimed; one still run here, too when the drone is not leased (the
+      // cluster away: another node may have taken the turn over meanwhile, without a lease)
+      LiveTurn claimed = takenOver != null ? takenOver
+          : resumed != null && node.lease(drone.id) == null ? resumed : null;
+      if (claimed != null && turns.fence.endedBeforeClaim(claimed)) {
+        staleTurn = claimed.turn.id(); // its end came before this node's claim: stop it
         resumed = null;
       }
     }

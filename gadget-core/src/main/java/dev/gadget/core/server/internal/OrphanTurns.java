@@ -70,6 +70,11 @@ final class OrphanTurns {
       }
     } catch (StoreException | ClusterException e) {
       log.debug("running turns not checked now: {}", e.getMessage());
+      if (e instanceof ClusterException) {
+        // after an outage a turn is an orphan only once seen unheld for a whole grace period
+        // again: a node that took its drone over meanwhile (unleased) leases it again first
+        unheldSince.clear();
+      }
       return;
     }
     unheldSince.keySet().retainAll(running);

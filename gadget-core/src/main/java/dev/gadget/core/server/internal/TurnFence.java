@@ -59,22 +59,25 @@ final class TurnFence {
   }
 
   /**
-   * This node took over {@code t} and has just leased its drone: the turn's fence in the store
-   * is raised to the lease's, so that the node it left can write nothing more of it. When the
-   * store holds a greater fence (the drone went on to another node since), {@code t} is let go.
-   * Returns true when the turn had ended in the store before the claim (its old node's end, or
-   * an orphan's, came between this node's look-up of the turn and its claim): it is let go too,
-   * and the drone is to stop it. After the claim no smaller fence can end it.
+   * The drone of {@code t} has just connected here: this node took the turn over and leased the
+   * drone, or (the cluster away, no lease to be had) took it over or runs it still. The turn's
+   * fence in the store is raised to the lease's, or without one to the store's fence plus one,
+   * so that no node the drone left can write more of it. When the store holds a greater fence
+   * (the drone went on to another node since), {@code t} is let go. Returns true when the turn
+   * had ended in the store before the claim (its old node's end, or an orphan's, came between
+   * this node's look-up of the turn and its claim): it is let go too, and the drone is to stop
+   * it. After the claim no smaller fence can end it.
    */
   boolean endedBeforeClaim(LiveTurn t) {
-    if (fenceOf(t) < 0 && (node == null || !store.fencesTurns())) {
+    boolean leased = node != null && node.lease(t.droneId) != null;
+    if (!leased && (node == null || !store.fencesTurns())) {
       return false;
     }
     try {
-      if (t.fence < 0) { // the cluster is away: no lease, so the store's fence plus one
+      if (!leased) {
         t.fence = storedFence(t.turn.id()) + 1;
-        log.info("turn {} is taken over while the cluster is away: claimed with fence {}",
-            t.turn.id(), t.fence);
+        log.info("turn {} is claimed while the cluster is away: fence {}", t.turn.id(),
+            t.fence);
       }
       StoreException refused = write(t, () -> {}, fence -> store.claimTurn(t.turn.id(), fence));
       if (refused != null) {
