@@ -85,15 +85,7 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
     tokens(onB, turn, 0, 60);
     await("B's tokens stored", () -> storedText(turn).equals(expected(60)));
 
-    assertThat(endsTriedOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("node A ends the turn at the close of its grace period").isEqualTo(turn);
-    assertThat(stored(turn)).as("the turn in the store after A's end")
-        .isEqualTo(TurnStatus.PROCESSING);
-    tokens(onB, turn, 60, 100);
-    end(onB, turn);
-    assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
-    await("B's end stored", () -> stored(turn) == TurnStatus.FINISHED);
-    assertThat(storedText(turn)).isEqualTo(expected(100));
+    refusedThenFinished(endsTriedOnA, "A", onB, page, turn, 60);
   }
 
   /**
@@ -114,14 +106,23 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
     Connection backOnA = resumingOn(A, turn);
     tokens(backOnA, turn, 0, 70);
     await("A's tokens stored", () -> storedText(turn).equals(expected(70)));
-    assertThat(endsTriedOnB.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("node B ends the turn at the close of its grace period").isEqualTo(turn);
-    assertThat(stored(turn)).as("the turn in the store after B's end")
+    refusedThenFinished(endsTriedOnB, "B", backOnA, page, turn, 70);
+  }
+
+  /**
+   * The node the drone left ({@code left}) ends the turn at the close of its grace period and
+   * the store refuses it; the drone ({@code drone}, at token {@code from}) then finishes it.
+   */
+  private void refusedThenFinished(BlockingQueue<String> endsTried, String left,
+      Connection drone, Page page, String turn, int from) throws Exception {
+    assertThat(endsTried.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("node " + left + " ends the turn at the close of its grace period").isEqualTo(turn);
+    assertThat(stored(turn)).as("the turn in the store after " + left + "'s end")
         .isEqualTo(TurnStatus.PROCESSING);
-    tokens(backOnA, turn, 70, 100);
-    end(backOnA, turn);
+    tokens(drone, turn, from, 100);
+    end(drone, turn);
     assertThat(page.completion(turn).get("status").asText()).isEqualTo("finished");
-    await("A's end stored", () -> stored(turn) == TurnStatus.FINISHED);
+    await("the drone's end stored", () -> stored(turn) == TurnStatus.FINISHED);
     assertThat(storedText(turn)).isEqualTo(expected(100));
   }
 }
