@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
  * it takes the turn over or still runs it (the drone back from the other node). The node it
  * left, which cannot ask Redis who holds the drone and so goes on as if it did, ends the turn at
  * the close of its grace period with the fence its writes carried: the store refuses that end,
- * and the turn finishes where the drone is. Two servers on one store and a real redis-server,
- * killed mid-turn.
+ * and the turn finishes where the drone is; so too for a turn started during the outage, whose
+ * writes carry the store's fence plus one. Two servers on one store and a real redis-server,
+ * killed mid-turn (or before it).
  */
 class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
   private static final int A = 0;
@@ -107,6 +108,38 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
     tokens(backOnA, turn, 0, 70);
     await("A's tokens stored", () -> storedText(turn).equals(expected(70)));
     refusedThenFinished(endsTriedOnB, "B", backOnA, page, turn, 70);
+  }
+
+  /**
+   * A turn started while Redis is down (its drone leased by no node) is fenced too: its writes
+   * carry the store's fence plus one, so the node it is taken over by claims above them and the
+   * end of the node it left is refused.
+   */
+  @Test
+  void aTurnStartedWhileRedisIsDownIsFencedToo() throws Exception {
+    start(2);
+    redis.kill();
+    Connection onA = rawDrone(A, "ws-1", null, new TransportClient.ClientListener() {},
+        c -> c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+          ordersOnA.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
+          ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
+        }));
+    await("the drone stored (leased by no node)", () -> fx.store.listDrones(ada.user().id())
+        .size() == 1);
+    Page page = page(A); // a prompt reaches the drone only on its own node now
+    String session = fx.watchedSession(page);
+    String turn = page.submit(session, "hello");
+    assertThat(ordersOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    tokens(onA, turn, 0, 50);
+    await("the first 50 tokens stored", () -> storedText(turn).equals(expected(50)));
+    Page onPageB = page(B);
+    onPageB.request(Protocol.WATCH_SESSION, java.util.Map.of("sessionId", session));
+    onA.disconnect();
+    Connection onB = resumingOn(B, turn);
+    tokens(onB, turn, 0, 60);
+    await("B's tokens stored", () -> storedText(turn).equals(expected(60)));
+    refusedThenFinished(endsTriedOnA, "A", onB, onPageB, turn, 60);
   }
 
   /**

@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * <p>The look-up leaves a window (a lease taken over just after it); the store closes it where
  * it keeps fences ({@link ChatStore#fencesTurns}): the turn's writes carry the fencing number of
  * this node's lease of its drone, a node that takes a turn over claims it with its greater one
- * first, and the store refuses the writes of the node that lost it ({@link #refused}). A turn
- * taken over while the cluster is away (its drone not leased) is claimed with the store's fence
- * plus one. On a single server, and for the new turns of a drone not leased, nothing is fenced.
+ * first, and the store refuses the writes of the node that lost it ({@link #refused}). While the
+ * cluster is away (the drone not leased), a turn's writes and claims carry the store's fence
+ * plus one instead. On a single server nothing is fenced.
  */
 final class TurnFence {
   private static final Logger log = LoggerFactory.getLogger(TurnFence.class);
@@ -47,8 +47,8 @@ final class TurnFence {
    * The fence this node's writes of {@code t} carry: the fencing number of its lease of the
    * turn's drone, or, once that lease is given up (the drone's link dropped), the one they last
    * carried (or the one it was claimed with, the cluster away), so that a write made after
-   * another node took the turn over is still refused; -1 (plain writes) on a single server or
-   * for a turn started here on a drone never leased.
+   * another node took the turn over is still refused; -1 on a single server, or before the
+   * first write of a turn whose drone is not leased ({@link #write} then takes the store's).
    */
   long fenceOf(LiveTurn t) {
     Cluster.Lease lease = node == null ? null : node.lease(t.droneId);
@@ -100,15 +100,21 @@ final class TurnFence {
   }
 
   /**
-   * Makes one write of {@code t}: {@code plain} on a single server or for a drone never leased
-   * here, else {@code fenced} with {@link #fenceOf}, and once more when the store refused it
-   * while this node still holds the drone (its lease numbered again above the store's fence: the
-   * cluster had lost its fencing counter). Returns null once made, else the store's refusal for
-   * a greater fence (another node took the turn over); other failures are thrown.
+   * Makes one write of {@code t}: {@code plain} on a single server (or a store without fences),
+   * else {@code fenced} with {@link #fenceOf} (without one, the store's fence plus one), and
+   * once more when the store refused it while this node still holds the drone (its lease
+   * numbered again above the store's fence: the cluster had lost its fencing counter). Returns
+   * null once made, else the store's refusal for a greater fence (another node took the turn
+   * over); other failures are thrown.
    */
   StoreException write(LiveTurn t, Runnable plain, LongConsumer fenced) {
     for (int attempt = 0; ; attempt++) {
       long fence = fenceOf(t);
+      if (fence < 0 && node != null && store.fencesTurns()) {
+        // a turn of a drone not leased (the cluster away when it started): the store's fence
+        // plus one, raised by this write, so that a node that takes the turn over claims above
+        fence = t.fence = storedFence(t.turn.id()) + 1;
+      }
       if (fence < 0) {
         plain.run();
         return null;
