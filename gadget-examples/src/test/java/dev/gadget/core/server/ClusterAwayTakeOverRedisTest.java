@@ -45,22 +45,35 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
     return builder.store(endsRecorded(fx.store, node == A ? endsTriedOnA : endsTriedOnB));
   }
 
-  /** A turn on A, its first 50 tokens stored (fenced by A's lease), then Redis killed. */
-  private String turnOnAThenRedisDown(Page page) throws Exception {
+  /**
+   * A turn on A, prompted on {@code page}, its first 50 tokens stored; Redis killed before the
+   * drone connects (no node leases it) or after those tokens (A's lease fences them); then the
+   * drone leaves A, which waits its grace period.
+   */
+  private String turnOnA(Page page, boolean redisDownFirst) throws Exception {
+    if (redisDownFirst) {
+      redis.kill();
+    }
     Connection onA = rawDrone(A, "ws-1", null, new TransportClient.ClientListener() {},
         c -> c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
           ordersOnA.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
           ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
         }));
-    awaitDrones(1);
+    if (redisDownFirst) {
+      await("the drone stored", () -> fx.store.listDrones(ada.user().id()).size() == 1);
+    } else {
+      awaitDrones(1);
+    }
     String session = fx.watchedSession(page);
     String turn = page.submit(session, "hello");
     assertThat(ordersOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
         .isEqualTo(turn);
     tokens(onA, turn, 0, 50);
     await("the first 50 tokens stored", () -> storedText(turn).equals(expected(50)));
-    redis.kill();
-    onA.disconnect(); // A gives the lease up (Redis cannot hear it) and waits its grace period
+    if (!redisDownFirst) {
+      redis.kill();
+    }
+    onA.disconnect();
     return turn;
   }
 
@@ -81,7 +94,7 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
       throws Exception {
     start(2);
     Page page = page(B);
-    String turn = turnOnAThenRedisDown(page);
+    String turn = turnOnA(page, false);
     Connection onB = resumingOn(B, turn);
     tokens(onB, turn, 0, 60);
     await("B's tokens stored", () -> storedText(turn).equals(expected(60)));
@@ -98,7 +111,7 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
   void aDroneBackOnTheNodeItLeftWhileRedisIsDownFinishesItsTurnThere() throws Exception {
     start(2);
     Page page = page(A);
-    String turn = turnOnAThenRedisDown(page);
+    String turn = turnOnA(page, false);
     Connection onB = resumingOn(B, turn);
     tokens(onB, turn, 0, 60);
     await("B's tokens stored", () -> storedText(turn).equals(expected(60)));
@@ -118,24 +131,10 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
   @Test
   void aTurnStartedWhileRedisIsDownIsFencedToo() throws Exception {
     start(2);
-    redis.kill();
-    Connection onA = rawDrone(A, "ws-1", null, new TransportClient.ClientListener() {},
-        c -> c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-          ordersOnA.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
-          ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
-        }));
-    await("the drone stored (leased by no node)", () -> fx.store.listDrones(ada.user().id())
-        .size() == 1);
-    Page page = page(A); // a prompt reaches the drone only on its own node now
-    String session = fx.watchedSession(page);
-    String turn = page.submit(session, "hello");
-    assertThat(ordersOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .isEqualTo(turn);
-    tokens(onA, turn, 0, 50);
-    await("the first 50 tokens stored", () -> storedText(turn).equals(expected(50)));
+    String turn = turnOnA(page(A), true); // prompted where the drone is: Redis carries no mail
     Page onPageB = page(B);
-    onPageB.request(Protocol.WATCH_SESSION, java.util.Map.of("sessionId", session));
-    onA.disconnect();
+    onPageB.request(Protocol.WATCH_SESSION, java.util.Map.of("sessionId",
+        fx.store.findTurn(turn).orElseThrow().sessionId()));
     Connection onB = resumingOn(B, turn);
     tokens(onB, turn, 0, 60);
     await("B's tokens stored", () -> storedText(turn).equals(expected(60)));
