@@ -64,12 +64,7 @@ class ClusterAwayTakeOverRedisTest extends RedisNodesTestBase {
     } else {
       awaitDrones(1);
     }
-    String session = fx.watchedSession(page);
-    String turn = page.submit(session, "hello");
-    assertThat(ordersOnA.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .isEqualTo(turn);
-    tokens(onA, turn, 0, 50);
-    await("the first 50 tokens stored", () -> storedText(turn).equals(expected(50)));
+    String turn = streamedTurn(page, ordersOnA, onA, 50);
     if (!redisDownFirst) {
       redis.kill();
     }

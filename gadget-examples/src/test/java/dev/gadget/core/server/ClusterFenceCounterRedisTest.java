@@ -54,11 +54,7 @@ class ClusterFenceCounterRedisTest extends RedisNodesTestBase {
     String droneId = fx.store.listDrones(ada.user().id()).get(0).id();
     long before = fence(droneId);
     Page page = page(B);
-    String session = fx.watchedSession(page);
-    String turn = page.submit(session, "hello");
-    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(turn);
-    tokens(onA, turn, 0, 50);
-    await("the first 50 tokens stored", () -> storedText(turn).equals(expected(50)));
+    String turn = streamedTurn(page, orders, onA, 50);
 
     redis.kill();
     redis.start(); // empty: the fencing counter starts from nothing again

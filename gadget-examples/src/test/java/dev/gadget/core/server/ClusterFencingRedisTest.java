@@ -168,6 +168,19 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
     return turn;
   }
 
+  /** A turn on A watched from C ({@link #turnOnA}), then A's look-ups blinded. */
+  private record Blinded(Connection onA, Page onC, String session, String turn) {}
+
+  private Blinded blindedTurnOnA() throws Exception {
+    start(3);
+    Connection onA = droneOnA();
+    Page onC = page(C);
+    String session = fx.watchedSession(onC);
+    String turn = turnOnA(onA, onC, session);
+    leasesOfA.blind();
+    return new Blinded(onA, onC, session, turn);
+  }
+
   /**
    * The drone, alive on A until now, goes to B, which takes the turn over; it sends the turn
    * again from its start, as it does after a reconnect.
@@ -260,12 +273,10 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   @Test
   void theStoreRefusesTheBlocksOfANodeWhoseLookUpMissedTheTakeOver() throws Exception {
     silenceOnA = Duration.ofSeconds(90);
-    start(3);
-    Connection onA = droneOnA();
-    Page onC = page(C);
-    String session = fx.watchedSession(onC);
-    String turn = turnOnA(onA, onC, session);
-    leasesOfA.blind();
+    Blinded run = blindedTurnOnA();
+    Connection onA = run.onA();
+    Page onC = run.onC();
+    String turn = run.turn();
     Connection onB = takenOverByB(onA, turn);
     tokens(onB, turn, 50, 100);
     await("B's checkpoint of the turn", () -> storedText(turn).equals(expected(100)));
@@ -283,19 +294,17 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   /** As above, for the end: A's silence timeout ends the turn, and the store refuses that end. */
   @Test
   void theStoreRefusesTheEndOfANodeWhoseLookUpMissedTheTakeOver() throws Exception {
-    start(3);
-    Connection onA = droneOnA();
-    Page onC = page(C);
-    String session = fx.watchedSession(onC);
-    String turn = turnOnA(onA, onC, session);
-    leasesOfA.blind();
+    Blinded run = blindedTurnOnA();
+    Connection onA = run.onA();
+    Page onC = run.onC();
+    String turn = run.turn();
     Connection onB = takenOverByB(onA, turn);
 
     await("node A acting on the turn it no longer runs", () -> droppedByA
         || stored(turn) != TurnStatus.PROCESSING);
     assertThat(stored(turn)).as("the turn in the store, after node A acted")
         .isEqualTo(TurnStatus.PROCESSING);
-    assertThat(clusters.get(C).chatClaim(session)).as("the chat's claim").contains(turn);
+    assertThat(clusters.get(C).chatClaim(run.session())).as("the chat's claim").contains(turn);
     assertThat(onC.count(turn, Protocol.WORK_ORDER_COMPLETE)).as("ends told to C's page")
         .isZero();
     tokens(onB, turn, 50, 100);
@@ -314,12 +323,10 @@ class ClusterFencingRedisTest extends RedisNodesTestBase {
   @Test
   void theStoreRefusesTheGraceEndOfANodeWhoseDroneLinkDropped() throws Exception {
     silenceOnA = Duration.ofSeconds(90);
-    start(3);
-    Connection onA = droneOnA();
-    Page onC = page(C);
-    String session = fx.watchedSession(onC);
-    String turn = turnOnA(onA, onC, session);
-    leasesOfA.blind();
+    Blinded run = blindedTurnOnA();
+    Connection onA = run.onA();
+    Page onC = run.onC();
+    String turn = run.turn();
     onA.disconnect(); // A releases the drone's lease and waits its grace period (5 s)
     Connection onB = replayingOnB(turn);
     tokens(onB, turn, 0, 60);

@@ -1,6 +1,7 @@
 package dev.gadget.core.server;
 
 import static dev.gadget.core.server.RuntimeFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
 
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -159,6 +160,21 @@ abstract class RedisNodesTestBase extends RuntimeTestBase {
       out.add(i);
     }
     return out;
+  }
+
+  /**
+   * A turn prompted on {@code page} in a new chat it watches, its work order taken from
+   * {@code orders}, and its first {@code n} tokens streamed by {@code drone} and stored.
+   */
+  String streamedTurn(Page page, BlockingQueue<String> orders, Connection drone, int n)
+      throws Exception {
+    String session = fx.watchedSession(page);
+    String turn = page.submit(session, "hello");
+    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isEqualTo(turn);
+    tokens(drone, turn, 0, n);
+    await("the first " + n + " tokens stored", () -> storedText(turn).equals(expected(n)));
+    return turn;
   }
 
   /** The turn's status in the store. */

@@ -8,7 +8,6 @@ import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
-import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.ForwardingCluster;
 import dev.gadget.core.transport.Connection;
@@ -50,12 +49,7 @@ class TurnClaimRedisTest extends RedisNodesTestBase {
     start(2);
     Connection onA = drone(A);
     awaitDrones(1);
-    Page page = page(B);
-    String session = fx.watchedSession(page);
-    String turn = page.submit(session, "hello");
-    assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(turn);
-    tokens(onA, turn, 0, 10);
-    await("the first tokens stored", () -> storedText(turn).equals(expected(10)));
+    String turn = streamedTurn(page(B), orders, onA, 10);
 
     onLease = () -> fx.store.finalizeTurn(turn, TurnStatus.INTERRUPTED, TurnStats.EMPTY,
         "ended by the node the drone left", Instant.now()); // once: the turn ends once
