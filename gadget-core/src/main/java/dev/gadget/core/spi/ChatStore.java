@@ -151,6 +151,22 @@ public interface ChatStore extends AutoCloseable {
   }
 
   /**
+   * {@link #claimTurn(String, long)} by {@code holder} (the claiming node's id), strict: an
+   * equal fence is taken only when this very holder claimed it, so that of two nodes that came
+   * to one number (each the store's fence plus one while the cluster was away, or one of those
+   * and the next number the cluster hands out) one is refused, and claims again above it. The
+   * fenced writes below name no holder and take an equal fence as before. A store that keeps no
+   * holders (the default) takes the fence alone, equal or not.
+   *
+   * @throws StoreException {@link StoreException.Reason#FENCED} when the turn holds a greater
+   *     fence, or this one not claimed by {@code holder}; {@link StoreException.Reason#NOT_FOUND}
+   *     when it does not exist
+   */
+  default void claimTurn(String turnId, long fence, String holder) {
+    claimTurn(turnId, fence);
+  }
+
+  /**
    * {@link #appendBlock(String, TurnBlock)} as one write that also raises the turn's fence to
    * {@code fence}, refused ({@link StoreException.Reason#FENCED}, nothing written) when the turn
    * holds a greater one.

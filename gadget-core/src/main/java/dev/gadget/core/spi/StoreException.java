@@ -46,8 +46,10 @@ public class StoreException extends RuntimeException {
    * refused because the turn holds {@code held} (greater): one message for every store.
    */
   public static StoreException fenced(String turnId, long held, long fence) {
+    String why = held == fence ? "fence " + held + ", claimed by that node first"
+        : "fence " + held + " > " + fence;
     StoreException e = new StoreException(Reason.FENCED, "turn " + turnId + " was taken over by "
-        + "another node (fence " + held + " > " + fence + "): this write was not made");
+        + "another node (" + why + "): this write was not made");
     e.heldFence = held;
     return e;
   }

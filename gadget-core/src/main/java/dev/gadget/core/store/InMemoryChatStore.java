@@ -183,6 +183,11 @@ public final class InMemoryChatStore implements ChatStore, ProviderStore {
   }
 
   @Override
+  public synchronized void claimTurn(String turnId, long fence, String holder) {
+    fenced.claimTurn(turnId, fence, holder);
+  }
+
+  @Override
   public synchronized void appendBlock(String turnId, TurnBlock block, long fence) {
     fenced.appendBlock(turnId, block, fence);
   }

@@ -118,6 +118,56 @@ public abstract class TurnFencingGroup {
     assertThat(back.blocks()).containsExactly(text(0, "from B"));
   }
 
+  /**
+   * On a fencing store asserts that a claim of {@code fence} by {@code holder} is refused for
+   * that very number, claimed by another node or written without a claim; elsewhere makes it.
+   */
+  private void claimRefusedIfFencing(String turnId, long fence, String holder) {
+    if (!store().fencesTurns()) {
+      store().claimTurn(turnId, fence, holder);
+      return;
+    }
+    ChatTurn before = find(turnId);
+    assertThatThrownBy(() -> store().claimTurn(turnId, fence, holder))
+        .isInstanceOfSatisfying(StoreException.class, e -> {
+          assertThat(e.reason()).isEqualTo(StoreException.Reason.FENCED);
+          assertThat(e.heldFence()).isEqualTo(fence);
+          assertThat(e.getMessage()).isEqualTo("turn " + turnId + " was taken over by another"
+              + " node (fence " + fence + ", claimed by that node first): this write was not made");
+        });
+    assertThat(find(turnId)).isEqualTo(before);
+  }
+
+  @Test
+  void aClaimTakesItsVeryFenceOnlyFromTheHolderThatClaimedIt() throws Throwable {
+    ChatTurn t = newTurn();
+    store().claimTurn(t.id(), 5, "node-a");
+    store().claimTurn(t.id(), 5, "node-a"); // the same node again: taken
+    claimRefusedIfFencing(t.id(), 5, "node-b");
+    store().appendBlock(t.id(), text(0, "from A"), 5); // a write names no holder: taken
+    store().claimTurn(t.id(), 6, "node-b");
+    refusedIfFencing(t.id(), 6, 5, () -> store().appendBlock(t.id(), text(1, "late"), 5));
+    claimRefusedIfFencing(t.id(), 6, "node-a");
+    store().appendBlock(t.id(), text(1, "from B"), 6);
+    assertThat(store().finalizeTurn(t.id(), TurnStatus.FINISHED, null, null, T0, 6)).isTrue();
+    assertThat(find(t.id()).blocks()).extracting(TurnBlock::seq).containsExactly(0, 1);
+  }
+
+  @Test
+  void aClaimIsRefusedTheFenceAWriteRaisedWithoutAClaim() throws Throwable {
+    ChatTurn t = newTurn();
+    store().appendBlock(t.id(), text(0, "from A"), 3);
+    claimRefusedIfFencing(t.id(), 3, "node-b");
+    store().claimTurn(t.id(), 4, "node-b");
+    boolean refused = refusedIfFencing(t.id(), 4, 3,
+        () -> store().appendBlock(t.id(), text(1, "late from A"), 3));
+    assertThat(find(t.id()).blocks()).extracting(TurnBlock::seq)
+        .containsExactlyElementsOf(refused ? List.of(0) : List.of(0, 1));
+    assertThatThrownBy(() -> store().claimTurn("no-such-turn", 1, "node-b"))
+        .isInstanceOfSatisfying(StoreException.class,
+            e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NOT_FOUND));
+  }
+
   @Test
   void theSameFenceWritesAgainAndAGreaterOneIsAcceptedAndKept() throws Throwable {
     ChatTurn t = newTurn();

@@ -262,6 +262,11 @@ public final class MongoChatStore implements ChatStore {
   }
 
   @Override
+  public void claimTurn(String turnId, long fence, String holder) {
+    fenced.claimTurn(turnId, fence, holder);
+  }
+
+  @Override
   public void appendBlock(String turnId, TurnBlock block, long fence) {
     fenced.appendBlock(turnId, block, fence);
   }
@@ -387,10 +392,7 @@ public final class MongoChatStore implements ChatStore {
       return this;
     }
 
-    /**
-     * How long opening a connection may take. Default: the connection string's
-     * {@code connectTimeoutMS}, else 5 seconds.
-     */
+    /** How long opening a connection may take. Default: {@code connectTimeoutMS}, else 5 s. */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = Connection.positive(timeout, "connectTimeout");
       return this;
@@ -407,13 +409,11 @@ public final class MongoChatStore implements ChatStore {
     }
 
     /**
-     * The write concern of every write. Default: the connection string's ({@code w},
-     * {@code journal}) or the client's when it sets one, else {@link #DEFAULT_WRITE_CONCERN}
-     * ({@code {w: "majority", j: true}}): a write returns once a majority of the replica set has
-     * it in its on-disk journal, so a write the store has returned from survives a crash of the
-     * primary and a failover. A standalone server acknowledges it once it is in its journal.
-     * Waiting for it is bounded by the read timeout. Also applies to a given
-     * {@link #mongoClient client}.
+     * The write concern of every write (also with a given {@link #mongoClient client}). Default:
+     * the connection string's ({@code w}, {@code journal}) or the client's, else {@link
+     * #DEFAULT_WRITE_CONCERN} ({@code {w: "majority", j: true}}): a write returns once a majority
+     * of the replica set (a standalone server: the server) has it in its on-disk journal, so it
+     * survives a crash of the primary and a failover. The wait is bounded by the read timeout.
      */
     public Builder writeConcern(WriteConcern writeConcern) {
       this.writeConcern = Objects.requireNonNull(writeConcern, "writeConcern");

@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TurnFence {
   private static final Logger log = LoggerFactory.getLogger(TurnFence.class);
+  /** How many times a node the drone connected to claims above a claim it lost to, unleased. */
+  private static final int AWAY_CLAIMS = 3;
   private final ClusterNode node;
   private final LiveTurns turns;
   private final ServerTimer timer;
@@ -74,12 +76,9 @@ final class TurnFence {
       return false;
     }
     try {
-      if (!leased) {
-        t.fence = storedFence(t.turn.id()) + 1;
-        log.info("turn {} is claimed while the cluster is away: fence {}", t.turn.id(),
-            t.fence);
-      }
-      StoreException refused = write(t, () -> {}, fence -> store.claimTurn(t.turn.id(), fence));
+      StoreException refused = leased
+          ? write(t, () -> {}, fence -> store.claimTurn(t.turn.id(), fence, node.nodeId()))
+          : claimAway(t, AWAY_CLAIMS);
       if (refused != null) {
         log.info("turn {} is not taken over here: {}", t.turn.id(), refused.getMessage());
         refused(t);
@@ -111,9 +110,13 @@ final class TurnFence {
     for (int attempt = 0; ; attempt++) {
       long fence = fenceOf(t);
       if (fence < 0 && node != null && store.fencesTurns()) {
-        // a turn of a drone not leased (the cluster away when it started): the store's fence
-        // plus one, raised by this write, so that a node that takes the turn over claims above
-        fence = t.fence = storedFence(t.turn.id()) + 1;
+        // a turn of a drone not leased (the cluster away when it started): claimed first with
+        // the store's fence plus one, so that a node that takes the turn over claims above
+        StoreException refused = claimAway(t, 1);
+        if (refused != null) {
+          return refused;
+        }
+        fence = t.fence;
       }
       if (fence < 0) {
         plain.run();
@@ -126,8 +129,33 @@ final class TurnFence {
         if (e.reason() != StoreException.Reason.FENCED) {
           throw e;
         }
-        if (attempt > 0 || node == null || e.heldFence() < 0
-            || !node.refence(t.droneId, e.heldFence())) {
+        // refused for an equal fence: another node claimed that very number
+        long floor = e.heldFence() == fence ? fence + 1 : e.heldFence();
+        if (attempt > 0 || node == null || e.heldFence() < 0 || !node.refence(t.droneId, floor)) {
+          return e;
+        }
+      }
+    }
+  }
+
+  /**
+   * Claims {@code t} for this node while the cluster is away (its drone not leased) with the
+   * store's fence plus one, up to {@code tries} times: a claim refused for that very number
+   * (another node came to it first) is made again above it. Returns null once claimed, else the
+   * last refusal.
+   */
+  private StoreException claimAway(LiveTurn t, int tries) {
+    for (int i = 1; ; i++) {
+      t.fence = storedFence(t.turn.id()) + 1;
+      log.info("turn {} is claimed while the cluster is away: fence {}", t.turn.id(), t.fence);
+      try {
+        store.claimTurn(t.turn.id(), t.fence, node.nodeId());
+        return null;
+      } catch (StoreException e) {
+        if (e.reason() != StoreException.Reason.FENCED) {
+          throw e;
+        }
+        if (i >= tries) {
           return e;
         }
       }

@@ -16,7 +16,8 @@ import java.util.Objects;
  * {@code appendBlock}, {@code saveBlock}, {@code finalizeTurn}; docs/CLUSTER.md "Fencing") over
  * its {@link IndexedState}, with the turns' fences by session and then turn. A turn without a
  * fence accepts any; a write with fence f is made only when the turn holds none or one <= f, and
- * raises it to f. Checks come in this order: the arguments, the turn missing
+ * raises it to f; a claim by a holder ({@code ChatStore#claimTurn(String, long, String)}) takes
+ * an equal fence only when that holder claimed it. Checks come in this order: the arguments, the turn missing
  * ({@code NOT_FOUND}), a greater fence ({@code FENCED}), then the plain write's own.
  *
  * <p>The fences are kept here, not in the state: the journaled store does not fence, and a fence
@@ -26,6 +27,10 @@ import java.util.Objects;
 public final class FencedTurns {
   private final IndexedState state;
   private final Map<String, Map<String, Long>> bySession = new HashMap<>();
+  /** Per turn, the last claim by a holder: its fence and holder. */
+  private final Map<String, Claim> claims = new HashMap<>();
+
+  private record Claim(long fence, String holder) {}
 
   public FencedTurns(IndexedState state) {
     this.state = state;
@@ -35,6 +40,18 @@ public final class FencedTurns {
     String sessionId = existingSession(turnId);
     check(sessionId, turnId, fence);
     raise(sessionId, turnId, fence);
+  }
+
+  /** A claim by {@code holder}: strict, but for a fence this holder claimed already. */
+  public void claimTurn(String turnId, long fence, String holder) {
+    String sessionId = existingSession(turnId);
+    check(sessionId, turnId, fence);
+    Long held = bySession.getOrDefault(sessionId, Map.of()).get(turnId);
+    if (held != null && held == fence && !new Claim(fence, holder).equals(claims.get(turnId))) {
+      throw StoreException.fenced(turnId, held, fence);
+    }
+    raise(sessionId, turnId, fence);
+    claims.put(turnId, new Claim(fence, holder));
   }
 
   public void appendBlock(String turnId, TurnBlock block, long fence) {
@@ -74,7 +91,7 @@ public final class FencedTurns {
   public boolean deleteSession(String sessionId) {
     boolean deleted = state.apply(state.checkDeleteSession(sessionId));
     if (deleted) {
-      bySession.remove(sessionId);
+      forget(bySession.remove(sessionId));
     }
     return deleted;
   }
@@ -85,9 +102,15 @@ public final class FencedTurns {
         .map(p -> state.listSessions(p.userId(), p.id())).orElse(List.of());
     boolean deleted = state.apply(state.checkDeleteProject(projectId));
     if (deleted) {
-      sessions.forEach(s -> bySession.remove(s.id()));
+      sessions.forEach(s -> forget(bySession.remove(s.id())));
     }
     return deleted;
+  }
+
+  private void forget(Map<String, Long> turns) {
+    if (turns != null) {
+      claims.keySet().removeAll(turns.keySet());
+    }
   }
 
   private String existingSession(String turnId) {

@@ -20,7 +20,10 @@ import org.bson.conversions.Bson;
  * "Fencing"). A turn's fence is its document's {@code fence} field (Int64), absent until its first
  * fenced write. Each write is the plain one of {@link Turns} as one {@code updateOne} whose filter
  * adds {@code {$or: [{fence: {$exists: false}}, {fence: {$lte: f}}]}} and whose update adds
- * {@code {$max: {fence: f}}}: the check and the raise are one atomic write. Only when it matches
+ * {@code {$max: {fence: f}}}: the check and the raise are one atomic write. A claim by a holder
+ * h is strict, but for a fence h claimed already: its filter is {@code {$or: [{fence: {$exists:
+ * false}}, {fence: {$lt: f}}, {fence: f, claim: {fence: f, holder: h}}]}}, and it sets
+ * {@code claim} to that. Only when it matches
  * nothing is the turn read once (its {@code fence} alone) to say why: no such turn
  * ({@code NOT_FOUND}), a greater fence ({@code FENCED}), else the plain reason (the block is
  * there, the turn has ended). A fence never goes down, so a fence the read finds no greater than
@@ -28,6 +31,7 @@ import org.bson.conversions.Bson;
  */
 public final class FencedTurns {
   private static final String FENCE = "fence";
+  private static final String CLAIM = "claim";
 
   private final Operations ops;
   private final MongoCollection<Document> turns;
@@ -42,6 +46,19 @@ public final class FencedTurns {
     ops.run("claimTurn", what(turnId), () -> {
       if (turns.updateOne(fenced(eq("_id", turnId), fence), raise(fence)).getMatchedCount() == 0
           && !exists(turnId, fence)) {
+        throw Operations.notFound(what(turnId));
+      }
+    });
+  }
+
+  /** One {@code updateOne} of the fence and the claim. */
+  public void claimTurn(String turnId, long fence, String holder) {
+    Document claim = new Document(FENCE, fence).append("holder", holder);
+    Bson filter = and(eq("_id", turnId), Filters.or(Filters.exists(FENCE, false),
+        Filters.lt(FENCE, fence), and(eq(FENCE, fence), eq(CLAIM, claim))));
+    ops.run("claimTurn", what(turnId), () -> {
+      if (turns.updateOne(filter, Updates.combine(raise(fence), Updates.set(CLAIM, claim)))
+          .getMatchedCount() == 0 && !exists(turnId, fence, true)) {
         throw Operations.notFound(what(turnId));
       }
     });
@@ -105,14 +122,20 @@ public final class FencedTurns {
    * Whether the turn exists, read once after a fenced write matched nothing.
    *
    * @throws StoreException {@link StoreException.Reason#FENCED} when it holds a fence greater
-   *     than {@code fence}
+   *     than {@code fence} (or equal, {@code strict})
    */
   private boolean exists(String turnId, long fence) {
+    return exists(turnId, fence, false);
+  }
+
+  /** {@code strict}: a claim's, for which an equal fence is another holder's. */
+  private boolean exists(String turnId, long fence, boolean strict) {
     Document d = turns.find(eq("_id", turnId)).projection(new Document(FENCE, 1)).first();
     if (d == null) {
       return false;
     }
-    if (d.get(FENCE) instanceof Number held && held.longValue() > fence) {
+    if (d.get(FENCE) instanceof Number held
+        && (held.longValue() > fence || strict && held.longValue() == fence)) {
       throw StoreException.fenced(turnId, held.longValue(), fence);
     }
     return true;
