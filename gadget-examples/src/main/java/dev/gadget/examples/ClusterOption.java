@@ -1,9 +1,11 @@
 package dev.gadget.examples;
 
 import dev.gadget.cluster.redis.RedisCluster;
+import dev.gadget.core.server.SecretKeys;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.ClusterException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +20,12 @@ final class ClusterOption {
       OptionSpec.value("cluster", "URI", "run as one node of a cluster on this Redis, e.g. "
           + "redis://127.0.0.1:6379 (needs --mongo: every node shares one store)"),
       OptionSpec.value("node-id", "ID", "this node's name in the cluster (default: host, "
-          + "process id and a random suffix)"));
+          + "process id and a random suffix)"),
+      OptionSpec.value("cluster-peer", "HOST:PORT", "push each turn's events straight to the "
+          + "nodes whose pages follow it, ahead of Redis: listen here, an address the other "
+          + "nodes reach (needs the same GADGET_SECRET_KEY on every node; default: off)"));
+  /** What the nodes' peer key is derived for, from the secret key. */
+  static final String PEER_KEY_PURPOSE = "gadget cluster peers v1";
 
   private ClusterOption() {}
 
@@ -26,9 +33,11 @@ final class ClusterOption {
   static void check(Args args) {
     Optional<String> uri = args.get("cluster");
     if (uri.isEmpty()) {
-      if (args.get("node-id").isPresent()) {
-        throw new UsageException("--node-id names this node in a cluster: it goes with "
-            + "--cluster");
+      for (String o : List.of("node-id", "cluster-peer")) {
+        if (args.get(o).isPresent()) {
+          throw new UsageException("--" + o + " is for a node of a cluster: it goes with "
+              + "--cluster");
+        }
       }
       return;
     }
@@ -43,10 +52,32 @@ final class ClusterOption {
       throw new UsageException("--node-id: letters, digits, '.', '_' and '-' only, at most "
           + "100");
     }
+    args.get("cluster-peer").ifPresent(ClusterOption::peerAddress);
+  }
+
+  /** {@code --cluster-peer HOST:PORT}, checked: an address the other nodes can reach. */
+  static InetSocketAddress peerAddress(String value) {
+    int colon = value.lastIndexOf(':');
+    int port;
+    try {
+      port = colon > 0 ? Integer.parseInt(value.substring(colon + 1)) : -1;
+    } catch (NumberFormatException e) {
+      port = -1;
+    }
+    if (port < 1 || port > 65_535) {
+      throw new UsageException("--cluster-peer takes HOST:PORT (a port from 1 to 65535), such "
+          + "as 10.0.0.5:7100");
+    }
+    String host = value.substring(0, colon);
+    if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.isEmpty()) {
+      throw new UsageException("--cluster-peer is announced to the other nodes: give an "
+          + "address they can reach, not " + (host.isEmpty() ? "an empty host" : host));
+    }
+    return InetSocketAddress.createUnresolved(host, port);
   }
 
   /** The cluster the command line names, joined; empty without {@code --cluster}. */
-  static Optional<Opened> open(Args args) {
+  static Optional<Opened> open(Args args, SecretKeys keys) {
     check(args);
     Optional<String> uri = args.get("cluster");
     if (uri.isEmpty()) {
@@ -54,7 +85,14 @@ final class ClusterOption {
     }
     String nodeId = args.get("node-id").orElseGet(ClusterOption::defaultNodeId);
     try {
-      Cluster cluster = RedisCluster.builder().uri(uri.get()).nodeId(nodeId).build();
+      RedisCluster.Builder b = RedisCluster.builder().uri(uri.get()).nodeId(nodeId);
+      Optional<String> peer = args.get("cluster-peer");
+      if (peer.isPresent()) {
+        InetSocketAddress at = peerAddress(peer.get());
+        b.peers(new InetSocketAddress(at.getHostString(), at.getPort()),
+            keys.derive(PEER_KEY_PURPOSE));
+      }
+      Cluster cluster = b.build();
       return Optional.of(new Opened(cluster, "node " + nodeId + " on Redis "
           + uri.get().replaceAll("(?<=://)[^@/]*@", "***@")));
     } catch (ClusterException e) {

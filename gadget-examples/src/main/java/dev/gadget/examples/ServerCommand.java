@@ -2,6 +2,7 @@ package dev.gadget.examples;
 
 import dev.gadget.core.agent.ApprovalPolicy;
 import dev.gadget.core.server.ProviderHosts;
+import dev.gadget.core.server.SecretKeys;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -97,7 +98,8 @@ final class ServerCommand implements Command {
     ServerApp app;
     Optional<ClusterOption.Opened> cluster = Optional.empty();
     try {
-      cluster = ClusterOption.open(args);
+      SecretKeys keys = Stores.secretKeys(store, args, console);
+      cluster = ClusterOption.open(args, keys);
       Optional<ClusterOption.Opened> node = cluster;
       app = ServerApp.builder().store(store.store()).provider(llm.config())
           .host(args.get("host", "127.0.0.1")).port(port).socketPort(socketPort)
@@ -110,7 +112,7 @@ final class ServerCommand implements Command {
             node.ifPresent(c -> b.cluster(c.cluster()));
             return b;
           })
-          .secretKeys(Stores.secretKeys(store, args, console)).start();
+          .secretKeys(keys).start();
     } catch (RuntimeException e) {
       cluster.ifPresent(c -> c.cluster().close());
       store.close();

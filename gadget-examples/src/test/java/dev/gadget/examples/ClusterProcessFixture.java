@@ -68,6 +68,8 @@ abstract class ClusterProcessFixture {
     }
   }
 
+  private final Map<String, Integer> peerPorts = new java.util.concurrent.ConcurrentHashMap<>();
+
   protected static int freePort() throws IOException {
     return dev.gadget.core.TestPorts.free(); // not an ephemeral port another socket may take
   }
@@ -89,10 +91,22 @@ abstract class ClusterProcessFixture {
     return p;
   }
 
+  /**
+   * Node {@code id} on {@code port}, pushing events to the other nodes from a peer port of its
+   * own (the same one when it starts again).
+   */
   protected Process node(String id, int port) throws IOException {
+    int peerPort = peerPorts.computeIfAbsent(id, k -> {
+      try {
+        return freePort();
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
     return start("server-" + id, java("server", "--port", String.valueOf(port), "--mongo",
-        mongoUri, "--cluster", redis.uri(), "--node-id", id, "--llm", "openai", "--base-url",
-        llm.v1(), "--model", "m", "--drone-grace-period", "10", "--metrics"), "  Drones:");
+        mongoUri, "--cluster", redis.uri(), "--node-id", id, "--cluster-peer",
+        "127.0.0.1:" + peerPort, "--llm", "openai", "--base-url", llm.v1(), "--model", "m",
+        "--drone-grace-period", "10", "--metrics"), "  Drones:");
   }
 
   /** A page on the stock socket.io-client: every line it printed, as JSON. */

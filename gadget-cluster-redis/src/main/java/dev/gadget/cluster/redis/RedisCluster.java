@@ -7,6 +7,7 @@ import dev.gadget.cluster.redis.internal.Keys;
 import dev.gadget.cluster.redis.internal.Mailbox;
 import dev.gadget.cluster.redis.internal.RedisCalls;
 import dev.gadget.cluster.redis.internal.Scripts;
+import dev.gadget.cluster.redis.internal.peer.PeerHub;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.ClusterException;
 import io.lettuce.core.ClientOptions;
@@ -19,9 +20,13 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -56,6 +61,8 @@ public final class RedisCluster implements Cluster {
   public static final long MAX_FEED_ENTRIES = 100_000;
   /** A feed whose turn never ended (its node died) goes this long after its last event. */
   private static final long FEED_IDLE_KEEP_MILLIS = 3_600_000;
+  /** How long a node's peer address stays announced (renewed every 2 s). */
+  private static final long PEER_TTL_MILLIS = 10_000;
 
   private final String nodeId;
   private final Keys keys;
@@ -68,6 +75,8 @@ public final class RedisCluster implements Cluster {
   private final FeedFollower follower;
   private final Mailbox mailbox;
   private final ScheduledExecutorService timer;
+  /** Events pushed between nodes ahead of the feeds; null: off. */
+  private final PeerHub peers;
 
   private RedisCluster(Builder b) {
     this.nodeId = Objects.requireNonNull(b.nodeId, "nodeId");
@@ -103,6 +112,14 @@ public final class RedisCluster implements Cluster {
     } catch (RuntimeException e) {
       client.shutdown();
       throw new ClusterException("Redis at " + address + " could not be reached: "
+          + e.getMessage(), e);
+    }
+    try {
+      this.peers = b.peerListen == null ? null
+          : new PeerHub(nodeId, b.peerKey, b.peerListen, this::announce);
+    } catch (IOException e) {
+      close();
+      throw new ClusterException("cannot listen for the other nodes on " + b.peerListen + ": "
           + e.getMessage(), e);
     }
   }
@@ -245,7 +262,43 @@ public final class RedisCluster implements Cluster {
 
   @Override
   public Subscription follow(String turnId, long afterSeq, FeedListener listener) {
-    return follower.follow(turnId, afterSeq, listener);
+    return peers == null ? follower.follow(turnId, afterSeq, listener)
+        : peers.follow(turnId, afterSeq, listener, l -> follower.follow(turnId, afterSeq, l));
+  }
+
+  /** {@inheritDoc} With {@link Builder#peers}: pushed to the nodes that follow the turn. */
+  @Override
+  public void publishing(FeedAppend event, long previousSeq) {
+    if (peers != null) {
+      peers.publish(event, previousSeq);
+    }
+  }
+
+  /** Where this node listens for the others ({@link Builder#peers}), if it does. */
+  public Optional<String> peerAddress() {
+    return Optional.ofNullable(peers).map(PeerHub::address);
+  }
+
+  /** How many followed events this node took from pushes rather than the feeds. */
+  public long pushedEvents() {
+    return peers == null ? 0 : peers.pushedEvents();
+  }
+
+  /** Announces this node's peer address; every live node's, by id. */
+  private Map<String, String> announce(String address) {
+    return calls.call("announced its peer address", () -> {
+      long now = System.currentTimeMillis();
+      redis.zadd(keys.peers(), now + PEER_TTL_MILLIS, nodeId + " " + address);
+      redis.zremrangebyscore(keys.peers(), Range.create(0, now));
+      Map<String, String> nodes = new HashMap<>();
+      for (String m : redis.zrange(keys.peers(), 0, -1)) {
+        int space = m.indexOf(' ');
+        if (space > 0) {
+          nodes.put(m.substring(0, space), m.substring(space + 1));
+        }
+      }
+      return nodes;
+    });
   }
 
   @Override
@@ -273,6 +326,9 @@ public final class RedisCluster implements Cluster {
 
   @Override
   public void close() {
+    if (peers != null) {
+      peers.close();
+    }
     follower.close();
     mailbox.close();
     timer.shutdownNow();
@@ -290,6 +346,8 @@ public final class RedisCluster implements Cluster {
     private String nodeId;
     private String prefix = "gadget:";
     private Duration timeout = Duration.ofSeconds(2);
+    private InetSocketAddress peerListen;
+    private byte[] peerKey;
 
     /** Where Redis is: {@code redis://host:port} (a password in it never reaches a log). */
     public Builder uri(String uri) {
@@ -315,6 +373,27 @@ public final class RedisCluster implements Cluster {
         throw new IllegalArgumentException("the timeout must be positive");
       }
       this.timeout = timeout;
+      return this;
+    }
+
+    /**
+     * Pushes a turn's events straight to the other nodes whose pages follow it, ahead of its
+     * feed (docs/CLUSTER.md, "Pushed between nodes"): this node listens on {@code listen}, which
+     * it announces to them as its host and port (so give an address they can reach, not a
+     * wildcard), and each link proves both ends hold {@code key}, the same on every node (at
+     * least 16 bytes; never logged). Default: off, events cross nodes through Redis only.
+     */
+    public Builder peers(InetSocketAddress listen, byte[] key) {
+      Objects.requireNonNull(listen, "listen");
+      if (key == null || key.length < 16) {
+        throw new IllegalArgumentException("the peer key must be at least 16 bytes");
+      }
+      if (listen.getAddress() != null && listen.getAddress().isAnyLocalAddress()) {
+        throw new IllegalArgumentException("the peer address is announced to the other nodes: "
+            + "give one they can reach, not " + listen.getHostString());
+      }
+      this.peerListen = listen;
+      this.peerKey = key.clone();
       return this;
     }
 

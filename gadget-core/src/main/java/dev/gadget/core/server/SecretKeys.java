@@ -110,6 +110,21 @@ public final class SecretKeys {
     return currentId;
   }
 
+  /**
+   * A key for {@code purpose} derived from the current key (its HMAC-SHA256 of the purpose, 32
+   * bytes): the same on every server that has the same secret key, and telling nothing of it.
+   * A cluster's nodes prove to each other with one that they share it (docs/CLUSTER.md).
+   */
+  public byte[] derive(String purpose) {
+    try {
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(keys.get(currentId));
+      return mac.doFinal(purpose.getBytes(StandardCharsets.UTF_8));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
+    }
+  }
+
   /** {@code secret} sealed with the current key, bound to {@code context}. */
   public String seal(String secret, String context) {
     Objects.requireNonNull(secret, "secret");

@@ -153,6 +153,17 @@ public interface Cluster extends AutoCloseable {
   }
 
   /**
+   * A turn's event about to be appended to its feed by this node ({@link #appendAll}, which
+   * still follows), told on the publishing thread in the order of its appends, with the number
+   * of the event this node published before it in the same feed ({@code previousSeq}; -1 for
+   * the turn's first, {@link Long#MIN_VALUE} when unknown: the turn was taken over here). A
+   * cluster may hand it to the other nodes' {@link #follow}ers at once, ahead of the feed, as
+   * long as each subscription still gets each event once and in order. Must not block; the
+   * default does nothing.
+   */
+  default void publishing(FeedAppend event, long previousSeq) {}
+
+  /**
    * At most {@code max} events of the turn's feed numbered after {@code afterSeq}, in order;
    * empty when there are none (or the feed is gone). Does not wait for new events.
    */

@@ -11,6 +11,7 @@ import dev.gadget.examples.bench.LiveRun.Result;
 import dev.gadget.transport.ws.WebSocketTransportServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,6 +46,11 @@ public final class ClusterBenchmark {
   private static final AtomicInteger RUNS = new AtomicInteger();
   private static final int TURNS = 100;
   private static final double PACED = 21_000;
+  private static final byte[] PEER_KEY = new byte[32];
+
+  static {
+    new java.security.SecureRandom().nextBytes(PEER_KEY);
+  }
 
   private ClusterBenchmark() {}
 
@@ -76,6 +82,8 @@ public final class ClusterBenchmark {
             PACED, o));
         add(runs, o, "gadget3-local-paced", () -> gadget("Gadget, 3 nodes, pages local, paced",
             -3, redis, PACED, o));
+        add(runs, o, "gadget3-redis-paced", () -> gadget("Gadget, 3 nodes, Redis only, paced",
+            3, redis, PACED, o, false));
         add(runs, o, "node3-paced", () -> node("Node socket.io + adapter, 3, paced", relay, 3,
             redis, PACED, o));
       }
@@ -96,6 +104,15 @@ public final class ClusterBenchmark {
    */
   private static Result gadget(String system, int count, TestRedis redis, double rate,
       LiveBenchmark.Options o) throws Exception {
+    return gadget(system, count, redis, rate, o, true);
+  }
+
+  /**
+   * {@code peers}: the nodes push events to each other ahead of Redis ({@code
+   * RedisCluster.Builder#peers}, as {@code --cluster-peer}); else through Redis only.
+   */
+  private static Result gadget(String system, int count, TestRedis redis, double rate,
+      LiveBenchmark.Options o, boolean peers) throws Exception {
     int nodes = Math.abs(count);
     String prefix = "bench" + RUNS.incrementAndGet() + ":";
     List<GadgetServer> servers = new ArrayList<>();
@@ -107,8 +124,12 @@ public final class ClusterBenchmark {
         GadgetServer.Builder b = GadgetServer.builder().store(store).transport(transport)
             .provider(LiveRun.PROVIDER);
         if (nodes > 0) {
-          RedisCluster cluster = RedisCluster.builder().uri(redis.uri()).nodeId("bench-" + k)
-              .prefix(prefix).build();
+          RedisCluster.Builder cb = RedisCluster.builder().uri(redis.uri()).nodeId("bench-" + k)
+              .prefix(prefix);
+          if (peers) {
+            cb.peers(new InetSocketAddress("127.0.0.1", 0), PEER_KEY);
+          }
+          RedisCluster cluster = cb.build();
           clusters.add(cluster);
           b.cluster(cluster);
         }
@@ -122,6 +143,10 @@ public final class ClusterBenchmark {
       Result r = LiveRun.load("http://127.0.0.1:" + ports[0], slots, rate, o.warmUp(),
           o.seconds(), LiveRun::processCpuNanos, commands::count).result(system, TURNS);
       System.out.println("  Redis commands in the window: " + commands.sinceLastButOne());
+      if (peers && nodes > 1) {
+        System.out.println("  events taken from pushes between nodes (whole run): "
+            + clusters.stream().mapToLong(RedisCluster::pushedEvents).sum());
+      }
       return r;
     } finally {
       servers.forEach(GadgetServer::close);
@@ -222,6 +247,8 @@ public final class ClusterBenchmark {
     addedP99(runs.get("gadget3-paced"), runs.get("single-paced"), "one node without Redis");
     addedP99(runs.get("gadget3-paced"), runs.get("gadget3-local-paced"),
         "the same 3 nodes with each page on its drone's node");
+    addedP99(runs.get("gadget3-redis-paced"), runs.get("single-paced"),
+        "one node without Redis, with the events through Redis only (no peers)");
     for (String key : m.keySet()) {
       if (key.startsWith("gadget") && !key.contains("local")) {
         // the owner appends at most one XADD an event (one per feed per batch; a PEXPIRE once a

@@ -27,6 +27,11 @@ public record Keys(String prefix) {
     return prefix + "mail:" + nodeId;
   }
 
+  /** The nodes' peer addresses: a sorted set of "nodeId host:port", scored by expiry (ms). */
+  public String peers() {
+    return prefix + "peers";
+  }
+
   /** A feed entry's id for {@code seq}: stream ids start above 0-0. */
   public static String feedId(long seq) {
     return "0-" + (seq + 1);

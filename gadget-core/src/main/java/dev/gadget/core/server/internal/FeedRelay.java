@@ -74,7 +74,11 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   private boolean warnedKept;
   private final Thread appender;
   private volatile boolean closed;
-  /** Per live turn: the last seq relayed and how many events without one followed it. */
+  /**
+   * Per live turn: the last seq relayed, how many events without one followed it, and the
+   * number of the last event published ({@link Cluster#publishing}: -1 before the first of a
+   * turn started here, {@link Long#MIN_VALUE} unknown).
+   */
   private final Map<String, long[]> numbering = new ConcurrentHashMap<>();
 
   FeedRelay(Cluster cluster) {
@@ -317,6 +321,7 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     }
     if (Protocol.TURN_STARTED.equals(event)) {
       JsonNode turn = payload.path("turn");
+      numbering.computeIfAbsent(turn.path("_id").asText(), FeedRelay::fresh)[2] = -1;
       later(new Append(turn.path("_id").asText(), sessionFeed(sessionId),
           turn.path("seq").asLong(), event, json, false, units(json)));
       return;
@@ -327,6 +332,9 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     }
     long number = number(turnId, payload.get("seq"));
     if (number >= 0) {
+      long[] state = numbering.get(turnId);
+      cluster.publishing(new Cluster.FeedAppend(turnId, number, event, json), state[2]);
+      state[2] = number;
       later(new Append(turnId, turnId, number, event, json, false, units(json)));
     }
     if (Protocol.WORK_ORDER_COMPLETE.equals(event)) {
@@ -345,8 +353,12 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     return state == null ? -1 : (state[0] + 2) * 8 + state[1];
   }
 
+  private static long[] fresh(String turnId) {
+    return new long[] {-1, 0, Long.MIN_VALUE};
+  }
+
   private long number(String turnId, JsonNode seq) {
-    long[] state = numbering.computeIfAbsent(turnId, k -> new long[] {-1, 0});
+    long[] state = numbering.computeIfAbsent(turnId, FeedRelay::fresh);
     if (seq != null && seq.canConvertToLong()) {
       state[0] = Math.max(state[0], seq.asLong());
       state[1] = 0;

@@ -1,0 +1,45 @@
+package dev.gadget.cluster.redis.internal.peer;
+
+import dev.gadget.core.spi.Cluster;
+
+/**
+ * One subscription's events from two sources, each once and in order: the feed (Redis), which
+ * has them all, and the node that publishes them, which pushes them sooner. The feed's are
+ * taken when numbered after the last one given; a pushed one only when it is the very next: its
+ * publisher's previous number is the last one given. A push lost, late or from a node that took
+ * the turn over (previous unknown) is therefore never given ahead of one before it: the feed
+ * brings those, and the pushes take over again from there.
+ */
+final class PushedChain {
+  private final Cluster.FeedListener listener;
+  private long last;
+  private long pushed;
+
+  PushedChain(Cluster.FeedListener listener, long afterSeq) {
+    this.listener = listener;
+    this.last = afterSeq;
+  }
+
+  synchronized void fromFeed(Cluster.FeedEvent e) {
+    if (e.seq() > last) {
+      last = e.seq();
+      listener.onEvent(e);
+    }
+  }
+
+  /** Whether it was given (the very next one). */
+  synchronized boolean fromPeer(long previousSeq, Cluster.FeedEvent e) {
+    if (previousSeq != last || e.seq() <= last) {
+      return false;
+    }
+    last = e.seq();
+    pushed++;
+    listener.onEvent(e);
+    return true;
+  }
+
+  /** How many events were given from pushes (tests, benchmarks). */
+  synchronized long pushed() {
+    return pushed;
+  }
+}
