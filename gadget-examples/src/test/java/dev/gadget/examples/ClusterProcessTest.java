@@ -73,6 +73,8 @@ class ClusterProcessTest extends ClusterProcessFixture {
     assertThat(view(events(onB, first), twice)).containsExactlyElementsOf(stored(done));
     assertThat(twice[0]).as("events the stock page got twice").isZero();
     assertThat(onC.finishedBlocks(first)).allMatch(b -> b.storedIn(done));
+    assertThat(read(tmp.resolve("server-a.log"))).as("A pushes to B and C (--cluster-peer)")
+        .contains("linked to node b at 127.0.0.1:", "linked to node c at 127.0.0.1:");
 
     // the next: node A (the drone's) killed mid-stream
     String second = onC.request(Protocol.SUBMIT_PROMPT, Map.of("sessionId", session.id(),
