@@ -10,8 +10,8 @@ import org.junit.jupiter.api.BeforeEach;
 /** The Redis cluster passes the contract against a real redis-server; each test its own keys. */
 class RedisClusterTest extends ClusterContract {
   private static final AtomicInteger TESTS = new AtomicInteger();
-  private static TestRedis redis;
-  private String prefix;
+  static TestRedis redis;
+  String prefix;
 
   @BeforeAll
   static void startRedis() throws Exception {

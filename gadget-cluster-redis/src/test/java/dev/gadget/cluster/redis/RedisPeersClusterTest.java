@@ -3,18 +3,13 @@ package dev.gadget.cluster.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gadget.core.spi.Cluster;
-import dev.gadget.core.spi.ClusterContract;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,27 +17,9 @@ import org.junit.jupiter.api.Test;
  * the contract against a real redis-server, and a follower gets a turn's events once and in
  * order when some pushes never come: the feed brings those.
  */
-class RedisPeersClusterTest extends ClusterContract {
+class RedisPeersClusterTest extends RedisClusterTest {
   private static final byte[] KEY = "the contract's peer key, 32 bytes".getBytes(
       StandardCharsets.UTF_8);
-  private static final AtomicInteger TESTS = new AtomicInteger();
-  private static TestRedis redis;
-  private String prefix;
-
-  @BeforeAll
-  static void startRedis() throws Exception {
-    redis = new TestRedis();
-  }
-
-  @AfterAll
-  static void stopRedis() throws Exception {
-    redis.close();
-  }
-
-  @BeforeEach
-  void freshKeys() {
-    prefix = "peers" + TESTS.incrementAndGet() + ":";
-  }
 
   @Override
   protected Cluster newNode(String nodeId) {
@@ -52,7 +29,8 @@ class RedisPeersClusterTest extends ClusterContract {
 
   @Test
   void aFollowerGetsEveryEventOnceInOrderWhenSomePushesNeverCome() {
-    try (RedisCluster a = (RedisCluster) newNode("a"); RedisCluster b = (RedisCluster) newNode("b")) {
+    try (RedisCluster a = (RedisCluster) newNode("a");
+        RedisCluster b = (RedisCluster) newNode("b")) {
       List<Long> got = new CopyOnWriteArrayList<>();
       try (Cluster.Subscription s = b.follow("t1", -1, e -> got.add(e.seq()))) {
         List<Long> sent = new ArrayList<>();

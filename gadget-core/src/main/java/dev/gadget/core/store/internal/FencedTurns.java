@@ -17,8 +17,9 @@ import java.util.Objects;
  * its {@link IndexedState}, with the turns' fences by session and then turn. A turn without a
  * fence accepts any; a write with fence f is made only when the turn holds none or one <= f, and
  * raises it to f; a claim by a holder ({@code ChatStore#claimTurn(String, long, String)}) takes
- * an equal fence only when that holder claimed it. Checks come in this order: the arguments, the turn missing
- * ({@code NOT_FOUND}), a greater fence ({@code FENCED}), then the plain write's own.
+ * an equal fence only when that holder claimed it. Checks come in this order: the arguments,
+ * the turn missing ({@code NOT_FOUND}), a greater fence ({@code FENCED}), then the plain write's
+ * own.
  *
  * <p>The fences are kept here, not in the state: the journaled store does not fence, and a fence
  * is never journaled. Deleting a session or a project through this class drops its turns'

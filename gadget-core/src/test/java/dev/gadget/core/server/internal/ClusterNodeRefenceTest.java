@@ -2,7 +2,6 @@ package dev.gadget.core.server.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gadget.core.cluster.InProcessCluster;
 import dev.gadget.core.server.ServerListener;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.ForwardingCluster;
@@ -14,7 +13,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,21 +21,8 @@ import org.junit.jupiter.api.Test;
  * find it numbered already, not give the turn up because the cluster no longer names the lease
  * it read.
  */
-class ClusterNodeRefenceTest {
+class ClusterNodeRefenceTest extends ClusterNodeFixture {
   private static final long STORE_FENCE = 10;
-  private final InProcessCluster hub = new InProcessCluster();
-  private final ServerTimer timer = new ServerTimer();
-  private ClusterNode node;
-
-  @AfterEach
-  void close() {
-    if (node != null) {
-      node.close();
-    }
-    timer.close();
-    hub.close();
-  }
-
   @Test
   void twoWritesRefusedTogetherBothGoOnWithTheLeaseNumberedOnce() throws Exception {
     CountDownLatch firstInside = new CountDownLatch(1);

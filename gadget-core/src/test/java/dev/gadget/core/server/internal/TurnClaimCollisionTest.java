@@ -3,7 +3,6 @@ package dev.gadget.core.server.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.gadget.core.cluster.InProcessCluster;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.server.ServerListener;
@@ -16,7 +15,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,21 +24,8 @@ import org.junit.jupiter.api.Test;
  * before A's claim). B's claim must win above A's, so that A's end of the turn, with the number
  * it claimed, is refused; taken as equal, both would write and A would end B's running turn.
  */
-class TurnClaimCollisionTest {
+class TurnClaimCollisionTest extends ClusterNodeFixture {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-  private final InProcessCluster hub = new InProcessCluster();
-  private final ServerTimer timer = new ServerTimer();
-  private ClusterNode node;
-
-  @AfterEach
-  void close() {
-    if (node != null) {
-      node.close();
-    }
-    timer.close();
-    hub.close();
-  }
-
   @Test
   void aLeaseNumberedAsAnotherNodesClaimIsNumberedAgainAboveIt() {
     InMemoryChatStore store = new InMemoryChatStore();

@@ -7,7 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A subscription fed by the feed and by pushes gets each event once, in order, whatever comes first. */
+/**
+ * A subscription fed by the feed and by pushes gets each event once, in order, whatever comes
+ * first.
+ */
 class PushedChainTest {
   private final List<Long> given = new ArrayList<>();
   private final PushedChain chain = new PushedChain(e -> given.add(e.seq()), -1);
