@@ -33,11 +33,13 @@ final class ClusterOption {
   static void check(Args args) {
     Optional<String> uri = args.get("cluster");
     if (uri.isEmpty()) {
-      for (String o : List.of("node-id", "cluster-peer")) {
-        if (args.get(o).isPresent()) {
-          throw new UsageException("--" + o + " is for a node of a cluster: it goes with "
-              + "--cluster");
-        }
+      if (args.get("node-id").isPresent()) {
+        throw new UsageException("--node-id names this node in a cluster: it goes with "
+            + "--cluster");
+      }
+      if (args.get("cluster-peer").isPresent()) {
+        throw new UsageException("--cluster-peer links this node to the others of a cluster: "
+            + "it goes with --cluster");
       }
       return;
     }

@@ -49,6 +49,24 @@ class CommandsTest extends CommandsFixture {
         false)).isEqualTo(2);
     assertThat(nodeAlone.err()).contains("--node-id names this node in a cluster: it goes with "
         + "--cluster");
+    Out peerAlone = new Out();
+    assertThat(Main.run(List.of("server", "--cluster-peer", "10.0.0.5:7100"),
+        peerAlone.console(Map.of()), false)).isEqualTo(2);
+    assertThat(peerAlone.err()).contains("--cluster-peer links this node to the others of a "
+        + "cluster: it goes with --cluster");
+    for (String bad : List.of("10.0.0.5", "10.0.0.5:0", "10.0.0.5:x")) {
+      Out port = new Out();
+      assertThat(Main.run(List.of("server", "--mongo", "mongodb://127.0.0.1:1", "--cluster",
+          "redis://127.0.0.1:1", "--cluster-peer", bad), port.console(Map.of()), false))
+          .isEqualTo(2);
+      assertThat(port.err()).contains("--cluster-peer takes HOST:PORT (a port from 1 to 65535)");
+    }
+    Out wildcard = new Out();
+    assertThat(Main.run(List.of("server", "--mongo", "mongodb://127.0.0.1:1", "--cluster",
+        "redis://127.0.0.1:1", "--cluster-peer", "0.0.0.0:7100"), wildcard.console(Map.of()),
+        false)).isEqualTo(2);
+    assertThat(wildcard.err()).contains("--cluster-peer is announced to the other nodes: give "
+        + "an address they can reach, not 0.0.0.0");
     Out drone = new Out();
     assertThat(Main.run(List.of("drone", "--token", "gdt_x", "--server",
         "http://127.0.0.1:1/,ftp://x"), drone.console(Map.of()), false)).isEqualTo(2);

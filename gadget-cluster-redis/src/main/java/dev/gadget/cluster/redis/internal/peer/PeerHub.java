@@ -34,6 +34,8 @@ public final class PeerHub implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PeerHub.class);
   /** The most links other nodes may have open to this one. */
   static final int MAX_INBOUND = 256;
+  /** The most turns one link may follow (the live turns of a whole cluster are far fewer). */
+  static final int MAX_FOLLOWS = 100_000;
   private static final int CONNECT_MILLIS = 2_000;
   private static final long ANNOUNCE_MILLIS = 2_000;
 
@@ -160,10 +162,19 @@ public final class PeerHub implements AutoCloseable {
           }
         }
       }
-      case PeerFrames.FOLLOW ->
-          followers.computeIfAbsent(f.turnId(), k -> ConcurrentHashMap.newKeySet()).add(from);
+      case PeerFrames.FOLLOW -> {
+        if (from.follows.get() >= MAX_FOLLOWS) {
+          throw new PeerException("it follows more than " + MAX_FOLLOWS + " turns");
+        }
+        if (followers.computeIfAbsent(f.turnId(), k -> ConcurrentHashMap.newKeySet())
+            .add(from)) {
+          from.follows.incrementAndGet();
+        }
+      }
       case PeerFrames.UNFOLLOW -> followers.computeIfPresent(f.turnId(), (k, s) -> {
-        s.remove(from);
+        if (s.remove(from)) {
+          from.follows.decrementAndGet();
+        }
         return s.isEmpty() ? null : s;
       });
       default -> { } // PING: the link lives

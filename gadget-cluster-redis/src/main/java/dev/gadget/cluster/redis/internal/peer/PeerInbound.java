@@ -23,6 +23,9 @@ final class PeerInbound implements Runnable {
   private final PeerHub hub;
   private final PeerHandshake handshake;
   private volatile String peerId = "(a node not yet known)";
+  /** How many turns the other node follows through this link (the hub's bound). */
+  final java.util.concurrent.atomic.AtomicInteger follows =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   PeerInbound(Socket socket, PeerHub hub, PeerHandshake handshake) {
     this.socket = socket;
