@@ -158,8 +158,9 @@ public interface Cluster extends AutoCloseable {
    * of the event this node published before it in the same feed ({@code previousSeq}; -1 for
    * the turn's first, {@link Long#MIN_VALUE} when unknown: the turn was taken over here). A
    * cluster may hand it to the other nodes' {@link #follow}ers at once, ahead of the feed, as
-   * long as each subscription still gets each event once and in order. Must not block; the
-   * default does nothing.
+   * long as each subscription still gets each event once and in order. A node may leave events
+   * out (it does while its relay is far behind); the next one told still names the one before
+   * it. Must not block; the default does nothing.
    */
   default void publishing(FeedAppend event, long previousSeq) {}
 

@@ -58,6 +58,13 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
   /** The most appends sent to the cluster in one call ({@link Cluster#appendAll}). */
   static final int BATCH = 512;
 
+  /**
+   * Events are handed to {@link Cluster#publishing} (pushed between nodes) only while fewer
+   * than this wait for the feed: a relay further behind is a node at full load, where a push
+   * gains the other nodes nothing and costs this one a write per event.
+   */
+  static final int PUBLISH_BELOW = 256;
+
   private final Cluster cluster;
   private final BlockingQueue<Append> waiting = new LinkedBlockingQueue<>();
   /** Room for what waits, in units; taken by {@link #later}, given back once sent. */
@@ -333,7 +340,9 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     long number = number(turnId, payload.get("seq"));
     if (number >= 0) {
       long[] state = numbering.get(turnId);
-      cluster.publishing(new Cluster.FeedAppend(turnId, number, event, json), state[2]);
+      if (waiting.size() < PUBLISH_BELOW) { // else behind: the followers read it from the feed
+        cluster.publishing(new Cluster.FeedAppend(turnId, number, event, json), state[2]);
+      }
       state[2] = number;
       later(new Append(turnId, turnId, number, event, json, false, units(json)));
     }
