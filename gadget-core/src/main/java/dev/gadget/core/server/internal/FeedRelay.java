@@ -328,7 +328,10 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     }
     if (Protocol.TURN_STARTED.equals(event)) {
       JsonNode turn = payload.path("turn");
-      numbering.computeIfAbsent(turn.path("_id").asText(), FeedRelay::fresh)[2] = -1;
+      long[] state = numbering.computeIfAbsent(turn.path("_id").asText(), FeedRelay::fresh);
+      synchronized (state) {
+        state[2] = -1; // this node starts the turn: its first event follows none
+      }
       later(new Append(turn.path("_id").asText(), sessionFeed(sessionId),
           turn.path("seq").asLong(), event, json, false, units(json)));
       return;
@@ -337,14 +340,16 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
     if (turnId == null) {
       return; // a session's news (a deletion) is not a turn's
     }
-    long number = number(turnId, payload.get("seq"));
-    if (number >= 0) {
-      long[] state = numbering.get(turnId);
-      if (waiting.size() < PUBLISH_BELOW) { // else behind: the followers read it from the feed
-        cluster.publishing(new Cluster.FeedAppend(turnId, number, event, json), state[2]);
+    long[] state = numbering.computeIfAbsent(turnId, FeedRelay::fresh);
+    synchronized (state) { // a turn's numbers, pushes and appends in one order
+      long number = number(state, payload.get("seq"));
+      if (number >= 0) {
+        if (waiting.size() < PUBLISH_BELOW) { // else behind: the followers read the feed
+          publishing(new Cluster.FeedAppend(turnId, number, event, json), state[2]);
+        }
+        state[2] = number;
+        later(new Append(turnId, turnId, number, event, json, false, units(json)));
       }
-      state[2] = number;
-      later(new Append(turnId, turnId, number, event, json, false, units(json)));
     }
     if (Protocol.WORK_ORDER_COMPLETE.equals(event)) {
       numbering.remove(turnId);
@@ -359,15 +364,29 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
    */
   long handOver(String turnId) {
     long[] state = numbering.remove(turnId);
-    return state == null ? -1 : (state[0] + 2) * 8 + state[1];
+    if (state == null) {
+      return -1;
+    }
+    synchronized (state) {
+      return (state[0] + 2) * 8 + state[1];
+    }
   }
 
   private static long[] fresh(String turnId) {
     return new long[] {-1, 0, Long.MIN_VALUE};
   }
 
-  private long number(String turnId, JsonNode seq) {
-    long[] state = numbering.computeIfAbsent(turnId, FeedRelay::fresh);
+  /** Pushes go ahead of the feed, which has every event: a failed one is only logged. */
+  private void publishing(Cluster.FeedAppend event, long previousSeq) {
+    try {
+      cluster.publishing(event, previousSeq);
+    } catch (RuntimeException e) {
+      log.debug("event {} of turn {} not pushed: {}", event.seq(), event.turnId(),
+          e.getMessage());
+    }
+  }
+
+  private static long number(long[] state, JsonNode seq) {
     if (seq != null && seq.canConvertToLong()) {
       state[0] = Math.max(state[0], seq.asLong());
       state[1] = 0;

@@ -53,6 +53,8 @@ public final class PeerHub implements AutoCloseable {
   private final Map<String, Set<PeerInbound>> followers = new ConcurrentHashMap<>();
   private final Map<String, PeerLink> links = new ConcurrentHashMap<>();
   private final Set<String> connecting = ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.atomic.AtomicBoolean announcing =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final Set<PeerInbound> inbound = ConcurrentHashMap.newKeySet();
   private final LongAdder pushed = new LongAdder();
   private volatile boolean closed;
@@ -78,7 +80,11 @@ public final class PeerHub implements AutoCloseable {
     this.connector = Executors.newSingleThreadExecutor(r -> daemon(r, "gadget-peer-connect-"));
     this.acceptor = daemon(this::accept, "gadget-peer-accept-");
     acceptor.start();
-    timer.scheduleWithFixedDelay(this::announce, 0, ANNOUNCE_MILLIS, TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(() -> { // Redis may be slow: not on the links' timer
+      if (announcing.compareAndSet(false, true)) {
+        connector.execute(this::announce);
+      }
+    }, 0, ANNOUNCE_MILLIS, TimeUnit.MILLISECONDS);
     timer.scheduleWithFixedDelay(this::ping, 1, 1, TimeUnit.SECONDS);
   }
 
@@ -109,28 +115,26 @@ public final class PeerHub implements AutoCloseable {
   public Cluster.Subscription follow(String turnId, long afterSeq, Cluster.FeedListener listener,
       Function<Cluster.FeedListener, Cluster.Subscription> feed) {
     PushedChain chain = new PushedChain(listener, afterSeq);
-    boolean[] first = {false};
-    local.compute(turnId, (k, chains) -> {
+    local.compute(turnId, (k, chains) -> { // told under the turn's entry: in the order made
       List<PushedChain> l = chains == null ? new CopyOnWriteArrayList<>() : chains;
-      first[0] = l.isEmpty();
+      if (l.isEmpty()) {
+        tellAll(PeerFrames.FOLLOW, turnId);
+      }
       l.add(chain);
       return l;
     });
-    if (first[0]) {
-      tellAll(PeerFrames.FOLLOW, turnId);
-    }
     Cluster.Subscription fromFeed = feed.apply(chain::fromFeed);
     return () -> {
+      chain.close();
       fromFeed.close();
-      boolean[] last = {false};
       local.computeIfPresent(turnId, (k, l) -> {
         l.remove(chain);
-        last[0] = l.isEmpty();
-        return last[0] ? null : l;
-      });
-      if (last[0]) {
+        if (!l.isEmpty()) {
+          return l;
+        }
         tellAll(PeerFrames.UNFOLLOW, turnId);
-      }
+        return null;
+      });
     };
   }
 
@@ -166,10 +170,13 @@ public final class PeerHub implements AutoCloseable {
         if (from.follows.get() >= MAX_FOLLOWS) {
           throw new PeerException("it follows more than " + MAX_FOLLOWS + " turns");
         }
-        if (followers.computeIfAbsent(f.turnId(), k -> ConcurrentHashMap.newKeySet())
-            .add(from)) {
-          from.follows.incrementAndGet();
-        }
+        followers.compute(f.turnId(), (k, s) -> {
+          Set<PeerInbound> set = s == null ? ConcurrentHashMap.newKeySet() : s;
+          if (set.add(from)) {
+            from.follows.incrementAndGet();
+          }
+          return set;
+        });
       }
       case PeerFrames.UNFOLLOW -> followers.computeIfPresent(f.turnId(), (k, s) -> {
         if (s.remove(from)) {
@@ -187,8 +194,12 @@ public final class PeerHub implements AutoCloseable {
 
   void closed(PeerInbound in) {
     inbound.remove(in);
-    followers.values().forEach(s -> s.remove(in));
-    followers.values().removeIf(Set::isEmpty);
+    for (String turnId : followers.keySet()) {
+      followers.computeIfPresent(turnId, (k, s) -> {
+        s.remove(in);
+        return s.isEmpty() ? null : s;
+      });
+    }
   }
 
   private void tellAll(byte type, String turnId) {
@@ -209,6 +220,12 @@ public final class PeerHub implements AutoCloseable {
         return;
       }
       PeerInbound in = new PeerInbound(s, this, handshake);
+      try {
+        timer.schedule(in::closeUnlessOpened, PeerInbound.SILENT_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        in.close(); // closing
+        continue;
+      }
       if (inbound.size() >= MAX_INBOUND) {
         log.warn("a link from {} refused: {} links are open already", s.getRemoteSocketAddress(),
             MAX_INBOUND);
@@ -227,7 +244,14 @@ public final class PeerHub implements AutoCloseable {
     } catch (RuntimeException e) {
       log.debug("peers not looked up now: {}", e.getMessage());
       return;
+    } finally {
+      announcing.set(false);
     }
+    links.forEach((id, link) -> {
+      if (!link.where.equals(nodes.get(id))) { // gone from the directory, or moved
+        link.close("node " + id + " is no longer announced at " + link.where);
+      }
+    });
     nodes.forEach((id, where) -> {
       if (!id.equals(nodeId) && !links.containsKey(id) && connecting.add(id)) {
         connector.execute(() -> connect(id, where));
@@ -240,12 +264,15 @@ public final class PeerHub implements AutoCloseable {
       int colon = where.lastIndexOf(':');
       InetSocketAddress to = new InetSocketAddress(where.substring(0, colon),
           Integer.parseInt(where.substring(colon + 1)));
-      PeerLink link = PeerLink.open(to, peerId, handshake, CONNECT_MILLIS, timer,
+      PeerLink link = PeerLink.open(to, where, peerId, handshake, CONNECT_MILLIS, timer,
           l -> links.remove(l.peerId, l));
       links.put(peerId, link);
       log.info("linked to node {} at {}", peerId, where);
       for (String turnId : local.keySet()) {
-        link.send(PeerFrames.follow(PeerFrames.FOLLOW, turnId));
+        local.computeIfPresent(turnId, (k, l) -> {
+          link.send(PeerFrames.follow(PeerFrames.FOLLOW, turnId));
+          return l;
+        });
       }
       if (closed) {
         link.close("this node is closing");
@@ -277,10 +304,10 @@ public final class PeerHub implements AutoCloseable {
     } catch (IOException e) {
       log.debug("closing the peer address: {}", e.getMessage());
     }
-    timer.shutdownNow();
-    connector.shutdownNow();
     links.values().forEach(l -> l.close("this node is closing"));
     inbound.forEach(PeerInbound::close);
+    timer.shutdownNow();
+    connector.shutdownNow();
   }
 
   @Override

@@ -23,6 +23,7 @@ final class PeerInbound implements Runnable {
   private final PeerHub hub;
   private final PeerHandshake handshake;
   private volatile String peerId = "(a node not yet known)";
+  private volatile boolean opened;
   /** How many turns the other node follows through this link (the hub's bound). */
   final java.util.concurrent.atomic.AtomicInteger follows =
       new java.util.concurrent.atomic.AtomicInteger();
@@ -45,6 +46,7 @@ final class PeerInbound implements Runnable {
       DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
       peerId = handshake.accept(in,
           new DataOutputStream(new BufferedOutputStream(socket.getOutputStream())));
+      opened = true;
       hub.opened(this);
       for (PeerFrames.Frame f = PeerFrames.read(in); f != null; f = PeerFrames.read(in)) {
         hub.received(this, f);
@@ -60,6 +62,15 @@ final class PeerInbound implements Runnable {
       log.debug("link from {} ended: {}", peerId, why);
       close();
       hub.closed(this);
+    }
+  }
+
+  /** The whole handshake has {@link #SILENT_MILLIS}, however slowly its bytes come. */
+  void closeUnlessOpened() {
+    if (!opened) {
+      log.debug("a link from {} did not finish its handshake in time", socket
+          .getRemoteSocketAddress());
+      close();
     }
   }
 

@@ -35,6 +35,8 @@ final class PeerLink {
   static final long COMBINE_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
   final String peerId;
+  /** Where the node was announced when this link was opened: {@code host:port}. */
+  final String where;
   private final SocketChannel channel;
   private final ScheduledExecutorService timer;
   private final Consumer<PeerLink> closed;
@@ -45,9 +47,10 @@ final class PeerLink {
   private boolean open = true;
   private volatile long lastSent = System.nanoTime() - COMBINE_NANOS;
 
-  private PeerLink(String peerId, SocketChannel channel, ScheduledExecutorService timer,
-      Consumer<PeerLink> closed) {
+  private PeerLink(String peerId, String where, SocketChannel channel,
+      ScheduledExecutorService timer, Consumer<PeerLink> closed) {
     this.peerId = peerId;
+    this.where = where;
     this.channel = channel;
     this.timer = timer;
     this.closed = closed;
@@ -60,9 +63,9 @@ final class PeerLink {
    * @throws IOException when it cannot be reached; {@link PeerException} when it fails the
    *     handshake
    */
-  static PeerLink open(InetSocketAddress address, String peerId, PeerHandshake handshake,
-      int timeoutMillis, ScheduledExecutorService timer, Consumer<PeerLink> closed)
-      throws IOException {
+  static PeerLink open(InetSocketAddress address, String where, String peerId,
+      PeerHandshake handshake, int timeoutMillis, ScheduledExecutorService timer,
+      Consumer<PeerLink> closed) throws IOException {
     SocketChannel channel = SocketChannel.open();
     try {
       channel.socket().connect(address, timeoutMillis);
@@ -72,7 +75,7 @@ final class PeerLink {
           new DataOutputStream(new BufferedOutputStream(channel.socket().getOutputStream())),
           peerId);
       channel.configureBlocking(false);
-      return new PeerLink(peerId, channel, timer, closed);
+      return new PeerLink(peerId, where, channel, timer, closed);
     } catch (IOException | RuntimeException e) {
       channel.close();
       throw e;
@@ -103,7 +106,7 @@ final class PeerLink {
       flush();
     } else if (!flushing) {
       flushing = true;
-      timer.schedule(this::flushLater, wait, TimeUnit.NANOSECONDS);
+      later(wait, TimeUnit.NANOSECONDS);
     }
     return open;
   }
@@ -112,6 +115,14 @@ final class PeerLink {
   void pingIfIdle() {
     if (System.nanoTime() - lastSent > TimeUnit.SECONDS.toNanos(1)) {
       send(PeerFrames.ping());
+    }
+  }
+
+  private void later(long delay, TimeUnit unit) {
+    try {
+      timer.schedule(this::flushLater, delay, unit);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      close("this node is closing");
     }
   }
 
@@ -144,7 +155,7 @@ final class PeerLink {
         return;
       }
       flushing = true;
-      timer.schedule(this::flushLater, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+      later(RETRY_MILLIS, TimeUnit.MILLISECONDS);
     } catch (IOException e) {
       close("node " + peerId + " is gone: " + e.getMessage());
     }

@@ -14,6 +14,7 @@ final class PushedChain {
   private final Cluster.FeedListener listener;
   private long last;
   private long pushed;
+  private boolean closed;
 
   PushedChain(Cluster.FeedListener listener, long afterSeq) {
     this.listener = listener;
@@ -21,7 +22,7 @@ final class PushedChain {
   }
 
   synchronized void fromFeed(Cluster.FeedEvent e) {
-    if (e.seq() > last) {
+    if (!closed && e.seq() > last) {
       last = e.seq();
       listener.onEvent(e);
     }
@@ -29,13 +30,18 @@ final class PushedChain {
 
   /** Whether it was given (the very next one). */
   synchronized boolean fromPeer(long previousSeq, Cluster.FeedEvent e) {
-    if (previousSeq != last || e.seq() <= last) {
+    if (closed || previousSeq != last || e.seq() <= last) {
       return false;
     }
     last = e.seq();
     pushed++;
     listener.onEvent(e);
     return true;
+  }
+
+  /** Nothing more is given once this returns (one being given finishes first). */
+  synchronized void close() {
+    closed = true;
   }
 
   /** How many events were given from pushes (tests, benchmarks). */

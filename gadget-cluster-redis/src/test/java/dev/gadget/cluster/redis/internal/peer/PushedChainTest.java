@@ -46,6 +46,15 @@ class PushedChainTest {
   }
 
   @Test
+  void nothingIsGivenOnceClosed() {
+    chain.fromFeed(e(16));
+    chain.close();
+    assertThat(chain.fromPeer(16, e(24))).isFalse();
+    chain.fromFeed(e(24));
+    assertThat(given).containsExactly(16L);
+  }
+
+  @Test
   void aPushWhosePreviousIsUnknownIsLeftToTheFeed() {
     chain.fromFeed(e(16));
     assertThat(chain.fromPeer(Long.MIN_VALUE, e(24))).as("a node that took the turn over")
