@@ -364,12 +364,8 @@ final class FeedRelay implements WatcherRooms.Relay, AutoCloseable {
    */
   long handOver(String turnId) {
     long[] state = numbering.remove(turnId);
-    if (state == null) {
-      return -1;
-    }
-    synchronized (state) {
-      return (state[0] + 2) * 8 + state[1];
-    }
+    // not under the turn's lock: a publisher may hold it up to MAX_BLOCK waiting for room
+    return state == null ? -1 : (state[0] + 2) * 8 + state[1];
   }
 
   private static long[] fresh(String turnId) {
