@@ -77,6 +77,7 @@ public final class PeerHub implements AutoCloseable {
     server.bind(listen, 64);
     this.address = listen.getHostString() + ":" + server.getLocalPort();
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gadget-peer-timer-"));
+    // its queue holds at most one announce (announcing) and one connect per node (connecting)
     this.connector = Executors.newSingleThreadExecutor(r -> daemon(r, "gadget-peer-connect-"));
     this.acceptor = daemon(this::accept, "gadget-peer-accept-");
     acceptor.start();
@@ -220,20 +221,20 @@ public final class PeerHub implements AutoCloseable {
         return;
       }
       PeerInbound in = new PeerInbound(s, this, handshake);
+      if (inbound.size() >= MAX_INBOUND) { // before any timer task: a flood queues nothing
+        log.warn("a link from {} refused: {} links are open already", s.getRemoteSocketAddress(),
+            MAX_INBOUND);
+        in.close();
+        continue;
+      }
       try {
         timer.schedule(in::closeUnlessOpened, PeerInbound.SILENT_MILLIS, TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException e) {
         in.close(); // closing
         continue;
       }
-      if (inbound.size() >= MAX_INBOUND) {
-        log.warn("a link from {} refused: {} links are open already", s.getRemoteSocketAddress(),
-            MAX_INBOUND);
-        in.close();
-        continue;
-      }
       inbound.add(in);
-      daemon(in, "gadget-peer-in-").start();
+      daemon(in, "gadget-peer-in-").start(); // at most MAX_INBOUND of these (above)
     }
   }
 
