@@ -37,7 +37,7 @@ public final class SemanticSearchBenchmark {
     List<ToolDefinition> mcp = McpCatalogFixture.definitions();
     List<String> names = new ArrayList<>(ToolSearchBenchmark.SETS);
     if (TUNING) {
-      names.remove(names.size() - 1);
+      names = names.subList(0, names.size() - ToolSearchBenchmark.UNSEEN);
     }
     List<List<String[]>> sets = new ArrayList<>();
     for (String name : names) {
