@@ -99,7 +99,9 @@ final class Bm25Index {
    * Each group is one word of the query: its own term first, then terms it also stands for
    * (synonyms), which score at {@code synonymWeight} of their own weight. A document's coverage
    * is the share of the query's idf it matches: a word's whole idf for its own term, the
-   * synonym weight of it for a synonym. Only documents that share a term with the query.
+   * synonym weight of it for a synonym. A group whose first term is {@code null} stands for a
+   * phrase of the query: its terms all score as synonyms, and its idf is the best of theirs.
+   * Only documents that share a term with the query.
    */
   List<Hit> search(List<List<String>> groups, int limit, float synonymWeight) {
     float[] scores = new float[size];
@@ -113,16 +115,16 @@ final class Bm25Index {
     Set<String> done = new HashSet<>();
     int g = 0;
     for (List<String> group : groups) {
-      if (!done.add(group.get(0))) {
+      boolean phrase = group.get(0) == null;
+      if (!phrase && !done.add(group.get(0))) {
         continue;
       }
       g++;
-      Integer own = termIds.get(group.get(0));
-      float wordIdf = own == null ? unknownIdf : idf[own];
-      totalIdf += wordIdf;
+      float wordIdf = phrase ? phraseIdf(group) : idfOf(group.get(0));
+      totalIdf += phrase ? 0 : wordIdf;
       int inGroupCount = 0;
       for (int a = 0; a < group.size(); a++) {
-        Integer id = termIds.get(group.get(a));
+        Integer id = group.get(a) == null ? null : termIds.get(group.get(a));
         if (id == null) {
           continue;
         }
@@ -171,6 +173,20 @@ final class Bm25Index {
       hits.add(new Hit(d, scores[d], totalIdf == 0 ? 0 : Math.min(1f, covered[d] / totalIdf)));
     }
     return hits;
+  }
+
+  private float idfOf(String term) {
+    Integer id = termIds.get(term);
+    return id == null ? unknownIdf : idf[id];
+  }
+
+  private float phraseIdf(List<String> group) {
+    float best = 0;
+    for (int a = 1; a < group.size(); a++) {
+      Integer id = termIds.get(group.get(a));
+      best = id == null ? best : Math.max(best, idf[id]);
+    }
+    return best;
   }
 
   private static boolean better(int a, int b, float[] scores) {

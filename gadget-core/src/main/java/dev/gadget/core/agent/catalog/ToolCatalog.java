@@ -206,6 +206,17 @@ public final class ToolCatalog {
       List<String> group = new ArrayList<>();
       group.add(term);
       group.addAll(Synonyms.of(term));
+      for (String s : Thesaurus.DEFAULT.of(term)) {
+        if (!group.contains(s)) {
+          group.add(s);
+        }
+      }
+      groups.add(group);
+    }
+    for (List<String> stands : Thesaurus.DEFAULT.phrases(query)) {
+      List<String> group = new ArrayList<>();
+      group.add(null); // a phrase: no word of its own
+      group.addAll(stands);
       groups.add(group);
     }
     return index.search(groups, max, SYNONYM_WEIGHT);
