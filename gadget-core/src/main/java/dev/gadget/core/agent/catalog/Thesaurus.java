@@ -22,7 +22,8 @@ import java.util.Map;
  */
 final class Thesaurus {
   /** The table shipped with Gadget. */
-  static final Thesaurus DEFAULT = load("thesaurus-actions.txt", "thesaurus-things.txt");
+  static final Thesaurus DEFAULT = load("thesaurus-actions.txt", "thesaurus-things.txt",
+      "thesaurus-everyday.txt");
 
   /** A phrase of the table: its words (stemmed) and the stems it stands for. */
   private record Phrase(String[] words, List<String> targets) {}
