@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * What users say for what tool definitions say ({@code nuke => delete drop remove},
  * {@code tear down => delete cleanup}): a table of general software vocabulary, one way only,
- * read from {@code thesaurus-actions.txt} and {@code thesaurus-things.txt} beside this class. A query's word or phrase on the left also
+ * read from {@code thesaurus-actions.txt}, {@code thesaurus-things.txt} and
+ * {@code thesaurus-everyday.txt} beside this class. A query's word or phrase on the left also
  * searches for the words on the right, below the weight of the query's own words. Unlike
  * {@link Synonyms} (groups of equals), the right side is never searched for the left. Immutable
  * and thread-safe.
@@ -37,7 +38,14 @@ final class Thesaurus {
   static Thesaurus parse(List<String> lines, String source) {
     Thesaurus t = new Thesaurus();
     t.read(lines, source);
-    return t;
+    return t.frozen();
+  }
+
+  /** This table, its lists made unmodifiable: {@link #of} hands them out. */
+  private Thesaurus frozen() {
+    byWord.replaceAll((k, v) -> List.copyOf(v));
+    byFirstWord.replaceAll((k, v) -> List.copyOf(v));
+    return this;
   }
 
   private void read(List<String> lines, String source) {
@@ -134,7 +142,7 @@ final class Thesaurus {
         throw new UncheckedIOException("could not read " + resource, e);
       }
     }
-    return t;
+    return t.frozen();
   }
 
   @Override
