@@ -65,11 +65,14 @@ final class ChatClaims {
     }
   }
 
-  /** The turn ended (or will not start): its chat is free, on every node. */
+  /**
+   * The turn ended here (the store took its end from this node) or will not start: its chat is
+   * free, on every node. Released in the cluster even when a renewal has let it go meanwhile
+   * (the turn was no longer live here, and looked taken over): a claim left there would refuse
+   * the chat's next prompt until it expired. The cluster releases only this turn's claim.
+   */
   void release(String sessionId, String turnId) {
-    if (!held.remove(sessionId, turnId)) {
-      return;
-    }
+    held.remove(sessionId, turnId);
     try {
       cluster.releaseChat(sessionId, turnId);
     } catch (ClusterException e) {
