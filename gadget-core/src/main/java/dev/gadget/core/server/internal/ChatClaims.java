@@ -100,10 +100,15 @@ final class ChatClaims {
 
   private void renew(String sessionId, String turnId) {
     try {
-      if (!cluster.renewChat(sessionId, turnId, ClusterNode.LEASE_TTL)
-          && !cluster.claimChat(sessionId, turnId, ClusterNode.LEASE_TTL)) {
+      if (cluster.renewChat(sessionId, turnId, ClusterNode.LEASE_TTL)) {
+        return;
+      }
+      if (!cluster.claimChat(sessionId, turnId, ClusterNode.LEASE_TTL)) {
         log.warn("chat {} is claimed by another turn than {}, which runs here", sessionId,
             turnId);
+      } else if (!turnId.equals(held.get(sessionId))) {
+        // the turn ended (and released its claim) while this claimed it again: free it
+        cluster.releaseChat(sessionId, turnId);
       }
     } catch (ClusterException e) {
       // away: the next renewal tries again (the failure is logged once by the cluster)

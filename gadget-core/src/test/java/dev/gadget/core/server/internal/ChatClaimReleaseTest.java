@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.server.ServerListener;
 import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.spi.ForwardingCluster;
 import dev.gadget.core.store.InMemoryChatStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -37,5 +38,33 @@ class ChatClaimReleaseTest extends ClusterNodeFixture {
 
     assertThat(cluster.chatClaim("s1")).isEmpty();
     assertThat(node.claimChat("s1", "t2")).as("the next turn of the chat starts").isTrue();
+  }
+
+  @Test
+  void aTurnEndingWhileItsClaimIsRenewedIsNotClaimedAgain() {
+    ServerSettings settings = new ServerSettings(new InMemoryChatStore(), Clock.systemUTC(),
+        s -> null, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30),
+        Duration.ofSeconds(30), new ServerListener() {}, null, null, null);
+    WatcherRooms rooms = new WatcherRooms();
+    DroneRouter router = new DroneRouter();
+    LiveTurns turns = new LiveTurns(settings, timer, rooms, router);
+    ChatTurn turn = ChatTurn.start("t1", "s1", "u1", 0, "hello", null, Instant.now());
+    Cluster joined = hub.join("a");
+    Cluster cluster = new ForwardingCluster(joined) {
+      @Override
+      public boolean renewChat(String sessionId, String turnId, Duration ttl) {
+        // the turn ends here, between the renewal's look at the live turns and its command
+        turns.unreserve("s1");
+        node.releaseChat(turn);
+        return delegate.renewChat(sessionId, turnId, ttl);
+      }
+    };
+    node = ClusterNode.join(settings, cluster, router, turns, rooms, timer);
+    turns.reserve("s1"); // a turn of the chat is starting here: its claim is renewed
+    assertThat(node.claimChat("s1", "t1")).isTrue();
+
+    node.renew();
+
+    assertThat(joined.chatClaim("s1")).as("the ended turn's claim").isEmpty();
   }
 }
