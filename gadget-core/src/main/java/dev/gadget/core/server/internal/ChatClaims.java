@@ -25,10 +25,22 @@ final class ChatClaims {
   private final Map<String, String> held = new ConcurrentHashMap<>();
   /** Of those, the turns taken over whose claim is not taken yet. */
   private final Map<String, String> adopted = new ConcurrentHashMap<>();
+  /**
+   * A chat's claim, release and renewal in the cluster one at a time (locks shared by chats whose
+   * ids hash alike): a renewal never claims again a chat its turn has just released.
+   */
+  private final Object[] locks = new Object[64];
 
   ChatClaims(Cluster cluster, LiveTurns turns) {
     this.cluster = cluster;
     this.turns = turns;
+    for (int i = 0; i < locks.length; i++) {
+      locks[i] = new Object();
+    }
+  }
+
+  private Object lockOf(String sessionId) {
+    return locks[Math.floorMod(sessionId.hashCode(), locks.length)];
   }
 
   /**
@@ -36,15 +48,17 @@ final class ChatClaims {
    * node). True, and tried again at the next renewal, when the cluster cannot be reached.
    */
   boolean claim(String sessionId, String turnId) {
-    try {
-      if (!cluster.claimChat(sessionId, turnId, ClusterNode.LEASE_TTL)) {
-        return false;
+    synchronized (lockOf(sessionId)) {
+      try {
+        if (!cluster.claimChat(sessionId, turnId, ClusterNode.LEASE_TTL)) {
+          return false;
+        }
+      } catch (ClusterException e) {
+        log.debug("chat {} claimed on this node only for now: {}", sessionId, e.getMessage());
       }
-    } catch (ClusterException e) {
-      log.debug("chat {} claimed on this node only for now: {}", sessionId, e.getMessage());
+      held.put(sessionId, turnId);
+      return true;
     }
-    held.put(sessionId, turnId);
-    return true;
   }
 
   /**
@@ -72,12 +86,14 @@ final class ChatClaims {
    * the chat's next prompt until it expired. The cluster releases only this turn's claim.
    */
   void release(String sessionId, String turnId) {
-    held.remove(sessionId, turnId);
-    try {
-      cluster.releaseChat(sessionId, turnId);
-    } catch (ClusterException e) {
-      log.debug("chat {} not released (its claim expires on its own): {}", sessionId,
-          e.getMessage());
+    synchronized (lockOf(sessionId)) {
+      held.remove(sessionId, turnId);
+      try {
+        cluster.releaseChat(sessionId, turnId);
+      } catch (ClusterException e) {
+        log.debug("chat {} not released (its claim expires on its own): {}", sessionId,
+            e.getMessage());
+      }
     }
   }
 
@@ -99,19 +115,19 @@ final class ChatClaims {
   }
 
   private void renew(String sessionId, String turnId) {
-    try {
-      if (cluster.renewChat(sessionId, turnId, ClusterNode.LEASE_TTL)) {
-        return;
+    synchronized (lockOf(sessionId)) {
+      if (!turnId.equals(held.get(sessionId))) {
+        return; // its turn ended (and released the chat) since the renewal looked
       }
-      if (!cluster.claimChat(sessionId, turnId, ClusterNode.LEASE_TTL)) {
-        log.warn("chat {} is claimed by another turn than {}, which runs here", sessionId,
-            turnId);
-      } else if (!turnId.equals(held.get(sessionId))) {
-        // the turn ended (and released its claim) while this claimed it again: free it
-        cluster.releaseChat(sessionId, turnId);
+      try {
+        if (!cluster.renewChat(sessionId, turnId, ClusterNode.LEASE_TTL)
+            && !cluster.claimChat(sessionId, turnId, ClusterNode.LEASE_TTL)) {
+          log.warn("chat {} is claimed by another turn than {}, which runs here", sessionId,
+              turnId);
+        }
+      } catch (ClusterException e) {
+        // away: the next renewal tries again (the failure is logged once by the cluster)
       }
-    } catch (ClusterException e) {
-      // away: the next renewal tries again (the failure is logged once by the cluster)
     }
   }
 

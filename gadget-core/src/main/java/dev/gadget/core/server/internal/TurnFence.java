@@ -95,6 +95,9 @@ final class TurnFence {
     log.info("turn {} ended before this node claimed it: the drone is told to stop it",
         t.turn.id());
     turns.letGo(t);
+    if (node != null) {
+      node.releaseChat(t.turn); // claimed again for it here: the chat is free
+    }
     return true;
   }
 

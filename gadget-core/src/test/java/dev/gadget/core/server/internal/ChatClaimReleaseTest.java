@@ -3,13 +3,13 @@ package dev.gadget.core.server.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gadget.core.model.ChatTurn;
-import dev.gadget.core.server.ServerListener;
+import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.ForwardingCluster;
 import dev.gadget.core.store.InMemoryChatStore;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,14 +21,9 @@ import org.junit.jupiter.api.Test;
 class ChatClaimReleaseTest extends ClusterNodeFixture {
   @Test
   void aRenewalBetweenATurnsEndAndItsReleaseLeavesNoClaimBehind() {
-    ServerSettings settings = new ServerSettings(new InMemoryChatStore(), Clock.systemUTC(),
-        s -> null, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30),
-        Duration.ofSeconds(30), new ServerListener() {}, null, null, null);
-    WatcherRooms rooms = new WatcherRooms();
-    DroneRouter router = new DroneRouter();
+    ServerSettings settings = settings(new InMemoryChatStore());
     Cluster cluster = hub.join("a");
-    node = ClusterNode.join(settings, cluster, router,
-        new LiveTurns(settings, timer, rooms, router), rooms, timer);
+    join(settings, cluster, liveTurns(settings));
     ChatTurn turn = ChatTurn.start("t1", "s1", "u1", 0, "hello", null, Instant.now());
     assertThat(node.claimChat("s1", "t1")).isTrue();
 
@@ -41,30 +36,56 @@ class ChatClaimReleaseTest extends ClusterNodeFixture {
   }
 
   @Test
-  void aTurnEndingWhileItsClaimIsRenewedIsNotClaimedAgain() {
-    ServerSettings settings = new ServerSettings(new InMemoryChatStore(), Clock.systemUTC(),
-        s -> null, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30),
-        Duration.ofSeconds(30), new ServerListener() {}, null, null, null);
-    WatcherRooms rooms = new WatcherRooms();
-    DroneRouter router = new DroneRouter();
-    LiveTurns turns = new LiveTurns(settings, timer, rooms, router);
+  void aTurnEndingWhileItsClaimIsRenewedIsNotClaimedAgain() throws Exception {
+    ServerSettings settings = settings(new InMemoryChatStore());
+    LiveTurns turns = liveTurns(settings);
     ChatTurn turn = ChatTurn.start("t1", "s1", "u1", 0, "hello", null, Instant.now());
     Cluster joined = hub.join("a");
+    Thread[] ending = new Thread[1];
     Cluster cluster = new ForwardingCluster(joined) {
       @Override
       public boolean renewChat(String sessionId, String turnId, Duration ttl) {
-        // the turn ends here, between the renewal's look at the live turns and its command
+        // the turn ends now, between the renewal's look at the live turns and its command
         turns.unreserve("s1");
-        node.releaseChat(turn);
+        ending[0] = new Thread(() -> node.releaseChat(turn));
+        ending[0].start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (ending[0].isAlive() && ending[0].getState() != Thread.State.BLOCKED
+            && System.nanoTime() < deadline) {
+          Thread.onSpinWait(); // the release runs, or waits for the renewal to finish
+        }
         return delegate.renewChat(sessionId, turnId, ttl);
       }
     };
-    node = ClusterNode.join(settings, cluster, router, turns, rooms, timer);
+    join(settings, cluster, turns);
     turns.reserve("s1"); // a turn of the chat is starting here: its claim is renewed
     assertThat(node.claimChat("s1", "t1")).isTrue();
 
     node.renew();
+    ending[0].join(TimeUnit.SECONDS.toMillis(10));
 
+    assertThat(ending[0].isAlive()).isFalse();
     assertThat(joined.chatClaim("s1")).as("the ended turn's claim").isEmpty();
+  }
+
+  @Test
+  void aTurnTakenOverAfterItEndedLeavesItsChatFree() {
+    InMemoryChatStore store = new InMemoryChatStore();
+    ServerSettings settings = settings(store);
+    LiveTurns turns = liveTurns(settings);
+    Cluster cluster = hub.join("b");
+    join(settings, cluster, turns);
+    ChatTurn turn = ChatTurn.start("t1", "s1", "u1", 0, "hello", null, Instant.now());
+    store.createTurn(turn);
+    // node b takes the turn over (its drone connected here), as node a ends it
+    LiveTurn t = turns.start(turn, null, "d1");
+    node.adopted(turn);
+    store.finalizeTurn("t1", TurnStatus.FINISHED, null, null, Instant.now(), 0);
+    node.droneConnected(new ConnectedDrone("d1", "u1", "w1")); // claims the chat for it again
+    assertThat(cluster.chatClaim("s1")).contains("t1");
+
+    assertThat(turns.fence.endedBeforeClaim(t)).isTrue();
+
+    assertThat(cluster.chatClaim("s1")).as("the ended turn's claim").isEmpty();
   }
 }

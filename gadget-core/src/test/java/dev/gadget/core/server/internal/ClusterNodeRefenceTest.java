@@ -2,11 +2,9 @@ package dev.gadget.core.server.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gadget.core.server.ServerListener;
 import dev.gadget.core.spi.Cluster;
 import dev.gadget.core.spi.ForwardingCluster;
 import dev.gadget.core.store.InMemoryChatStore;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -38,13 +36,8 @@ class ClusterNodeRefenceTest extends ClusterNodeFixture {
         return delegate.refence(lease, floor, ttl);
       }
     };
-    ServerSettings settings = new ServerSettings(new InMemoryChatStore(), Clock.systemUTC(),
-        s -> null, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30),
-        Duration.ofSeconds(30), new ServerListener() {}, null, null, null);
-    WatcherRooms rooms = new WatcherRooms();
-    DroneRouter router = new DroneRouter();
-    node = ClusterNode.join(settings, cluster, router,
-        new LiveTurns(settings, timer, rooms, router), rooms, timer);
+    ServerSettings settings = settings(new InMemoryChatStore());
+    join(settings, cluster, liveTurns(settings));
     node.droneConnected(new ConnectedDrone("d1", "u1", "w1"));
     assertThat(node.lease("d1").fence()).isLessThan(STORE_FENCE);
 

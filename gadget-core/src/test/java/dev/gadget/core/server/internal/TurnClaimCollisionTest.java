@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gadget.core.model.ChatTurn;
 import dev.gadget.core.model.TurnStatus;
-import dev.gadget.core.server.ServerListener;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.StoreException;
 import dev.gadget.core.store.InMemoryChatStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -74,13 +71,9 @@ class TurnClaimCollisionTest extends ClusterNodeFixture {
 
   /** Node B of the cluster, on {@code store}; its live turns. */
   private LiveTurns nodeB(ChatStore store) {
-    ServerSettings settings = new ServerSettings(store, Clock.systemUTC(), s -> null,
-        Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30),
-        Duration.ofSeconds(30), new ServerListener() {}, null, null, null);
-    WatcherRooms rooms = new WatcherRooms();
-    DroneRouter router = new DroneRouter();
-    LiveTurns turns = new LiveTurns(settings, timer, rooms, router);
-    node = ClusterNode.join(settings, hub.join("node-b"), router, turns, rooms, timer);
+    ServerSettings settings = settings(store);
+    LiveTurns turns = liveTurns(settings);
+    join(settings, hub.join("node-b"), turns);
     return turns;
   }
 
