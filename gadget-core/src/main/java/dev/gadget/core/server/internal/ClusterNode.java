@@ -13,9 +13,7 @@ import dev.gadget.core.transport.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -42,7 +40,7 @@ public final class ClusterNode {
   private final ServerSettings settings;
   private final Cluster cluster;
   private final DroneRouter router;
-  private final Map<String, Cluster.Lease> leases = new ConcurrentHashMap<>();
+  private final DroneLeases leases;
   private final LeaseRefencing refencing;
   private final RemoteTurns remote;
   private LiveTurns turns;
@@ -52,8 +50,6 @@ public final class ClusterNode {
   private RemoteDrones drones;
   private OrphanTurns orphans;
   private java.util.concurrent.ScheduledFuture<?> orphanSweep;
-  /** Drones held here whose lease could not be taken (the cluster was away): tried again. */
-  private final Map<String, ConnectedDrone> unleased = new ConcurrentHashMap<>();
   private volatile TurnDispatcher dispatcher;
   private volatile ApprovalDesk approvals;
 
@@ -63,7 +59,8 @@ public final class ClusterNode {
     this.cluster = cluster;
     this.router = router;
     this.remote = remote;
-    this.refencing = new LeaseRefencing(cluster, leases, LEASE_TTL);
+    this.leases = new DroneLeases(cluster, LEASE_TTL);
+    this.refencing = new LeaseRefencing(cluster, leases.map(), LEASE_TTL);
   }
 
   /** This server joins {@code cluster}: its pages' events go there, other nodes' come here. */
@@ -152,29 +149,16 @@ public final class ClusterNode {
 
   /** The drone's socket is on this node now: leases it (taking it from any other node). */
   void droneConnected(ConnectedDrone drone) {
-    try {
-      leases.put(drone.id, cluster.acquire(drone.id, LEASE_TTL));
-      unleased.remove(drone.id);
+    if (leases.take(drone)) {
       claims.takeAdopted(); // the turn it runs, if this node just took it over
-    } catch (ClusterException e) {
-      if (unleased.put(drone.id, drone) == null) {
-        log.warn("drone {} is served here but could not be leased yet: {}", drone.id,
-            e.getMessage());
-      }
     }
   }
 
-  /** The drone's socket closed: its lease is given up. */
+  /**
+   * The drone's socket closed: its lease is given up, unless it has connected here again since.
+   */
   void droneDisconnected(ConnectedDrone drone) {
-    unleased.remove(drone.id);
-    Cluster.Lease lease = leases.remove(drone.id);
-    if (lease != null) {
-      try {
-        cluster.release(lease);
-      } catch (ClusterException e) {
-        log.debug("lease of drone {} not released: {}", drone.id, e.getMessage());
-      }
-    }
+    leases.giveUp(drone);
   }
 
   /**
@@ -216,27 +200,12 @@ public final class ClusterNode {
    * the drone is on the other node now).
    */
   void renew() {
-    for (Cluster.Lease lease : List.copyOf(leases.values())) {
-      boolean held;
-      try {
-        held = cluster.renew(lease, LEASE_TTL);
-      } catch (ClusterException e) {
-        continue; // Redis is away: the node goes on serving the drone (logged once)
-      }
-      if (!held && stillOurs(lease)) {
-        continue;
-      }
-      if (!held && leases.remove(lease.droneId(), lease) && !letGoTurnOf(lease.droneId())) {
-        dropSocket(lease.droneId());
+    for (String droneId : leases.renew()) {
+      if (!letGoTurnOf(droneId)) {
+        dropSocket(droneId);
       }
     }
-    for (ConnectedDrone d : List.copyOf(unleased.values())) {
-      if (d.isConnected()) {
-        droneConnected(d);
-      } else {
-        unleased.remove(d.id, d);
-      }
-    }
+    claims.takeAdopted(); // a drone leased again just now may run a turn taken over
     claims.renewAll();
     remote.sweep();
   }
@@ -253,32 +222,9 @@ public final class ClusterNode {
     return t != null && turns.fence.lost(t);
   }
 
-  /**
-   * A renewal was refused: true when the drone is still this node's (its lease numbered again,
-   * or no node holds it and this node, which has its socket, leases it again).
-   */
-  private boolean stillOurs(Cluster.Lease lease) {
-    try {
-      Optional<Cluster.Lease> now = cluster.locate(lease.droneId());
-      if (now.isPresent()) {
-        if (!now.get().nodeId().equals(cluster.nodeId())) {
-          return false; // another node took it
-        }
-        leases.replace(lease.droneId(), lease, now.get()); // numbered again since (refence)
-        return true;
-      }
-      leases.replace(lease.droneId(), lease, cluster.acquire(lease.droneId(), LEASE_TTL));
-      log.info("drone {} is leased to this node again (the cluster had lost its lease)",
-          lease.droneId());
-      return true;
-    } catch (ClusterException e) {
-      return true; // away again: the next renewal tries again
-    }
-  }
-
   /** Another node took the drone: its socket here (half-open, or this node paused) is closed. */
   void lost(String droneId) {
-    leases.remove(droneId);
+    leases.forget(droneId);
     dropSocket(droneId);
   }
 
@@ -419,13 +365,7 @@ public final class ClusterNode {
     if (orphanSweep != null) {
       orphanSweep.cancel(false);
     }
-    for (Cluster.Lease lease : List.copyOf(leases.values())) {
-      try {
-        cluster.release(lease);
-      } catch (ClusterException e) {
-        log.debug("lease of drone {} not released: {}", lease.droneId(), e.getMessage());
-      }
-    }
+    leases.giveUpAll();
     remote.close();
     relay.close();
     news.close();

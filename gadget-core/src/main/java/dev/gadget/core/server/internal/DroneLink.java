@@ -252,21 +252,31 @@ public final class DroneLink {
       drone.status = DroneStatus.OFFLINE;
       running = turns.get(drone.activeTurnId);
     }
-    if (node != null && node.heldElsewhere(drone.id)) {
+    boolean elsewhere = node != null && node.heldElsewhere(drone.id);
+    synchronized (router.lock()) {
+      if (drone.connection != null) {
+        // it connected again while this close was handled: the new socket's turn and lease stay
+        log.info("drone {} disconnected ({}) and is back already", drone.id, reason);
+        return;
+      }
+      if (!elsewhere) {
+        saveStatus(drone, DroneStatus.OFFLINE); // as a connection saves its own: under the lock
+      }
+      if (running != null) {
+        turns.awaitReturn(running, reason);
+      }
+    }
+    if (elsewhere) {
       // it went to another node, which has stored and told its status: not offline
       log.info("drone {} disconnected here, and is connected to another node: {}", drone.id,
           reason);
     } else {
-      saveStatus(drone, DroneStatus.OFFLINE);
       log.info("drone {} disconnected: {}", drone.id, reason);
       rooms.toUserPages(drone.userId, // under its lease still: the news go to every node
           new Payloads.DroneStatusEvent(drone.id, DroneStatus.OFFLINE, null));
     }
     if (node != null) {
       node.droneDisconnected(drone);
-    }
-    if (running != null) {
-      turns.awaitReturn(running, reason);
     }
   }
 

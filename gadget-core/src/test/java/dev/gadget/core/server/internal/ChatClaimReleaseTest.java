@@ -81,7 +81,7 @@ class ChatClaimReleaseTest extends ClusterNodeFixture {
     LiveTurn t = turns.start(turn, null, "d1");
     node.adopted(turn);
     store.finalizeTurn("t1", TurnStatus.FINISHED, null, null, Instant.now(), 0);
-    node.droneConnected(new ConnectedDrone("d1", "u1", "w1")); // claims the chat for it again
+    node.droneConnected(connectedDrone("d1")); // claims the chat for it again
     assertThat(cluster.chatClaim("s1")).contains("t1");
 
     assertThat(turns.fence.endedBeforeClaim(t)).isTrue();

@@ -1,11 +1,16 @@
 package dev.gadget.core.server.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.gadget.core.cluster.InProcessCluster;
 import dev.gadget.core.server.ServerListener;
 import dev.gadget.core.spi.ChatStore;
 import dev.gadget.core.spi.Cluster;
+import dev.gadget.core.transport.Connection;
+import dev.gadget.core.transport.EventHandler;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 
 /** A test's in-process cluster and timer, and the node it joins, closed after each test. */
@@ -31,6 +36,47 @@ abstract class ClusterNodeFixture {
   /** Joins {@code cluster} as {@link #node}, with {@code turns}. */
   void join(ServerSettings settings, Cluster cluster, LiveTurns turns) {
     node = ClusterNode.join(settings, cluster, router, turns, rooms, timer);
+  }
+
+  /** Drone {@code id} of u1 (workspace w1), its socket open on this node until closed. */
+  static ConnectedDrone connectedDrone(String id) {
+    ConnectedDrone d = new ConnectedDrone(id, "u1", "w1");
+    d.connection = new Connection() {
+      private volatile boolean open = true;
+
+      @Override
+      public String id() {
+        return "socket-of-" + id;
+      }
+
+      @Override
+      public String namespace() {
+        return "/drone";
+      }
+
+      @Override
+      public void emit(String event, List<JsonNode> args) {}
+
+      @Override
+      public CompletableFuture<List<JsonNode>> emitWithAck(String event, List<JsonNode> args,
+          Duration timeout) {
+        return new CompletableFuture<>();
+      }
+
+      @Override
+      public void on(String event, EventHandler handler) {}
+
+      @Override
+      public boolean isConnected() {
+        return open;
+      }
+
+      @Override
+      public void disconnect() {
+        open = false;
+      }
+    };
+    return d;
   }
 
   @AfterEach

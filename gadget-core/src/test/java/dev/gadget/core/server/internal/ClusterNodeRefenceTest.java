@@ -38,7 +38,7 @@ class ClusterNodeRefenceTest extends ClusterNodeFixture {
     };
     ServerSettings settings = settings(new InMemoryChatStore());
     join(settings, cluster, liveTurns(settings));
-    node.droneConnected(new ConnectedDrone("d1", "u1", "w1"));
+    node.droneConnected(connectedDrone("d1"));
     assertThat(node.lease("d1").fence()).isLessThan(STORE_FENCE);
 
     CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(

@@ -29,7 +29,7 @@ class TurnClaimCollisionTest extends ClusterNodeFixture {
     LiveTurns turns = nodeB(store);
     LiveTurn t = turns.start(turn(store), null, "d1");
     store.claimTurn("t1", 1, "node-a"); // A, while the cluster was away: the store's 0 plus one
-    node.droneConnected(new ConnectedDrone("d1", "u1", "w1"));
+    node.droneConnected(connectedDrone("d1"));
     assertThat(node.lease("d1").fence()).as("the cluster's next number").isEqualTo(1);
 
     assertThat(turns.fence.endedBeforeClaim(t)).isFalse();
