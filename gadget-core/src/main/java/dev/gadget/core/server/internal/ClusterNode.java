@@ -311,6 +311,29 @@ public final class ClusterNode {
     }
   }
 
+  /**
+   * Runs {@code action} (a deletion) with the chats of {@code sessionIds} claimed for it, so that
+   * no node starts a turn in one of them meanwhile; refuses with {@code refusal} of a chat in
+   * which a turn runs on any node.
+   */
+  void whileClaimed(List<String> sessionIds, java.util.function.UnaryOperator<String> refusal,
+      Runnable action) {
+    String marker = "changing-" + dev.gadget.core.Ids.next();
+    List<String> claimed = new ArrayList<>();
+    try {
+      for (String sessionId : sessionIds) {
+        checkIdle(sessionId, refusal.apply(sessionId));
+        if (!claims.claim(sessionId, marker)) {
+          throw new RequestException(refusal.apply(sessionId));
+        }
+        claimed.add(sessionId);
+      }
+      action.run();
+    } finally {
+      claimed.forEach(sessionId -> claims.release(sessionId, marker));
+    }
+  }
+
   /** Asks the node that runs the turn's drone to cancel it. */
   void cancelElsewhere(String userId, ChatTurn turn) {
     ask(nodeOf(turn), CANCEL, GadgetJson.mapper().createObjectNode()

@@ -167,22 +167,30 @@ public final class PageRequests {
     handle(c, Protocol.RELEASE_SESSION_LOCK, WorkspacePayloads.DroneRef.class,
         (req, ack) -> droneRequests.releaseLock(userId, req, ack));
     handle(c, Protocol.DELETE_SESSION, Payloads.DeleteSession.class, (req, ack) -> {
-      if (node != null) { // a turn of it may run on another node
-        node.checkIdle(owned.session(userId, req.sessionId()).id(), "the agent is still "
-            + "working in this chat: stop it or wait for it to finish, then delete the chat");
+      Runnable delete = () -> deletions.deleteSession(userId, req.sessionId());
+      if (node == null) {
+        delete.run();
+      } else { // a turn of it may run on another node: none starts while it is deleted
+        node.whileClaimed(List.of(owned.session(userId, req.sessionId()).id()),
+            id -> "the agent is still working in this chat: stop it or wait for it to "
+                + "finish, then delete the chat", delete);
       }
-      deletions.deleteSession(userId, req.sessionId());
       reply(ack, Payloads.OkReply.success());
     });
     handle(c, Protocol.DELETE_PROJECT, Payloads.DeleteProject.class, (req, ack) -> {
-      if (node != null) {
+      Runnable delete = () -> deletions.deleteProject(userId, req.projectId());
+      if (node == null) {
+        delete.run();
+      } else {
+        Map<String, String> names = new java.util.LinkedHashMap<>();
         for (ChatSession s : store.listSessions(userId, owned.project(userId,
             req.projectId()).id())) {
-          node.checkIdle(s.id(), "the agent is still working in the chat \"" + s.name()
-              + "\" of this project: stop it or wait for it to finish, then delete the project");
+          names.put(s.id(), s.name());
         }
+        node.whileClaimed(List.copyOf(names.keySet()), id -> "the agent is still working in "
+            + "the chat \"" + names.get(id) + "\" of this project: stop it or wait for it to "
+            + "finish, then delete the project", delete);
       }
-      deletions.deleteProject(userId, req.projectId());
       reply(ack, Payloads.OkReply.success());
     });
     providerRequests.register(c, userId);
