@@ -3,8 +3,6 @@ package dev.gadget.core.server;
 import static dev.gadget.core.server.RuntimeFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gadget.core.GadgetJson;
 import dev.gadget.core.cluster.InProcessCluster;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.TurnStats;
@@ -92,22 +90,8 @@ class DroneBackDuringCloseTest extends RuntimeTestBase {
         .as("statuses told to the page").doesNotContain("offline", "OFFLINE");
   }
 
-  /** A raw drone of ada (workspace ws-1) on {@code client}, running {@code activeTurn}. */
   private Connection drone(TransportClient client, String activeTurn) {
-    ObjectNode auth = GadgetJson.mapper().createObjectNode().put("token", ada.droneToken())
-        .put("workspaceId", "ws-1").put("hostname", "h").put("workspaceDir", "/nowhere");
-    if (activeTurn != null) {
-      auth.put("activeTurnId", activeTurn);
-    }
-    return client.connect(Protocol.DRONE_NAMESPACE, () -> auth,
-        new TransportClient.ClientListener() {}, c -> {
-          c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-            orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
-            ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
-          });
-          c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0).get("turnId")
-              .asText()));
-        });
+    return RuntimeFixture.rawDrone(client, ada, activeTurn, orders, resumes);
   }
 
   /** The node's view of the cluster, whose one armed look-up waits until the test lets it go. */

@@ -162,20 +162,7 @@ class OrphanTurnFencingTest extends RuntimeTestBase {
   private Connection drone(int node, String activeTurn) {
     TransportClient raw = transports.get(node).client();
     fx.closeables.add(raw);
-    ObjectNode auth = GadgetJson.mapper().createObjectNode().put("token", ada.droneToken())
-        .put("workspaceId", "ws-1").put("hostname", "h").put("workspaceDir", "/nowhere");
-    if (activeTurn != null) {
-      auth.put("activeTurnId", activeTurn);
-    }
-    return raw.connect(Protocol.DRONE_NAMESPACE, () -> auth,
-        new TransportClient.ClientListener() {}, c -> {
-          c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
-            orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
-            ack.send(Protocol.args(new Payloads.WorkOrderAck(true, null)));
-          });
-          c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0).get("turnId")
-              .asText()));
-        });
+    return RuntimeFixture.rawDrone(raw, ada, activeTurn, orders, resumes);
   }
 
   private Page page(int node) throws InterruptedException {

@@ -101,6 +101,30 @@ final class RuntimeFixture implements AutoCloseable {
 
   record Person(User user, String pageToken, String droneToken) {}
 
+  /**
+   * A raw drone of {@code owner} (workspace ws-1) on {@code client}, running {@code activeTurn}
+   * (or none): it accepts every work order, whose turn goes to {@code orders}, and puts each
+   * turn the server asks it to resume in {@code resumes}.
+   */
+  static Connection rawDrone(TransportClient client, Person owner, String activeTurn,
+      BlockingQueue<String> orders, BlockingQueue<String> resumes) {
+    ObjectNode auth = GadgetJson.mapper().createObjectNode().put("token", owner.droneToken())
+        .put("workspaceId", "ws-1").put("hostname", "h").put("workspaceDir", "/nowhere");
+    if (activeTurn != null) {
+      auth.put("activeTurnId", activeTurn);
+    }
+    return client.connect(Protocol.DRONE_NAMESPACE, () -> auth,
+        new TransportClient.ClientListener() {}, c -> {
+          c.on(Protocol.PROCESS_WORK_ORDER, (args, ack) -> {
+            orders.add(args.get(0).get("workOrder").get("chatTurn").get("_id").asText());
+            ack.send(Protocol.args(new dev.gadget.core.protocol.Payloads.WorkOrderAck(true,
+                null)));
+          });
+          c.on(Protocol.RESUME_STREAM, (args, ack) -> resumes.add(args.get(0).get("turnId")
+              .asText()));
+        });
+  }
+
   /** A new session on the sample project, made through {@code page}, which watches it. */
   String watchedSession(Page page) throws Exception {
     JsonNode project = sampleProject(page);

@@ -29,18 +29,11 @@ final class ChatClaims {
    * A chat's claim, release and renewal in the cluster one at a time (locks shared by chats whose
    * ids hash alike): a renewal never claims again a chat its turn has just released.
    */
-  private final Object[] locks = new Object[64];
+  private final StripedLocks locks = new StripedLocks(64);
 
   ChatClaims(Cluster cluster, LiveTurns turns) {
     this.cluster = cluster;
     this.turns = turns;
-    for (int i = 0; i < locks.length; i++) {
-      locks[i] = new Object();
-    }
-  }
-
-  private Object lockOf(String sessionId) {
-    return locks[Math.floorMod(sessionId.hashCode(), locks.length)];
   }
 
   /**
@@ -48,7 +41,7 @@ final class ChatClaims {
    * node). True, and tried again at the next renewal, when the cluster cannot be reached.
    */
   boolean claim(String sessionId, String turnId) {
-    synchronized (lockOf(sessionId)) {
+    synchronized (locks.of(sessionId)) {
       try {
         if (!cluster.claimChat(sessionId, turnId, ClusterNode.LEASE_TTL)) {
           return false;
@@ -86,7 +79,7 @@ final class ChatClaims {
    * the chat's next prompt until it expired. The cluster releases only this turn's claim.
    */
   void release(String sessionId, String turnId) {
-    synchronized (lockOf(sessionId)) {
+    synchronized (locks.of(sessionId)) {
       held.remove(sessionId, turnId);
       try {
         cluster.releaseChat(sessionId, turnId);
@@ -115,7 +108,7 @@ final class ChatClaims {
   }
 
   private void renew(String sessionId, String turnId) {
-    synchronized (lockOf(sessionId)) {
+    synchronized (locks.of(sessionId)) {
       if (!turnId.equals(held.get(sessionId))) {
         return; // its turn ended (and released the chat) since the renewal looked
       }

@@ -25,18 +25,11 @@ final class DroneLeases {
   private final Map<String, Cluster.Lease> leases = new ConcurrentHashMap<>();
   /** Drones held here whose lease could not be taken (the cluster was away): tried again. */
   private final Map<String, ConnectedDrone> unleased = new ConcurrentHashMap<>();
-  private final Object[] locks = new Object[64];
+  private final StripedLocks locks = new StripedLocks(64);
 
   DroneLeases(Cluster cluster, Duration ttl) {
     this.cluster = cluster;
     this.ttl = ttl;
-    for (int i = 0; i < locks.length; i++) {
-      locks[i] = new Object();
-    }
-  }
-
-  private Object lockOf(String droneId) {
-    return locks[Math.floorMod(droneId.hashCode(), locks.length)];
   }
 
   /** The leases by drone, for {@link LeaseRefencing}, which numbers one again in place. */
@@ -54,7 +47,7 @@ final class DroneLeases {
    * cluster is away (tried again at each renewal) or the socket has closed meanwhile.
    */
   boolean take(ConnectedDrone drone) {
-    synchronized (lockOf(drone.id)) {
+    synchronized (locks.of(drone.id)) {
       if (drone.connection == null) {
         unleased.remove(drone.id, drone);
         return false; // closed before it was leased: its close gives up nothing
@@ -79,7 +72,7 @@ final class DroneLeases {
    */
   void giveUp(ConnectedDrone drone) {
     Cluster.Lease lease;
-    synchronized (lockOf(drone.id)) {
+    synchronized (locks.of(drone.id)) {
       if (drone.connection != null) {
         return;
       }
@@ -103,7 +96,7 @@ final class DroneLeases {
   List<String> renew() {
     List<String> taken = new ArrayList<>();
     for (Cluster.Lease lease : List.copyOf(leases.values())) {
-      synchronized (lockOf(lease.droneId())) {
+      synchronized (locks.of(lease.droneId())) {
         if (leases.get(lease.droneId()) != lease) {
           continue; // given up, or numbered again, since
         }

@@ -47,13 +47,8 @@ class ChatClaimReleaseTest extends ClusterNodeFixture {
       public boolean renewChat(String sessionId, String turnId, Duration ttl) {
         // the turn ends now, between the renewal's look at the live turns and its command
         turns.unreserve("s1");
-        ending[0] = new Thread(() -> node.releaseChat(turn));
-        ending[0].start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (ending[0].isAlive() && ending[0].getState() != Thread.State.BLOCKED
-            && System.nanoTime() < deadline) {
-          Thread.onSpinWait(); // the release runs, or waits for the renewal to finish
-        }
+        // the release runs, or waits for the renewal to finish
+        ending[0] = runUntilBlocked(() -> node.releaseChat(turn));
         return delegate.renewChat(sessionId, turnId, ttl);
       }
     };

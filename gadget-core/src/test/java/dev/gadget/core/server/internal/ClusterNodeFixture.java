@@ -38,6 +38,20 @@ abstract class ClusterNodeFixture {
     node = ClusterNode.join(settings, cluster, router, turns, rooms, timer);
   }
 
+  /**
+   * Starts {@code work} on a thread of its own and returns once it has ended or waits for a lock
+   * (at most 10 s): what a node's other thread does in the middle of a call a test stages.
+   */
+  static Thread runUntilBlocked(Runnable work) {
+    Thread t = new Thread(work);
+    t.start();
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    while (t.isAlive() && t.getState() != Thread.State.BLOCKED && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    return t;
+  }
+
   /** Drone {@code id} of u1 (workspace w1), its socket open on this node until closed. */
   static ConnectedDrone connectedDrone(String id) {
     ConnectedDrone d = new ConnectedDrone(id, "u1", "w1");

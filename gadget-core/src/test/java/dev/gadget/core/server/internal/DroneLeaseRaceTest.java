@@ -26,13 +26,8 @@ class DroneLeaseRaceTest extends ClusterNodeFixture {
       public boolean renew(Lease lease, Duration ttl) {
         // the socket closes now, between the renewal's copy of the leases and its command
         drone.connection = null;
-        closing[0] = new Thread(() -> node.droneDisconnected(drone));
-        closing[0].start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (closing[0].isAlive() && closing[0].getState() != Thread.State.BLOCKED
-            && System.nanoTime() < deadline) {
-          Thread.onSpinWait(); // the close runs, or waits for the renewal to finish
-        }
+        // the close runs, or waits for the renewal to finish
+        closing[0] = runUntilBlocked(() -> node.droneDisconnected(drone));
         return delegate.renew(lease, ttl);
       }
     });
