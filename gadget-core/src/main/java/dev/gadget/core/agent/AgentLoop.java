@@ -73,7 +73,7 @@ public final class AgentLoop {
     this.settings = new LoopSettings(llm, tools, b.limits, pruner, b.compactor, b.clock,
         b.systemPrompt, new WarnOnce(log), new WarnOnce(log), b.sandbox,
         new Approvals(b.approvalPolicy, b.approver, b.approvalTimeout),
-        ToolCatalog.of(tools.definitions(), b.embeddings), b.deferral);
+        ToolCatalog.of(tools.definitions(), b.embeddings, b.examples), b.deferral);
     this.defaultListener = b.listener;
     this.executor = b.executor != null ? b.executor : r -> {
       Thread t = new Thread(r, "gadget-agent-" + THREADS.incrementAndGet());
@@ -138,6 +138,8 @@ public final class AgentLoop {
     private Duration approvalTimeout = Approvals.NONE.timeout();
     private ToolDeferral deferral = ToolDeferral.DEFAULT;
     private dev.gadget.core.agent.catalog.SemanticToolIndex embeddings;
+    private dev.gadget.core.agent.catalog.ToolExamples examples =
+        dev.gadget.core.agent.catalog.ToolExamples.NONE;
 
     private Builder() {}
 
@@ -256,6 +258,16 @@ public final class AgentLoop {
      */
     public Builder toolEmbeddings(dev.gadget.core.agent.catalog.SemanticToolIndex index) {
       this.embeddings = index;
+      return this;
+    }
+
+    /**
+     * Indexes each tool with requests a user might make of it ({@link
+     * dev.gadget.core.agent.catalog.ToolExamples}), so that {@code search_tools} finds tools by
+     * the words people use; none by default.
+     */
+    public Builder toolExamples(dev.gadget.core.agent.catalog.ToolExamples examples) {
+      this.examples = Objects.requireNonNull(examples, "examples");
       return this;
     }
 

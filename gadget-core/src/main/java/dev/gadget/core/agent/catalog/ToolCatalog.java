@@ -30,6 +30,8 @@ public final class ToolCatalog {
   public static final float DESCRIPTION_WEIGHT = 1f;
   /** The weight of its parameters' names and descriptions. */
   public static final float PARAMETER_WEIGHT = 0.25f;
+  /** The weight of its examples ({@link ToolExamples}), when it has any. */
+  public static final float EXAMPLE_WEIGHT = 1f;
   /** What a synonym of a query's word weighs against the word itself. */
   public static final float SYNONYM_WEIGHT = 0.5f;
   private static final java.util.regex.Pattern WORDS =
@@ -52,7 +54,8 @@ public final class ToolCatalog {
   private volatile float[][] vectors;
   private volatile boolean semanticFailed;
 
-  private ToolCatalog(List<ToolDefinition> tools, SemanticToolIndex semantic) {
+  private ToolCatalog(List<ToolDefinition> tools, SemanticToolIndex semantic,
+      ToolExamples examples) {
     this.tools = List.copyOf(tools);
     this.semantic = semantic;
     List<List<List<String>>> docs = new ArrayList<>(this.tools.size());
@@ -74,12 +77,24 @@ public final class ToolCatalog {
       StringBuilder params = new StringBuilder();
       parameterText(t.parameters(), params, 0);
       docs.add(List.of(Tokenizer.terms(t.name()), Tokenizer.terms(t.description()),
-          Tokenizer.terms(params.toString())));
+          Tokenizer.terms(params.toString()), Tokenizer.terms(exampleText(examples, t))));
       tokens[i] = estimateTokens(t);
       summaries[i] = summary(t.description());
     }
     this.index = new Bm25Index(docs,
-        new float[] {NAME_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT});
+        new float[] {NAME_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT, EXAMPLE_WEIGHT});
+  }
+
+  /** {@code tool}'s examples as one text, at most {@link ToolExamples#MAX_CHARS}. */
+  private static String exampleText(ToolExamples examples, ToolDefinition tool) {
+    StringBuilder sb = new StringBuilder();
+    for (String e : examples.of(tool)) {
+      if (sb.length() + e.length() > ToolExamples.MAX_CHARS) {
+        break;
+      }
+      sb.append(e).append('\n');
+    }
+    return sb.toString();
   }
 
   /**
@@ -88,7 +103,7 @@ public final class ToolCatalog {
    * @throws IllegalArgumentException if two tools have the same name
    */
   public static ToolCatalog of(List<ToolDefinition> tools) {
-    return new ToolCatalog(tools, null);
+    return new ToolCatalog(tools, null, ToolExamples.NONE);
   }
 
   /**
@@ -100,7 +115,20 @@ public final class ToolCatalog {
    * @throws IllegalArgumentException if two tools have the same name
    */
   public static ToolCatalog of(List<ToolDefinition> tools, SemanticToolIndex semantic) {
-    return new ToolCatalog(tools, semantic);
+    return new ToolCatalog(tools, semantic, ToolExamples.NONE);
+  }
+
+  /**
+   * As {@link #of(List, SemanticToolIndex)}, each tool also indexed with its {@code examples}
+   * (a fourth field, weighted {@value #EXAMPLE_WEIGHT}): requests worded as users ask, which
+   * its definition may share no word with.
+   *
+   * @throws IllegalArgumentException if two tools have the same name
+   */
+  public static ToolCatalog of(List<ToolDefinition> tools, SemanticToolIndex semantic,
+      ToolExamples examples) {
+    return new ToolCatalog(tools, semantic, java.util.Objects.requireNonNull(examples,
+        "examples"));
   }
 
   /** Whether its search also ranks by embeddings (it was given a {@link SemanticToolIndex}). */

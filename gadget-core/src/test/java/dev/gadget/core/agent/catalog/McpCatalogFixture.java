@@ -37,6 +37,25 @@ public final class McpCatalogFixture {
     }
   }
 
+  /**
+   * The example requests of {@code catalog/tool-examples.json} (six a tool, written by a model
+   * from {@code mcp-tools.json} alone), by the tools' names as {@link #definitions} gives them.
+   */
+  public static ToolExamples examples() {
+    try (InputStream in = McpCatalogFixture.class.getResourceAsStream(
+        "/catalog/tool-examples.json")) {
+      java.util.Map<String, List<String>> byName = new java.util.HashMap<>();
+      GadgetJson.mapper().readTree(in).fields().forEachRemaining(e -> {
+        List<String> list = new ArrayList<>();
+        e.getValue().forEach(x -> list.add(x.asText()));
+        byName.put(e.getKey().replaceAll("[^A-Za-z0-9_]", "_"), list);
+      });
+      return ToolExamples.byName(byName);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Tools of those definitions; each call is added to {@code calls} as {@code name args}. */
   public static List<Tool> tools(Queue<String> calls) {
     List<Tool> out = new ArrayList<>();
