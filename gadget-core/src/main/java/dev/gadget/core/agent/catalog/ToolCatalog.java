@@ -61,6 +61,7 @@ public final class ToolCatalog {
     List<List<List<String>>> docs = new ArrayList<>(this.tools.size());
     this.tokens = new int[this.tools.size()];
     this.summaries = new String[this.tools.size()];
+    examples.expect(this.tools);
     for (int i = 0; i < this.tools.size(); i++) {
       ToolDefinition t = this.tools.get(i);
       if (byName.put(t.name(), i) != null) {

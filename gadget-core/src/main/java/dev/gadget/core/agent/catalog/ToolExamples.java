@@ -25,6 +25,13 @@ public interface ToolExamples {
   List<String> of(ToolDefinition tool);
 
   /**
+   * A catalog of {@code tools} is about to ask for their examples (one call before the
+   * {@link #of} calls): a source that writes them may queue the missing ones together. The
+   * default does nothing.
+   */
+  default void expect(List<ToolDefinition> tools) {}
+
+  /**
    * Examples by tool name ({@code server__tool} for an MCP tool, as the loop names it).
    *
    * @throws NullPointerException if a name or a list is null
