@@ -79,7 +79,10 @@ final class DroneCommand implements Command {
         while the drone runs); without one, or when it fails, by words only. To tune: a model
         with a small context, or one that picks badly among many tools, --tool-search always; a
         model that does not search, --tool-search never with few MCP servers; searches that find
-        the wrong tools, --embed-model. Each turn's footer on the page, and this drone's line
+        the wrong tools, --embed-model or --tool-examples (each turn's model writes, once per
+        tool definition, six requests a user might make of it, kept in the workspace's
+        .gadget/tool-examples, and search_tools finds tools by those words too: one model
+        request per 8 tools, once). Each turn's footer on the page, and this drone's line
         when the turn ends, say how many tools were loaded and how many deferred (docs/TOOL-SEARCH.md,
         "Many tools").
         Agent Skills (folders with a SKILL.md) in a project's .agents/skills or .claude/skills
@@ -124,6 +127,9 @@ final class DroneCommand implements Command {
         OptionSpec.value("embed-api", "API", "how to ask it: ollama (/api/embed, the default) "
             + "or openai (/v1/embeddings, also llama.cpp's server and vLLM; its key from "
             + "GADGET_EMBED_API_KEY, else OPENAI_API_KEY)"),
+        OptionSpec.flag("tool-examples", "let each turn's model write examples of the tools "
+            + "search_tools finds by, once per definition (kept in the workspace's "
+            + ".gadget/tool-examples)"),
         OptionSpec.value("user-skills", "DIRS", "folders (:-separated) of Agent Skills "
             + "every turn offers besides the project's .agents/skills and .claude/skills "
             + "(default ~/.agents/skills; none for none); commands may read them"),
@@ -195,11 +201,26 @@ final class DroneCommand implements Command {
         hostname, clients, listener, tools, projectMcp,
         b -> b.sandbox(sandbox).keptCheckpoints(keep).toolDeferral(deferral)
             .toolEmbeddings(embeddings).userSkills(userSkills(args))
+            .toolExamples(toolExamples(args, workspace))
             .userTools(userTools)
             .createTools(args.flag("create-tools"))),
         listener,
         console.err(), exit).start();
     return DroneMcp.closingWith(drone, mcp);
+  }
+
+  /** Where --tool-examples keeps the examples (made if missing), or {@code null} without it. */
+  static Path toolExamples(Args args, Path workspace) {
+    if (!args.flag("tool-examples")) {
+      return null;
+    }
+    Path dir = workspace.resolve(".gadget").resolve("tool-examples");
+    try {
+      return java.nio.file.Files.createDirectories(dir);
+    } catch (java.io.IOException e) {
+      throw new UsageException("--tool-examples: cannot make " + dir + " (" + e.getMessage()
+          + ")");
+    }
   }
 
   /** The embeddings --embed-model asks for, or {@code null} for search by words only. */

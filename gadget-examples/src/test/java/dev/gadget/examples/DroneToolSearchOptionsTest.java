@@ -59,7 +59,20 @@ class DroneToolSearchOptionsTest {
     Out help = new Out();
     Main.run(List.of("drone", "--help"), help.console(Map.of()), false);
     assertThat(help.out()).contains("--tool-search WHEN", "--embed-model NAME", "--embed-url URL",
-        "--embed-api API", "how many deferred", "To tune");
+        "--embed-api API", "--tool-examples", "how many deferred", "To tune");
+  }
+
+  @Test
+  void toolExamplesAreKeptInTheWorkspacesOwnFolderOnlyWhenAskedFor() throws Exception {
+    Path ws = tmp.resolve("ws");
+    assertThat(DroneCommand.toolExamples(args(), ws)).isNull();
+    assertThat(ws).doesNotExist();
+    Path kept = DroneCommand.toolExamples(args("--tool-examples"), ws);
+    assertThat(kept).isEqualTo(ws.resolve(".gadget").resolve("tool-examples")).isDirectory();
+    java.nio.file.Files.writeString(tmp.resolve("file"), "x");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DroneCommand.toolExamples(
+        args("--tool-examples"), tmp.resolve("file"))).hasMessageStartingWith(
+        "--tool-examples: cannot make ");
   }
 
   @Test

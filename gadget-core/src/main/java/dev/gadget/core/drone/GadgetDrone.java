@@ -12,6 +12,7 @@ import dev.gadget.core.drone.internal.CrashRecovery;
 import dev.gadget.core.drone.internal.ServerLink;
 import dev.gadget.core.drone.internal.DroneLog;
 import dev.gadget.core.drone.internal.DroneSkills;
+import dev.gadget.core.drone.internal.DroneToolExamples;
 import dev.gadget.core.drone.internal.DroneToolSynthesis;
 import dev.gadget.core.drone.internal.DroneState;
 import dev.gadget.core.drone.internal.DroneThreads;
@@ -91,7 +92,8 @@ public final class GadgetDrone implements AutoCloseable {
     this.workspaceDir = Objects.requireNonNull(b.workspaceDir, "workspaceDir");
     this.hostname = b.hostname;
     this.loopSettings = new TurnLoops.Settings(Objects.requireNonNull(b.llmClients,
-        "llmClients"), b.limits, b.deferral, b.embeddings, b.clock);
+        "llmClients"), b.limits, b.deferral, b.embeddings,
+        new DroneToolExamples(b.toolExamples, b.llmClients), b.clock);
     this.tools = b.tools;
     this.turnTools = b.turnTools;
     this.sandbox = b.sandbox;
@@ -204,6 +206,7 @@ public final class GadgetDrone implements AutoCloseable {
     transport.close();
     timer.shutdownNow();
     worker.shutdownNow();
+    loopSettings.examples().close();
     synchronized (this) {
       if (lock != null) {
         droneLog.line("INFO", "drone stopped");
@@ -255,6 +258,7 @@ public final class GadgetDrone implements AutoCloseable {
     private AgentLimits limits = AgentLimits.DEFAULTS;
     private ToolDeferral deferral = ToolDeferral.DEFAULT;
     private dev.gadget.core.agent.catalog.SemanticToolIndex embeddings;
+    private Path toolExamples;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
     private Duration ackTimeout = Duration.ofSeconds(15);
     private Duration stopTimeout = Duration.ofSeconds(5);
@@ -338,30 +342,32 @@ public final class GadgetDrone implements AutoCloseable {
     }
 
     /**
-     * When the agent's tools are deferred, to be found with {@code search_tools} (default
-     * {@link ToolDeferral#DEFAULT}: when their definitions would take more than 10% of a turn's
-     * context budget). See {@link dev.gadget.core.agent.AgentLoop.Builder#toolDeferral}.
-     */
+     * When tools are deferred, to be found with {@code search_tools} (default
+     * {@link ToolDeferral#DEFAULT}: past 10% of the context budget); as the loop's. */
     public Builder toolDeferral(ToolDeferral deferral) {
       this.deferral = Objects.requireNonNull(deferral, "deferral");
       return this;
     }
 
     /**
-     * The embeddings {@code search_tools} also ranks by, for every turn (their cache outlives
-     * turns); {@code null} (the default): lexical only. See
-     * {@link dev.gadget.core.agent.AgentLoop.Builder#toolEmbeddings}.
-     */
+     * The embeddings {@code search_tools} also ranks by, for every turn; {@code null} (default):
+     * lexical only. See {@link dev.gadget.core.agent.AgentLoop.Builder#toolEmbeddings}. */
     public Builder toolEmbeddings(dev.gadget.core.agent.catalog.SemanticToolIndex index) {
       this.embeddings = index;
       return this;
     }
 
     /**
+     * Turns' models write examples of tools for {@code search_tools}, once per definition, kept
+     * in {@code dir} (it must exist); default none. See {@code ModelToolExamples}. */
+    public Builder toolExamples(Path dir) {
+      this.toolExamples = dir;
+      return this;
+    }
+
+    /**
      * How many turns' checkpoints each project keeps (default
-     * {@value GitChanges#DEFAULT_KEPT_CHECKPOINTS}): past them, the checkpoint refs of turns no
-     * undo or commit can use any more are removed at each turn's end ({@link GitChanges#prune}).
-     */
+     * {@value GitChanges#DEFAULT_KEPT_CHECKPOINTS}); older ones are pruned at each turn's end. */
     public Builder keptCheckpoints(int turns) {
       if (turns < 1) {
         throw new IllegalArgumentException("a project keeps the checkpoints of 1 turn or more");
@@ -400,10 +406,7 @@ public final class GadgetDrone implements AutoCloseable {
       return this;
     }
 
-    /**
-     * How long {@link GadgetDrone#close()} waits for the running turn to end and for the server
-     * to acknowledge that end (5 s).
-     */
+    /** How long {@link GadgetDrone#close()} waits for the turn's end to be acknowledged (5 s). */
     public Builder stopTimeout(Duration d) {
       this.stopTimeout = Objects.requireNonNull(d, "stopTimeout");
       return this;

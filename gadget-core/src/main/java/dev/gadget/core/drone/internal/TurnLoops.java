@@ -31,10 +31,12 @@ public final class TurnLoops implements JobRunner.Loops {
 
   /**
    * What every turn's loop shares: its model client per provider, limits, tool deferral, the
-   * embeddings {@code search_tools} also ranks by (or null), and the clock.
+   * embeddings {@code search_tools} also ranks by (or null), the tools' examples its model
+   * writes, and the clock.
    */
   public record Settings(Function<ProviderConfig, LlmClient> llmClients, AgentLimits limits,
-      ToolDeferral deferral, SemanticToolIndex embeddings, Clock clock) {}
+      ToolDeferral deferral, SemanticToolIndex embeddings, DroneToolExamples examples,
+      Clock clock) {}
 
   private final Settings settings;
   private final List<Tool> tools;
@@ -70,7 +72,8 @@ public final class TurnLoops implements JobRunner.Loops {
         all.stream().map(Tool::name).collect(Collectors.toSet()), order.createTools()));
     AgentLoop.Builder loop = AgentLoop.builder().llmClient(settings.llmClients().apply(provider))
         .limits(settings.limits()).clock(settings.clock()).sandbox(box)
-        .toolEmbeddings(settings.embeddings());
+        .toolEmbeddings(settings.embeddings())
+        .toolExamples(settings.examples().forProvider(provider));
     return DroneSkills.offer(loop, skills.forProject(projectDir), all, deferral(order));
   }
 
