@@ -34,7 +34,9 @@ import java.util.concurrent.TimeUnit;
  *       {@code catalog/requests.tsv} and of six sets first held out
  *       ({@code requests-held-out.tsv} to {@code requests-held-out-6.tsv}), written as a user
  *       would ask. The first four held-out sets have been looked at (tuned on); the fifth and
- *       sixth, written by others who had not read the index, are unseen. A request is a hit at
+ *       sixth, written by others who had not read the index, are unseen. Each is measured on
+ *       the definitions alone and with the six model-written examples a tool of
+ *       {@code catalog/tool-examples.json} ({@link ToolExamples}). A request is a hit at
  *       top-k when one of its right tools is among the first k results. Only the misses of the
  *       first set are listed.
  *   <li><b>Tokens</b>: the tool definitions of a turn's first request (the coding tools and
