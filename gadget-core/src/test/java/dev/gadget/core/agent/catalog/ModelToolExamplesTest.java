@@ -92,23 +92,18 @@ class ModelToolExamplesTest {
 
   @Test
   void aModelThatAnswersOtherwiseOrFailsIsAskedOnce() throws Exception {
-    ScriptedLlmClient prose = ScriptedLlmClient.of(
-        ScriptedLlmClient.reply().text("Sorry, I cannot help with that.").build());
-    try (ModelToolExamples examples = new ModelToolExamples(prose, "m", null)) {
-      examples.of(tools().get(0));
-      assertThat(examples.awaitWritten(WAIT)).isTrue();
-      assertThat(examples.of(tools().get(0))).isEmpty();
-      assertThat(examples.awaitWritten(WAIT)).isTrue();
-      assertThat(prose.requests()).hasSize(1);
-    }
-    ScriptedLlmClient failing = ScriptedLlmClient.of(
-        ScriptedLlmClient.reply().fail("connection refused").build());
-    try (ModelToolExamples examples = new ModelToolExamples(failing, "m", null)) {
-      examples.of(tools().get(0));
-      assertThat(examples.awaitWritten(WAIT)).isTrue();
-      assertThat(examples.of(tools().get(0))).isEmpty();
-      assertThat(examples.size()).isZero();
-      assertThat(failing.requests()).hasSize(1);
+    for (ScriptedLlmClient.Reply reply : List.of(
+        ScriptedLlmClient.reply().text("Sorry, I cannot help with that.").build(),
+        ScriptedLlmClient.reply().fail("connection refused").build())) {
+      ScriptedLlmClient llm = ScriptedLlmClient.of(reply);
+      try (ModelToolExamples examples = new ModelToolExamples(llm, "m", null)) {
+        examples.of(tools().get(0));
+        assertThat(examples.awaitWritten(WAIT)).isTrue();
+        assertThat(examples.of(tools().get(0))).isEmpty();
+        assertThat(examples.awaitWritten(WAIT)).isTrue();
+        assertThat(examples.size()).isZero();
+        assertThat(llm.requests()).hasSize(1);
+      }
     }
   }
 }
