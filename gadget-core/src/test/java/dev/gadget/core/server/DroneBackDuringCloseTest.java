@@ -3,12 +3,15 @@ package dev.gadget.core.server;
 import static dev.gadget.core.server.RuntimeFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gadget.core.GadgetJson;
 import dev.gadget.core.cluster.InProcessCluster;
 import dev.gadget.core.model.DroneStatus;
 import dev.gadget.core.model.TurnStats;
 import dev.gadget.core.model.TurnStatus;
 import dev.gadget.core.protocol.Payloads;
 import dev.gadget.core.protocol.Protocol;
+import dev.gadget.core.protocol.ResumePayloads;
 import dev.gadget.core.server.RuntimeFixture.Page;
 import dev.gadget.core.server.RuntimeFixture.Person;
 import dev.gadget.core.spi.Cluster;
@@ -16,6 +19,7 @@ import dev.gadget.core.spi.ForwardingCluster;
 import dev.gadget.core.transport.Connection;
 import dev.gadget.core.transport.TransportClient;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -55,7 +59,7 @@ class DroneBackDuringCloseTest extends RuntimeTestBase {
     ada = fx.person("ada");
     TransportClient firstSocket = nodes.transports().get(0).client();
     fx.closeables.add(firstSocket);
-    drone(firstSocket, null);
+    Connection first = drone(firstSocket, null);
     Page page = new Page(nodes.transports().get(0).client(), ada.pageToken());
     fx.closeables.add(page);
     String session = fx.watchedSession(page.connected());
@@ -66,6 +70,9 @@ class DroneBackDuringCloseTest extends RuntimeTestBase {
     String turn = page.submit(session, "hello");
     assertThat(orders.poll(RuntimeFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS))
         .isEqualTo(turn);
+    // a first token, which the node handles after the drone's acceptance of the work order
+    first.emit(Protocol.RESPONSE, List.of(token(turn)));
+    await("the first token on the page", () -> page.seqs(turn, Protocol.RESPONSE).size() == 1);
 
     holdLookupOf = droneId;
     firstSocket.close(); // its close waits in the node's look-up of the drone
@@ -82,12 +89,20 @@ class DroneBackDuringCloseTest extends RuntimeTestBase {
     assertThat(probe.locate(droneId).map(Cluster.Lease::nodeId)).as("its lease").contains("a");
     assertThat(fx.store.listDrones(ada.user().id()).get(0).status())
         .isNotEqualTo(DroneStatus.OFFLINE);
+    back.emit(Protocol.STREAM_REPLAY, Protocol.args(
+        new ResumePayloads.StreamReplay(turn, 0, true)));
+    back.emit(Protocol.RESPONSE, List.of(token(turn)));
     back.emit(Protocol.WORK_ORDER_COMPLETE, Protocol.args(new Payloads.WorkOrderComplete(
-        turn, 0, TurnStatus.FINISHED, TurnStats.EMPTY, null, "done")));
+        turn, 1, TurnStatus.FINISHED, TurnStats.EMPTY, null, "done")));
     assertThat(page.completion(turn).path("status").asText()).isEqualTo("finished");
     assertThat(page.events).filteredOn(e -> e.name().equals(Protocol.DRONE_STATUS))
         .extracting(e -> e.payload().path("status").asText())
         .as("statuses told to the page").doesNotContain("offline", "OFFLINE");
+  }
+
+  private static ObjectNode token(String turn) {
+    return GadgetJson.mapper().createObjectNode().put("turnId", turn).put("seq", 0)
+        .put("data", "hello ");
   }
 
   private Connection drone(TransportClient client, String activeTurn) {
