@@ -65,7 +65,8 @@ public final class ModelToolExamples implements ToolExamples, AutoCloseable {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger requests = new AtomicInteger();
   private final Object enqueue = new Object();
-  private final Thread writer;
+  /** Its one thread, started with the first definition queued (guarded by {@code enqueue}). */
+  private Thread writer;
   private volatile boolean warned;
   private volatile boolean closed;
 
@@ -80,9 +81,6 @@ public final class ModelToolExamples implements ToolExamples, AutoCloseable {
     if (file != null && Files.isRegularFile(file)) {
       load(file);
     }
-    this.writer = new Thread(this::write, "gadget-tool-examples");
-    writer.setDaemon(true);
-    writer.start();
   }
 
   /** Queues every definition of {@code tools} it has no examples of, as one batch or more. */
@@ -102,6 +100,11 @@ public final class ModelToolExamples implements ToolExamples, AutoCloseable {
     }
     synchronized (enqueue) {
       if (!closed && known.size() < MAX_ENTRIES && asked.add(key)) {
+        if (writer == null) { // none until there is something to write: a full cache needs none
+          writer = new Thread(this::write, "gadget-tool-examples");
+          writer.setDaemon(true);
+          writer.start();
+        }
         inFlight.incrementAndGet();
         if (!todo.offer(tool)) { // full: asked again by a later catalog
           asked.remove(key);
@@ -251,8 +254,12 @@ public final class ModelToolExamples implements ToolExamples, AutoCloseable {
   /** Stops writing; what is queued is dropped. */
   @Override
   public void close() {
-    closed = true;
-    writer.interrupt();
+    synchronized (enqueue) {
+      closed = true;
+      if (writer != null) {
+        writer.interrupt();
+      }
+    }
   }
 
   @Override
