@@ -42,12 +42,26 @@ public final class McpCatalogFixture {
    * from {@code mcp-tools.json} alone), by the tools' names as {@link #definitions} gives them.
    */
   public static ToolExamples examples() {
-    try (InputStream in = McpCatalogFixture.class.getResourceAsStream(
-        "/catalog/tool-examples.json")) {
+    return examples("/catalog/tool-examples.json");
+  }
+
+  /**
+   * The example requests of a JSON resource (each tool's name to its examples), by the tools'
+   * names as gadget-mcp names them. For the benchmarks, {@code -Dexamples.perTool=K} keeps K of
+   * a tool's examples, the first from {@code -Dexamples.from=I} on, going round (fewer examples
+   * stand in for a model that writes worse ones).
+   */
+  public static ToolExamples examples(String resource) {
+    int keep = Integer.getInteger("examples.perTool", Integer.MAX_VALUE);
+    int from = Integer.getInteger("examples.from", 0);
+    try (InputStream in = McpCatalogFixture.class.getResourceAsStream(resource)) {
       java.util.Map<String, List<String>> byName = new java.util.HashMap<>();
       GadgetJson.mapper().readTree(in).fields().forEachRemaining(e -> {
         List<String> list = new ArrayList<>();
-        e.getValue().forEach(x -> list.add(x.asText()));
+        int n = e.getValue().size();
+        for (int i = 0; i < Math.min(keep, n); i++) {
+          list.add(e.getValue().get((from + i) % n).asText());
+        }
         byName.put(e.getKey().replaceAll("[^A-Za-z0-9_]", "_"), list);
       });
       return ToolExamples.byName(byName);

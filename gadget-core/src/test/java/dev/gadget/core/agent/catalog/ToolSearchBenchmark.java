@@ -36,9 +36,10 @@ import java.util.concurrent.TimeUnit;
  *       would ask. The first four held-out sets have been looked at (tuned on); the fifth and
  *       sixth, written by others who had not read the index, are unseen. Each is measured on
  *       the definitions alone and with the six model-written examples a tool of
- *       {@code catalog/tool-examples.json} ({@link ToolExamples}). A request is a hit at
- *       top-k when one of its right tools is among the first k results. Only the misses of the
- *       first set are listed.
+ *       {@code catalog/tool-examples.json} ({@link ToolExamples};
+ *       {@code -Dexamples.perTool=K} keeps K of them, {@link McpCatalogFixture#examples(String)}).
+ *       A request is a hit at top-k when one of its right tools is among the first k results.
+ *       Only the misses of the first set are listed.
  *   <li><b>Tokens</b>: the tool definitions of a turn's first request (the coding tools and
  *       {@code search_tools}, as a real {@link AgentLoop} sends them) against all of them, and
  *       what one search's five loaded definitions add, estimated as the loop measures (three
