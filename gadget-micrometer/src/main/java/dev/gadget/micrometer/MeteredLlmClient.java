@@ -15,9 +15,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
-/** An {@link LlmClient} that records each call's duration, tokens and failure, then delegates. */
+/**
+ * An {@link LlmClient} that records each call's duration, tokens and failure, then delegates; what
+ * the client says of its models (context window, most tools a request) is the wrapped one's.
+ */
 final class MeteredLlmClient implements LlmClient {
   private final MeterRegistry registry;
   private final LlmClient delegate;
@@ -67,6 +71,16 @@ final class MeteredLlmClient implements LlmClient {
         listener.onError(error, partial);
       }
     });
+  }
+
+  @Override
+  public OptionalInt contextWindow(String model) {
+    return delegate.contextWindow(model);
+  }
+
+  @Override
+  public int maxTools() {
+    return delegate.maxTools();
   }
 
   private void record(Tags tags, long start, LlmUsage usage, LlmException error) {

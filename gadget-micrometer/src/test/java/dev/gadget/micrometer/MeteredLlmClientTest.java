@@ -3,22 +3,29 @@ package dev.gadget.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gadget.core.llm.AnthropicClient;
+import dev.gadget.core.llm.LlmCall;
+import dev.gadget.core.llm.LlmClient;
 import dev.gadget.core.llm.LlmCompletion;
 import dev.gadget.core.llm.LlmListener;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmRequest;
 import dev.gadget.core.llm.LlmTestServer;
+import dev.gadget.core.llm.OpenAiClient;
 import dev.gadget.core.llm.Recordings;
 import dev.gadget.core.llm.ThinkingBlock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** {@link MeteredLlmClient} hands every callback on, the signed reasoning included. */
+/**
+ * {@link MeteredLlmClient} hands every callback on, the signed reasoning included, and says what
+ * the client it wraps says of its models.
+ */
 class MeteredLlmClientTest {
   private final LlmTestServer server = LlmTestServer.start();
 
@@ -50,5 +57,32 @@ class MeteredLlmClientTest {
     LlmCompletion reply = done.get(10, TimeUnit.SECONDS);
     assertThat(signed).hasSize(1).isEqualTo(reply.thinkingBlocks());
     assertThat(signed.get(0).signature()).isEqualTo("ErUBCkYIBBgCIkD0c0ll1sNPmAHFxIVz/TdQ1g==");
+  }
+
+  @Test
+  void itSaysWhatTheWrappedClientSaysOfItsModels() {
+    GadgetMetrics metrics = GadgetMetrics.of(new SimpleMeterRegistry());
+    var openAi = metrics.llmClient(OpenAiClient.builder().baseUrl(server.url()).build(), "openai");
+    assertThat(openAi.maxTools()).isEqualTo(OpenAiClient.MAX_TOOLS);
+    LlmClient known = new LlmClient() {
+      @Override
+      public LlmCall stream(LlmRequest request, LlmListener listener) {
+        throw new AssertionError("not called");
+      }
+
+      @Override
+      public OptionalInt contextWindow(String model) {
+        return "small".equals(model) ? OptionalInt.of(8192) : OptionalInt.empty();
+      }
+
+      @Override
+      public int maxTools() {
+        return 7;
+      }
+    };
+    var metered = metrics.llmClient(known, "local");
+    assertThat(metered.maxTools()).isEqualTo(7);
+    assertThat(metered.contextWindow("small")).hasValue(8192);
+    assertThat(metered.contextWindow("other")).isEmpty();
   }
 }
