@@ -3,7 +3,7 @@
 # ./mvnw -B verify (extra arguments go to Maven), then scripts/release-check. README.md's test
 # command; .ci/run calls it.
 #
-# Needs a JDK 17+, git, and Node.js 20+ with npm (README.md, Requirements). Installs Chromium for
+# Needs a JDK 17+, git, and Node.js 20.19+ with npm (README.md, Requirements). Installs Chromium for
 # the web page's browser tests when none is found (GADGET_CHROMIUM, or chromium or
 # chromium-browser on the PATH): with apt-get (sudo when not root). Elsewhere, install Chromium
 # with your package manager or set GADGET_CHROMIUM to a Chromium or Chrome binary. Installs
