@@ -45,6 +45,11 @@ final class FixedWindowClient implements LlmClient {
   }
 
   @Override
+  public dev.gadget.core.llm.ToolLoading toolLoading() {
+    return client.toolLoading();
+  }
+
+  @Override
   public String toString() {
     return client + " with a " + window + "-token window";
   }

@@ -83,6 +83,11 @@ final class MeteredLlmClient implements LlmClient {
     return delegate.maxTools();
   }
 
+  @Override
+  public dev.gadget.core.llm.ToolLoading toolLoading() {
+    return delegate.toolLoading();
+  }
+
   private void record(Tags tags, long start, LlmUsage usage, LlmException error) {
     String errorType = error == null ? "none"
         : (error.kind() == null ? "other" : error.kind().name().toLowerCase(Locale.ROOT));

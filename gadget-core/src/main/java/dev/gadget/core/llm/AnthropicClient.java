@@ -63,6 +63,7 @@ public final class AnthropicClient implements LlmClient {
   private final int thinkingBudget;
   private final boolean promptCaching;
   private final CacheTtl cacheTtl;
+  private final ToolLoading toolLoading;
 
   private AnthropicClient(Builder b) {
     this.http = b.freeze("/v1/messages", "Anthropic");
@@ -70,6 +71,7 @@ public final class AnthropicClient implements LlmClient {
     this.thinkingBudget = b.thinkingBudget;
     this.promptCaching = b.promptCaching;
     this.cacheTtl = b.cacheTtl;
+    this.toolLoading = b.toolLoading;
   }
 
   /** How long Anthropic keeps a cached prompt prefix after its last use. */
@@ -115,7 +117,11 @@ public final class AnthropicClient implements LlmClient {
       AnthropicCache.mark(json, cacheTtl.wire());
     }
     byte[] body = RequestBodies.bytes(json);
-    return http.engine().start(http.post(body, "text/event-stream", "x-api-key"),
+    java.net.http.HttpRequest post = AnthropicRequests.defersTools(json)
+        ? http.post(body, "text/event-stream", "x-api-key", "anthropic-beta",
+            AnthropicRequests.TOOL_SEARCH_BETA)
+        : http.post(body, "text/event-stream", "x-api-key");
+    return http.engine().start(post,
         (events, info) -> StreamParser.anthropic(events, http.maxEventChars()), listener);
   }
 
@@ -128,6 +134,20 @@ public final class AnthropicClient implements LlmClient {
   @Override
   public java.util.OptionalInt contextWindow(String model) {
     return ContextWindows.known(model);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@link ToolLoading#REFERENCE} against Anthropic's own API ({@code api.anthropic.com}),
+   * {@link ToolLoading#APPEND} against any other server (a proxy or a server that speaks the
+   * Messages API may not know {@code defer_loading}), unless {@link Builder#toolLoading} said.
+   */
+  @Override
+  public ToolLoading toolLoading() {
+    return toolLoading != null ? toolLoading
+        : DEFAULT_BASE_URL.getHost().equalsIgnoreCase(http.baseUrl().getHost())
+            ? ToolLoading.REFERENCE : ToolLoading.APPEND;
   }
 
   /** Never shows the API key. */
@@ -148,6 +168,7 @@ public final class AnthropicClient implements LlmClient {
     private int thinkingBudget;
     private boolean promptCaching = true;
     private CacheTtl cacheTtl = CacheTtl.FIVE_MINUTES;
+    private ToolLoading toolLoading;
 
     private Builder() {
       super(DEFAULT_BASE_URL, Duration.ofMinutes(2));
@@ -203,6 +224,17 @@ public final class AnthropicClient implements LlmClient {
      */
     public Builder cacheTtl(CacheTtl ttl) {
       this.cacheTtl = Objects.requireNonNull(ttl, "ttl");
+      return this;
+    }
+
+    /**
+     * How a turn that defers tools loads them ({@link AnthropicClient#toolLoading()}); by
+     * default {@link ToolLoading#REFERENCE} against Anthropic's own API, else
+     * {@link ToolLoading#APPEND}. Say {@link ToolLoading#REFERENCE} for a server that knows
+     * {@code defer_loading} and {@code tool_reference} at another address.
+     */
+    public Builder toolLoading(ToolLoading loading) {
+      this.toolLoading = Objects.requireNonNull(loading, "loading");
       return this;
     }
 

@@ -164,6 +164,17 @@ public abstract class HttpLlmClientBuilder<B extends HttpLlmClientBuilder<B>> {
           firstByteTimeout);
     }
 
+    /**
+     * A POST of {@code body} with the API key in the header {@code authHeader} and
+     * {@code value} added to the comma-separated header {@code name} (such as
+     * {@code anthropic-beta}), after what the settings give it.
+     */
+    HttpRequest post(byte[] body, String accept, String authHeader, String name, String value) {
+      Map<String, String> all = new LinkedHashMap<>(headers);
+      all.merge(name, value, (mine, added) -> mine + "," + added);
+      return HttpSupport.post(endpoint, body, accept, authHeader, apiKey, all, firstByteTimeout);
+    }
+
     /** The headers of every request with the API key as a bearer token, for GETs. */
     Map<String, String> bearerHeaders() {
       Map<String, String> all = new LinkedHashMap<>(headers);

@@ -46,4 +46,15 @@ public interface LlmClient {
   default int maxTools() {
     return Integer.MAX_VALUE;
   }
+
+  /**
+   * How a turn that defers tools should give the model the ones it loads, so that the
+   * provider's prompt cache holds ({@link ToolLoading}). The default appends them to the tools,
+   * which every provider takes; {@link AnthropicClient} says {@link ToolLoading#REFERENCE} for
+   * Anthropic's own API, {@link OpenAiClient} and {@link OllamaClient}
+   * {@link ToolLoading#IN_RESULT}.
+   */
+  default ToolLoading toolLoading() {
+    return ToolLoading.APPEND;
+  }
 }

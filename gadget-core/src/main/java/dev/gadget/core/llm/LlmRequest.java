@@ -1,7 +1,10 @@
 package dev.gadget.core.llm;
 
 import dev.gadget.core.model.ModelParams;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -21,6 +24,11 @@ import java.util.Objects;
  * @param cacheKey a stable name for the conversation this request continues (the agent loop
  *     gives a hash of the chat's id), with which a provider keeps its prompt cache for it:
  *     OpenAI's {@code prompt_cache_key}, llama.cpp's slot; {@code null}: none
+ * @param deferredTools tools the model may load by reference ({@link ToolLoading#REFERENCE}):
+ *     a client whose provider can (Anthropic's) sends them marked {@code defer_loading}, others
+ *     leave them out; empty for none
+ * @param toolReferences the tools a tool result loads by reference, by the id of the call it
+ *     answers ({@link ToolLoading#REFERENCE}; only tools of {@code deferredTools}); empty for none
  */
 public record LlmRequest(
     String model,
@@ -30,7 +38,9 @@ public record LlmRequest(
     Boolean think,
     String thinkLevel,
     Integer thinkingBudget,
-    String cacheKey) {
+    String cacheKey,
+    List<ToolDefinition> deferredTools,
+    Map<String, List<String>> toolReferences) {
   public LlmRequest {
     Objects.requireNonNull(model, "model");
     messages = List.copyOf(Objects.requireNonNull(messages, "messages"));
@@ -45,6 +55,31 @@ public record LlmRequest(
     if (cacheKey != null && cacheKey.isBlank()) {
       throw new IllegalArgumentException("cacheKey is blank: use null for none");
     }
+    deferredTools = deferredTools == null ? List.of() : List.copyOf(deferredTools);
+    Map<String, List<String>> refs = new LinkedHashMap<>();
+    if (toolReferences != null) {
+      toolReferences.forEach((id, names) -> refs.put(Objects.requireNonNull(id, "call id"),
+          List.copyOf(names)));
+    }
+    toolReferences = Collections.unmodifiableMap(refs);
+  }
+
+  /**
+   * A request that loads no tool by reference.
+   *
+   * @param model the model id
+   * @param messages the whole conversation, oldest first
+   * @param tools the tools offered (may be empty)
+   * @param params sampling parameters and the output limit
+   * @param think whether to ask for reasoning; {@code null}: server default
+   * @param thinkLevel how hard to reason, or {@code null}
+   * @param thinkingBudget the most tokens the model may spend reasoning, or {@code null}
+   * @param cacheKey a stable name for the conversation, or {@code null}
+   */
+  public LlmRequest(String model, List<LlmMessage> messages, List<ToolDefinition> tools,
+      ModelParams params, Boolean think, String thinkLevel, Integer thinkingBudget,
+      String cacheKey) {
+    this(model, messages, tools, params, think, thinkLevel, thinkingBudget, cacheKey, null, null);
   }
 
   /**
@@ -117,6 +152,8 @@ public record LlmRequest(
     private String thinkLevel;
     private Integer thinkingBudget;
     private String cacheKey;
+    private List<ToolDefinition> deferredTools = List.of();
+    private Map<String, List<String>> toolReferences = Map.of();
 
     private Builder(String model, List<LlmMessage> messages) {
       this.model = Objects.requireNonNull(model, "model");
@@ -162,10 +199,22 @@ public record LlmRequest(
       return this;
     }
 
+    /** Tools the model may load by reference (default none); see {@link ToolLoading#REFERENCE}. */
+    public Builder deferredTools(List<ToolDefinition> tools) {
+      this.deferredTools = tools;
+      return this;
+    }
+
+    /** The tools each tool result loads by reference, by call id (default none). */
+    public Builder toolReferences(Map<String, List<String>> references) {
+      this.toolReferences = references;
+      return this;
+    }
+
     /** The request. */
     public LlmRequest build() {
       return new LlmRequest(model, messages, tools, params, think, thinkLevel, thinkingBudget,
-          cacheKey);
+          cacheKey, deferredTools, toolReferences);
     }
   }
 }

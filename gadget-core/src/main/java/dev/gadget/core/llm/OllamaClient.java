@@ -101,6 +101,16 @@ public final class OllamaClient implements LlmClient {
   }
 
   /**
+   * {@link ToolLoading#IN_RESULT}: the model's chat template puts the tools before the
+   * messages, so a tool appended there would have every message processed again (Ollama reuses
+   * only the longest prefix of its last prompt).
+   */
+  @Override
+  public ToolLoading toolLoading() {
+    return ToolLoading.IN_RESULT;
+  }
+
+  /**
    * {@inheritDoc}
    *
    * <p>The {@code num_ctx} {@link Builder#option option} when it is set (Ollama truncates the

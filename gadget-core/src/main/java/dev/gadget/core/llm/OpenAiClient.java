@@ -107,6 +107,16 @@ public final class OpenAiClient implements LlmClient {
     return MAX_TOOLS;
   }
 
+  /**
+   * {@link ToolLoading#IN_RESULT}: Chat Completions (and llama.cpp's and vLLM's chat templates)
+   * put the tools before the messages, so a tool appended there would have every message
+   * processed again; and llama.cpp lets the model call only the tools listed.
+   */
+  @Override
+  public ToolLoading toolLoading() {
+    return ToolLoading.IN_RESULT;
+  }
+
   @Override
   public LlmCall stream(LlmRequest request, LlmListener listener) {
     Objects.requireNonNull(request, "request");

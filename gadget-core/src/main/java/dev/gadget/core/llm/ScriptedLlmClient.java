@@ -45,6 +45,7 @@ public final class ScriptedLlmClient implements LlmClient {
   private final Deque<Reply> queued;
   private final Function<LlmRequest, Reply> script;
   private final Duration tokenDelay;
+  private final ToolLoading toolLoading;
   private final List<LlmRequest> requests = new CopyOnWriteArrayList<>();
   private final AtomicInteger callIds = new AtomicInteger();
 
@@ -52,6 +53,7 @@ public final class ScriptedLlmClient implements LlmClient {
     this.queued = new ArrayDeque<>(b.replies);
     this.script = b.script;
     this.tokenDelay = b.tokenDelay;
+    this.toolLoading = b.toolLoading;
   }
 
   /** A new builder. */
@@ -76,6 +78,12 @@ public final class ScriptedLlmClient implements LlmClient {
   /** Every request received so far, in order. */
   public List<LlmRequest> requests() {
     return List.copyOf(requests);
+  }
+
+  /** What the builder said ({@link ToolLoading#APPEND} by default). */
+  @Override
+  public ToolLoading toolLoading() {
+    return toolLoading;
   }
 
   /** Replies still queued. */
@@ -178,6 +186,7 @@ public final class ScriptedLlmClient implements LlmClient {
     private final List<Reply> replies = new ArrayList<>();
     private Function<LlmRequest, Reply> script;
     private Duration tokenDelay = Duration.ZERO;
+    private ToolLoading toolLoading = ToolLoading.APPEND;
 
     /** Queues a reply. */
     public Builder reply(Reply reply) {
@@ -197,6 +206,12 @@ public final class ScriptedLlmClient implements LlmClient {
         throw new IllegalArgumentException("negative delay");
       }
       this.tokenDelay = delay;
+      return this;
+    }
+
+    /** How the client says deferred tools are loaded (default {@link ToolLoading#APPEND}). */
+    public Builder toolLoading(ToolLoading loading) {
+      this.toolLoading = Objects.requireNonNull(loading, "loading");
       return this;
     }
 

@@ -8,6 +8,7 @@ import dev.gadget.core.agent.tools.PlanTool;
 import dev.gadget.core.agent.tools.ReadFileTool;
 import dev.gadget.core.agent.tools.RunCommandTool;
 import dev.gadget.core.agent.tools.WriteFileTool;
+import dev.gadget.core.llm.ToolLoading;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Objects;
@@ -28,7 +29,8 @@ import java.util.Set;
  *
  * <p>The always-loaded tools are the coding tools by default ({@link #alwaysLoaded}); a search
  * returns {@link #searchLimit} tools (5 by default); a best match whose similarity is under
- * {@link #matchThreshold} (0.3 by default) is a mismatch.
+ * {@link #matchThreshold} (0.3 by default) is a mismatch; found tools are loaded as the client's
+ * provider keeps its prompt cache best ({@link #loading}).
  */
 public final class ToolDeferral {
   /**
@@ -49,7 +51,7 @@ public final class ToolDeferral {
 
   /** Deferred when the definitions would take more than 10% of the context budget. */
   public static final ToolDeferral DEFAULT = new ToolDeferral(Mode.SHARE, DEFAULT_SHARE,
-      CODING_TOOLS, DEFAULT_SEARCH_LIMIT, DEFAULT_MATCH_THRESHOLD);
+      CODING_TOOLS, DEFAULT_SEARCH_LIMIT, DEFAULT_MATCH_THRESHOLD, null);
   /** Every tool that is not always loaded is deferred. */
   public static final ToolDeferral ALWAYS = DEFAULT.mode(Mode.ALWAYS);
   /** Nothing deferred (beyond a provider's own limit on the number of tools). */
@@ -70,14 +72,16 @@ public final class ToolDeferral {
   private final Set<String> alwaysLoaded;
   private final int searchLimit;
   private final double matchThreshold;
+  private final ToolLoading loading;
 
   private ToolDeferral(Mode mode, double share, Set<String> alwaysLoaded, int searchLimit,
-      double matchThreshold) {
+      double matchThreshold, ToolLoading loading) {
     this.mode = mode;
     this.share = share;
     this.alwaysLoaded = Set.copyOf(alwaysLoaded);
     this.searchLimit = searchLimit;
     this.matchThreshold = matchThreshold;
+    this.loading = loading;
   }
 
   /** Deferred when the definitions would take more than {@code share} (0 to 1) of the budget. */
@@ -87,7 +91,7 @@ public final class ToolDeferral {
           + "must be from 0 to 1 (10% is 0.1); got " + share);
     }
     return new ToolDeferral(Mode.SHARE, share, CODING_TOOLS, DEFAULT_SEARCH_LIMIT,
-        DEFAULT_MATCH_THRESHOLD);
+        DEFAULT_MATCH_THRESHOLD, null);
   }
 
   /**
@@ -118,7 +122,7 @@ public final class ToolDeferral {
   }
 
   private ToolDeferral mode(Mode m) {
-    return new ToolDeferral(m, share, alwaysLoaded, searchLimit, matchThreshold);
+    return new ToolDeferral(m, share, alwaysLoaded, searchLimit, matchThreshold, loading);
   }
 
   /**
@@ -126,12 +130,14 @@ public final class ToolDeferral {
    * one's always-loaded tools, search limit and threshold: a chat's setting over its drone's.
    */
   public ToolDeferral when(ToolDeferral other) {
-    return new ToolDeferral(other.mode, other.share, alwaysLoaded, searchLimit, matchThreshold);
+    return new ToolDeferral(other.mode, other.share, alwaysLoaded, searchLimit, matchThreshold,
+        loading);
   }
 
   /** This policy with {@code names} always loaded instead of the coding tools. */
   public ToolDeferral alwaysLoaded(Collection<String> names) {
-    return new ToolDeferral(mode, share, Set.copyOf(names), searchLimit, matchThreshold);
+    return new ToolDeferral(mode, share, Set.copyOf(names), searchLimit, matchThreshold,
+        loading);
   }
 
   /** This policy with searches returning {@code limit} tools (1 to 20). */
@@ -139,7 +145,7 @@ public final class ToolDeferral {
     if (limit < 1 || limit > 20) {
       throw new IllegalArgumentException("a search returns from 1 to 20 tools; got " + limit);
     }
-    return new ToolDeferral(mode, share, alwaysLoaded, limit, matchThreshold);
+    return new ToolDeferral(mode, share, alwaysLoaded, limit, matchThreshold, loading);
   }
 
   /** This policy with a best match under {@code threshold} (0 to 1) reported as a mismatch. */
@@ -147,7 +153,21 @@ public final class ToolDeferral {
     if (!(threshold >= 0 && threshold <= 1)) {
       throw new IllegalArgumentException("the match threshold is from 0 to 1; got " + threshold);
     }
-    return new ToolDeferral(mode, share, alwaysLoaded, searchLimit, threshold);
+    return new ToolDeferral(mode, share, alwaysLoaded, searchLimit, threshold, loading);
+  }
+
+  /**
+   * This policy loading the tools the model finds as {@code loading} says, whatever the
+   * client's provider would ({@link dev.gadget.core.llm.LlmClient#toolLoading()}); {@code null}
+   * for the provider's way (the default).
+   */
+  public ToolDeferral loading(ToolLoading loading) {
+    return new ToolDeferral(mode, share, alwaysLoaded, searchLimit, matchThreshold, loading);
+  }
+
+  /** How found tools are loaded, or {@code null} for the client's way. */
+  public ToolLoading loading() {
+    return loading;
   }
 
   /** How deferral is decided. */
@@ -197,12 +217,12 @@ public final class ToolDeferral {
   public boolean equals(Object o) {
     return o instanceof ToolDeferral d && d.mode == mode && d.share == share
         && d.alwaysLoaded.equals(alwaysLoaded) && d.searchLimit == searchLimit
-        && d.matchThreshold == matchThreshold;
+        && d.matchThreshold == matchThreshold && d.loading == loading;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(mode, share, alwaysLoaded, searchLimit, matchThreshold);
+    return Objects.hash(mode, share, alwaysLoaded, searchLimit, matchThreshold, loading);
   }
 
   @Override
@@ -210,6 +230,7 @@ public final class ToolDeferral {
     String when = mode == Mode.SHARE ? Math.round(share * 1000) / 10.0 + "% of the budget"
         : mode.name().toLowerCase(Locale.ROOT);
     return "ToolDeferral{" + when + ", search " + searchLimit + ", threshold " + matchThreshold
-        + ", always loaded " + alwaysLoaded.size() + "}";
+        + ", always loaded " + alwaysLoaded.size()
+        + (loading == null ? "" : ", loading " + loading.name().toLowerCase(Locale.ROOT)) + "}";
   }
 }

@@ -42,7 +42,8 @@ public final class AgentTurn implements AgentRun {
     this.events = new RunEvents(listener, settings.listenerWarning());
     this.journal = new TurnJournal(settings.clock());
     this.offer = new ToolOffer(settings.catalog(), settings.deferral(),
-        Math.max(1, settings.llm().maxTools()));
+        Math.max(1, settings.llm().maxTools()), settings.deferral().loading() != null
+            ? settings.deferral().loading() : settings.llm().toolLoading());
     this.model = new ModelRound(settings, request, state, events, journal, offer);
     this.toolRunner = new ToolRunner(settings, state, events, journal, offer);
   }
@@ -94,8 +95,7 @@ public final class AgentTurn implements AgentRun {
         settings.sandbox());
     state.attach(ctx);
     offer.decide(model.budget());
-    offer.preload(request.resume().stream().flatMap(m -> m.toolCalls().stream())
-        .map(LlmToolCall::name).toList());
+    offer.preload(request.resume());
     Map<LlmMessage, String> origins = new IdentityHashMap<>();
     List<LlmMessage> messages = TurnMessages.opening(settings.systemPrompt(), request,
         ctx.projectDir(), offer.definitions(), settings.sandbox(), origins);

@@ -167,7 +167,8 @@ public final class ModelRound {
       params = params.withContextWindow(meter.window()); // what the provider said, for Ollama
     }
     LlmRequest req = new LlmRequest(request.model(), pruned, offer.definitions(),
-        params, request.think(), null, null, request.cacheKey());
+        params, request.think(), null, null, request.cacheKey(), offer.deferredDefinitions(),
+        offer.references());
     LlmCompletion reply = stream(req, true);
     meter.observe(pruned, reply.usage());
     journal.context(meter.lastSent());

@@ -8,10 +8,16 @@ import dev.gadget.core.agent.catalog.ToolCatalog;
 import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.catalog.ToolMatch;
 import dev.gadget.core.agent.catalog.ToolSearch;
+import dev.gadget.core.llm.LlmMessage;
+import dev.gadget.core.llm.LlmToolCall;
 import dev.gadget.core.llm.ToolDefinition;
+import dev.gadget.core.llm.ToolLoading;
+import dev.gadget.core.model.Role;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -19,27 +25,44 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The tools one run offers the model, round by round. Without deferral, every tool. With it, the
- * always-loaded tools and {@code search_tools} first, then each tool the model loads (by a search,
- * or by calling it), appended in the order loaded: the list only grows at its end, so each
- * request's tools are the previous request's followed by what was loaded since (the provider's
- * cached prefix up to there holds). Never more than the provider takes
- * ({@link dev.gadget.core.llm.LlmClient#maxTools()}). Used on the run's thread.
+ * always-loaded tools and {@code search_tools} first; each tool the model loads (by a search, or
+ * by calling it) then reaches it as the run's {@link ToolLoading} says:
+ *
+ * <ul>
+ *   <li>{@link ToolLoading#APPEND}: appended to the tools in the order loaded: the list only
+ *       grows at its end, so each request's tools are the previous request's followed by what
+ *       was loaded since. Never more than the provider takes
+ *       ({@link dev.gadget.core.llm.LlmClient#maxTools()}).
+ *   <li>{@link ToolLoading#REFERENCE}: the tools never change; every deferred tool is sent as
+ *       one to load ({@link #deferredDefinitions()}), and the result that loaded one refers to
+ *       it ({@link #references()}).
+ *   <li>{@link ToolLoading#IN_RESULT}: the tools never change ({@value #CALL_TOOL} is offered
+ *       from the start); the search's result carries the loaded tools' definitions, and the
+ *       model calls them through {@value #CALL_TOOL}.
+ * </ul>
+ *
+ * Used on the run's thread.
  */
 final class ToolOffer {
   private static final Logger log = LoggerFactory.getLogger(ToolOffer.class);
+  /** The tool through which the model calls loaded tools, with {@link ToolLoading#IN_RESULT}. */
+  static final String CALL_TOOL = "call_tool";
 
   private final ToolCatalog catalog;
   private final ToolDeferral policy;
   private final int maxTools;
+  private final ToolLoading loading;
   private final List<ToolDefinition> offered = new ArrayList<>();
   private final Set<String> deferred = new LinkedHashSet<>();
   private final Set<String> loaded = new LinkedHashSet<>();
+  private final Map<String, List<String>> references = new LinkedHashMap<>();
   private int tokens;
 
-  ToolOffer(ToolCatalog catalog, ToolDeferral policy, int maxTools) {
+  ToolOffer(ToolCatalog catalog, ToolDeferral policy, int maxTools, ToolLoading loading) {
     this.catalog = catalog;
     this.policy = policy;
     this.maxTools = maxTools;
+    this.loading = loading;
     offered.addAll(catalog.definitions()); // until decide: everything, as without deferral
     tokens = catalog.tokens();
   }
@@ -67,6 +90,9 @@ final class ToolOffer {
     } else {
       offered.addAll(keep);
       offered.add(searchTool());
+      if (loading == ToolLoading.IN_RESULT) {
+        offered.add(callTool());
+      }
       log.debug("{} of {} tools deferred: their definitions measure {} tokens, the budget is {}"
           + " ({})", deferred.size(), catalog.size(), all, budget, policy);
     }
@@ -77,15 +103,57 @@ final class ToolOffer {
   }
 
   /**
-   * Loads the deferred tools among {@code names} (the calls of a resumed turn's rounds, which
-   * the model made with those tools loaded), in order, before the turn's first request.
+   * Loads the deferred tools that a resumed turn's rounds called (through {@value #CALL_TOOL}
+   * too) or that their results loaded by reference, in order, before the turn's first request.
    */
-  void preload(Iterable<String> names) {
-    for (String name : names) {
-      if (awaitsLoading(name)) {
-        load(name);
+  void preload(List<LlmMessage> resumed) {
+    for (LlmMessage m : resumed) {
+      for (LlmToolCall c : m.toolCalls()) {
+        String name = CALL_TOOL.equals(c.name()) ? c.arguments().path("name").asText() : c.name();
+        if (awaitsLoading(name)) {
+          load(name, null);
+        }
+      }
+      if (loading == ToolLoading.REFERENCE && m.role() == Role.TOOL && deferring()) {
+        List<String> names = new ArrayList<>();
+        ToolSearch.Result search = ToolSearch.NAME.equals(m.toolName())
+            ? ToolSearch.read(m.content()) : null;
+        if (search != null) {
+          search.matches().forEach(match -> names.add(match.name()));
+        } else if (m.content().replaceFirst("^Error: ", "")
+            .startsWith(m.toolName() + ToolDeferral.NOT_LOADED)) {
+          names.add(m.toolName());
+        }
+        names.removeIf(name -> !deferred.contains(name));
+        if (!names.isEmpty()) {
+          references.put(m.toolCallId(), names);
+          names.forEach(name -> load(name, null));
+        }
       }
     }
+  }
+
+  /** How found tools reach the model in this run. */
+  ToolLoading loading() {
+    return loading;
+  }
+
+  /**
+   * The deferred tools to send as ones the model may load by reference
+   * ({@link ToolLoading#REFERENCE}), in the catalog's order; empty otherwise.
+   */
+  List<ToolDefinition> deferredDefinitions() {
+    if (loading != ToolLoading.REFERENCE || deferred.isEmpty()) {
+      return List.of();
+    }
+    List<ToolDefinition> out = new ArrayList<>();
+    deferred.forEach(name -> out.add(catalog.get(name).orElseThrow()));
+    return out;
+  }
+
+  /** The tools each result loaded by reference, by the id of the call it answers. */
+  Map<String, List<String>> references() {
+    return Map.copyOf(references);
   }
 
   /** The definitions to send now, in order. */
@@ -102,9 +170,15 @@ final class ToolOffer {
   int loadedCount() {
     int count = 0;
     for (ToolDefinition t : definitions()) {
-      count += ToolSearch.NAME.equals(t.name()) ? 0 : 1; // no other tool may take its name
+      // no other tool may take their names
+      count += ToolSearch.NAME.equals(t.name()) || isCallTool(t.name()) ? 0 : 1;
     }
-    return count;
+    return loading == ToolLoading.APPEND ? count : count + loaded.size();
+  }
+
+  /** Whether {@code name} is {@value #CALL_TOOL}, offered in this run. */
+  boolean isCallTool(String name) {
+    return loading == ToolLoading.IN_RESULT && deferring() && CALL_TOOL.equals(name);
   }
 
   /** How many deferred tools the model has not loaded (yet). */
@@ -126,8 +200,8 @@ final class ToolOffer {
     return deferred.contains(name) && !loaded.contains(name);
   }
 
-  /** Answers a {@code search_tools} call: the best matches, loaded. */
-  ToolResult search(JsonNode args) {
+  /** Answers the {@code search_tools} call {@code callId}: the best matches, loaded. */
+  ToolResult search(String callId, JsonNode args) {
     JsonNode q = args.path("query");
     if (!q.isTextual() || q.asText().isBlank()) {
       return ToolResult.error("search_tools needs a \"query\": what you want to do, in a few "
@@ -139,45 +213,81 @@ final class ToolOffer {
     }
     List<ToolMatch> matches = catalog.search(q.asText(), limit, deferred::contains);
     List<String> notes = new ArrayList<>();
+    StringBuilder definitions = new StringBuilder();
     for (ToolMatch m : matches) {
-      notes.add(load(m.name()));
+      String note = load(m.name(), callId);
+      notes.add(note);
+      if (loading == ToolLoading.IN_RESULT && (note == null || note.equals("already loaded"))) {
+        definitions.append('\n').append(definitionJson(m.name()));
+      }
     }
-    return ToolResult.ok(ToolSearch.answer(q.asText(), matches, notes, deferred.size(),
-        policy.matchThreshold()));
+    String answer = ToolSearch.answer(q.asText(), matches, notes, deferred.size(),
+        policy.matchThreshold());
+    return ToolResult.ok(definitions.length() == 0 ? answer : answer + "\n\nTheir definitions; "
+        + "call one through " + CALL_TOOL + " with its name and the arguments it asks for:"
+        + definitions);
   }
 
   /**
    * Answers a call of a deferred tool that is not loaded yet: loads it and tells the model its
    * definition, so that it calls it again knowing its arguments. The tool does not run.
    */
-  ToolResult loadOnCall(String name) {
-    ToolDefinition def = catalog.get(name).orElseThrow();
-    String note = load(name);
+  ToolResult loadOnCall(String callId, String name) {
+    String note = load(name, callId);
     if (note != null && !note.equals("already loaded")) {
       return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it is not loaded, and " + note);
     }
+    return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it was not loaded yet. It is loaded "
+        + "now; call it again" + (loading == ToolLoading.IN_RESULT ? " through " + CALL_TOOL : "")
+        + " with arguments that fit its definition:\n" + definitionJson(name));
+  }
+
+  private String definitionJson(String name) {
+    ToolDefinition def = catalog.get(name).orElseThrow();
     ObjectNode json = GadgetJson.mapper().createObjectNode();
     json.put("name", def.name());
     json.put("description", def.description());
     json.set("parameters", def.parameters());
-    return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it was not loaded yet. It is loaded "
-        + "now; call it again with arguments that fit its definition:\n" + json);
+    return json.toString();
   }
 
-  /** Loads {@code name}; a note when it could not be or was already, else {@code null}. */
-  private String load(String name) {
+  /**
+   * Loads {@code name} for the result of {@code callId} ({@code null}: a resumed turn's);
+   * a note when it could not be or was already, else {@code null}.
+   */
+  private String load(String name, String callId) {
     if (loaded.contains(name)) {
       return "already loaded";
     }
-    if (offered.size() >= maxTools) {
+    if (loading == ToolLoading.APPEND && offered.size() >= maxTools) {
       return "not loaded: this provider takes at most " + maxTools + " tools in a request, and "
           + offered.size() + " are loaded";
     }
     ToolDefinition def = catalog.get(name).orElseThrow();
     loaded.add(name);
-    offered.add(def);
-    tokens += ToolCatalog.estimateTokens(def);
+    if (loading == ToolLoading.APPEND) {
+      offered.add(def);
+    } else if (loading == ToolLoading.REFERENCE && callId != null) {
+      references.computeIfAbsent(callId, id -> new ArrayList<>()).add(name);
+    }
+    if (loading != ToolLoading.IN_RESULT) { // in the result, a definition is a message's
+      tokens += ToolCatalog.estimateTokens(def);
+    }
     return null;
+  }
+
+  private static ToolDefinition callTool() {
+    ObjectNode params = GadgetJson.mapper().createObjectNode();
+    params.put("type", "object");
+    ObjectNode props = params.putObject("properties");
+    props.putObject("name").put("type", "string").put("description", "The name of a tool "
+        + ToolSearch.NAME + " loaded");
+    props.putObject("arguments").put("type", "object").put("description", "Its arguments, as "
+        + "its definition asks");
+    params.putArray("required").add("name").add("arguments");
+    params.put("additionalProperties", false);
+    return new ToolDefinition(CALL_TOOL, "Calls a tool that " + ToolSearch.NAME + " loaded, "
+        + "with the arguments its definition (in the search's result) asks for.", params);
   }
 
   private ToolDefinition searchTool() {

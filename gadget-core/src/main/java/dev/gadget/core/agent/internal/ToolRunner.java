@@ -50,7 +50,9 @@ public final class ToolRunner {
    *
    * @throws Cancelled if the run was cancelled while the tool ran (after reporting it)
    */
-  public ToolResult run(RunToolContext ctx, LlmToolCall call) {
+  public ToolResult run(RunToolContext ctx, LlmToolCall asked) {
+    // a call through call_tool is the call of the tool it names, to the listener and the journal
+    LlmToolCall call = offer.isCallTool(asked.name()) ? unwrap(asked) : asked;
     // a search, or a call of a tool not loaded yet, runs nothing: nothing to approve
     boolean loadsOnly = offer.deferring() && (ToolSearch.NAME.equals(call.name())
         || offer.awaitsLoading(call.name()));
@@ -92,11 +94,30 @@ public final class ToolRunner {
     return result;
   }
 
+  /**
+   * The call a {@code call_tool} call stands for: the tool it names with its arguments; a call
+   * that names none is left as it is (and answered as a tool that does not exist would be).
+   */
+  private static LlmToolCall unwrap(LlmToolCall via) {
+    JsonNode name = via.arguments().path("name");
+    if (!name.isTextual() || name.asText().isBlank()) {
+      return via;
+    }
+    JsonNode args = via.arguments().path("arguments");
+    return new LlmToolCall(via.id(), name.asText(), args.isMissingNode() || args.isNull()
+        ? GadgetJson.mapper().createObjectNode() : args);
+  }
+
   /** Looks the tool up, checks the arguments and runs it; never throws. */
   private ToolResult execute(RunToolContext ctx, LlmToolCall call) {
+    if (offer.isCallTool(call.name())) { // not unwrapped: it named no tool
+      return ToolResult.error(ToolOffer.CALL_TOOL + " needs the \"name\" of a tool "
+          + ToolSearch.NAME + " loaded and its \"arguments\"; got: "
+          + parametersText(call.arguments()));
+    }
     Tool tool = tools.get(call.name());
     if (tool == null && offer.deferring() && ToolSearch.NAME.equals(call.name())) {
-      return call.arguments().isObject() ? offer.search(call.arguments())
+      return call.arguments().isObject() ? offer.search(call.id(), call.arguments())
           : ToolResult.error("the arguments of " + ToolSearch.NAME + " must be a JSON object "
               + "with a \"query\"; got: " + parametersText(call.arguments()));
     }
@@ -113,7 +134,7 @@ public final class ToolRunner {
             + "got: " + parametersText(args));
       }
       if (offer.awaitsLoading(call.name())) {
-        return offer.loadOnCall(call.name());
+        return offer.loadOnCall(call.id(), call.name());
       }
       ToolResult result = tool.execute(args, ctx);
       return result != null ? result : ToolResult.error(call.name() + " returned no result");

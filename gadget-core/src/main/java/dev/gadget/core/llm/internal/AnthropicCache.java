@@ -12,7 +12,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * builds its cache prefix:
  *
  * <ol>
- *   <li>the last tool (the tools are the start of the prefix);
+ *   <li>the last tool not marked {@code defer_loading} (the tools are the start of the prefix;
+ *       a deferred tool is not in it, and may not carry a breakpoint);
  *   <li>the system prompt (sent as one text block to carry it);
  *   <li>the newest message of the previous round: the user message before the last assistant
  *       message, whose prefix the previous request wrote to the cache, so that this request reads
@@ -43,9 +44,15 @@ public final class AnthropicCache {
   public static int mark(ObjectNode body, String ttl) {
     int set = 0;
     JsonNode tools = body.get("tools");
-    if (tools instanceof ArrayNode && !tools.isEmpty() && tools.get(tools.size() - 1).isObject()) {
-      ((ObjectNode) tools.get(tools.size() - 1)).set("cache_control", control(ttl));
-      set++;
+    if (tools instanceof ArrayNode) {
+      for (int i = tools.size() - 1; i >= 0; i--) {
+        JsonNode tool = tools.get(i);
+        if (tool.isObject() && !tool.path("defer_loading").asBoolean(false)) {
+          ((ObjectNode) tool).set("cache_control", control(ttl));
+          set++;
+          break;
+        }
+      }
     }
     JsonNode system = body.get("system");
     if (system != null && system.isTextual() && !system.textValue().isEmpty()) {

@@ -11,9 +11,11 @@ import dev.gadget.core.llm.ToolDefinition;
 import dev.gadget.core.model.ModelParams;
 import dev.gadget.core.model.Role;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Builds the body of Anthropic's {@code POST /v1/messages} with {@code stream: true}. Pure.
@@ -27,7 +29,13 @@ import java.util.Map;
  *       {@code <thinking>…</thinking>}, as seed 002 says. A message with no block at all is
  *       skipped (the API refuses empty content).
  *   <li>Tool results are {@code tool_result} blocks of a user message; consecutive results share
- *       one message, and a user message right after them joins it as a text block.
+ *       one message, and a user message right after them joins it as a text block. A result
+ *       that loads tools by reference ({@link LlmRequest#toolReferences()}) is their
+ *       {@code tool_reference} blocks, and its text follows the message's results as a text
+ *       block (a {@code tool_result} holds references or text, not both).
+ *   <li>The request's tools, then its {@link LlmRequest#deferredTools()} marked
+ *       {@code defer_loading} (Anthropic keeps those out of the prompt until a reference loads
+ *       them; {@link #TOOL_SEARCH_BETA} goes with them).
  *   <li>{@code max_tokens} (required by the API) is the request's, else the client's default;
  *       with reasoning on, a default that leaves no room after the budget is raised by it.
  *   <li>Reasoning is {@code thinking: {type: enabled, budget_tokens}} when the request asks for
@@ -38,6 +46,8 @@ import java.util.Map;
  * </ul>
  */
 public final class AnthropicRequests {
+  /** The beta that {@code defer_loading} and {@code tool_reference} go with. */
+  public static final String TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20";
   /** The smallest budget Anthropic accepts. */
   public static final int MIN_THINKING_BUDGET = 1024;
 
@@ -64,14 +74,29 @@ public final class AnthropicRequests {
     body.put("max_tokens", maxTokens);
     List<String> system = new ArrayList<>();
     ArrayNode messages = Json.NODES.arrayNode();
+    Set<String> deferred = new HashSet<>();
+    r.deferredTools().forEach(t -> deferred.add(t.name()));
+    List<String> after = new ArrayList<>(); // texts of results that load tools by reference
     for (LlmMessage m : r.messages()) {
+      if (m.role() != Role.TOOL) {
+        flush(messages, after);
+      }
       if (m.role() == Role.SYSTEM) {
         system.add(m.content());
       } else if (m.role() == Role.TOOL) {
         ObjectNode result = userBlocks(messages, true).addObject();
         result.put("type", "tool_result");
         result.put("tool_use_id", m.toolCallId());
-        result.put("content", m.content());
+        List<String> refs = r.toolReferences().getOrDefault(m.toolCallId(), List.of()).stream()
+            .filter(deferred::contains).toList(); // a reference to a tool not sent is refused
+        if (refs.isEmpty()) {
+          result.put("content", m.content());
+        } else {
+          ArrayNode content = result.putArray("content");
+          refs.forEach(name -> content.addObject().put("type", "tool_reference")
+              .put("tool_name", name));
+          after.add(m.content());
+        }
       } else if (m.role() == Role.ASSISTANT) {
         assistant(messages, m);
       } else if (lastIsToolResults(messages)) {
@@ -80,11 +105,12 @@ public final class AnthropicRequests {
         messages.addObject().put("role", role(m)).put("content", m.content());
       }
     }
+    flush(messages, after);
     if (!system.isEmpty()) {
       body.put("system", String.join("\n\n", system));
     }
     body.set("messages", messages);
-    tools(body, r.tools());
+    tools(body, r.tools(), r.deferredTools());
     body.put("stream", true);
     if (budget != null) {
       body.putObject("thinking").put("type", "enabled").put("budget_tokens", budget);
@@ -202,17 +228,51 @@ public final class AnthropicRequests {
     return msg.putArray("content");
   }
 
-  private static void tools(ObjectNode body, List<ToolDefinition> defs) {
-    if (defs.isEmpty()) {
+  /** Whether {@code body} sends a tool marked {@code defer_loading}. */
+  public static boolean defersTools(ObjectNode body) {
+    for (JsonNode t : body.path("tools")) {
+      if (t.path("defer_loading").asBoolean(false)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The texts of results that loaded tools by reference, after the message's results. */
+  private static void flush(ArrayNode messages, List<String> texts) {
+    if (texts.isEmpty()) {
+      return;
+    }
+    ArrayNode content = (ArrayNode) messages.get(messages.size() - 1).get("content");
+    texts.stream().filter(t -> !t.isEmpty())
+        .forEach(t -> content.addObject().put("type", "text").put("text", t));
+    texts.clear();
+  }
+
+  private static void tools(ObjectNode body, List<ToolDefinition> defs,
+      List<ToolDefinition> deferred) {
+    if (defs.isEmpty() && deferred.isEmpty()) {
       return;
     }
     ArrayNode tools = body.putArray("tools");
+    Set<String> sent = new HashSet<>();
     for (ToolDefinition t : defs) {
-      ObjectNode tool = tools.addObject();
-      tool.put("name", t.name());
-      tool.put("description", t.description());
-      tool.set("input_schema", t.parameters());
+      tool(tools, t);
+      sent.add(t.name());
     }
+    for (ToolDefinition t : deferred) {
+      if (sent.add(t.name())) {
+        tool(tools, t).put("defer_loading", true);
+      }
+    }
+  }
+
+  private static ObjectNode tool(ArrayNode tools, ToolDefinition t) {
+    ObjectNode tool = tools.addObject();
+    tool.put("name", t.name());
+    tool.put("description", t.description());
+    tool.set("input_schema", t.parameters());
+    return tool;
   }
 
   private static String role(LlmMessage m) {
