@@ -240,7 +240,7 @@ class ToolSearchLoopTest {
   }
 
   /** {@code field} of the body {@code provider}'s client sends for {@code r}, as JSON text. */
-  private static String json(String provider, LlmRequest r, String field) throws Exception {
+  static String json(String provider, LlmRequest r, String field) throws Exception {
     com.fasterxml.jackson.databind.node.ObjectNode body = switch (provider) {
       case "openai" -> RequestBodies.openAi(r, false, Map.of());
       case "ollama" -> RequestBodies.ollama(r, Map.of(), Map.of());
@@ -264,7 +264,7 @@ class ToolSearchLoopTest {
   }
 
   /** A JSON array's text without its closing bracket. */
-  private static String open(String array) {
+  static String open(String array) {
     return array.substring(0, array.length() - 1);
   }
 }

@@ -1,0 +1,168 @@
+package dev.gadget.core.agent;
+
+import static dev.gadget.core.agent.ToolSearchLoopTest.json;
+import static dev.gadget.core.agent.ToolSearchLoopTest.open;
+import static dev.gadget.core.llm.ScriptedLlmClient.reply;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gadget.core.GadgetJson;
+import dev.gadget.core.agent.catalog.McpCatalogFixture;
+import dev.gadget.core.agent.catalog.ToolDeferral;
+import dev.gadget.core.agent.catalog.ToolSearch;
+import dev.gadget.core.agent.tools.CodingTools;
+import dev.gadget.core.llm.LlmMessage;
+import dev.gadget.core.llm.LlmRequest;
+import dev.gadget.core.llm.LlmToolCall;
+import dev.gadget.core.llm.ScriptedLlmClient;
+import dev.gadget.core.llm.ToolDefinition;
+import dev.gadget.core.llm.ToolLoading;
+import dev.gadget.core.model.ToolCall;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A turn over the coding tools and 304 real MCP tool definitions that loads found tools without
+ * changing the request's tools: by reference (Anthropic's way) and in the search's result
+ * through {@code call_tool} (OpenAI-compatible servers' and Ollama's). Consecutive requests are
+ * compared byte for byte in the bodies the clients send.
+ */
+class ToolLoadingLoopTest {
+  private static final List<String> CODING = CodingTools.all().stream().map(Tool::name).toList();
+  private static final String POST = "{\"channel_id\":\"C1\",\"text\":\"hi\"}";
+
+  @TempDir Path tmp;
+  TestRepo repo;
+  Queue<String> calls = McpCatalogFixture.calls();
+  List<Tool> tools = new ArrayList<>(CodingTools.all());
+
+  @BeforeEach
+  void setUp() throws Exception {
+    repo = TestRepo.create(tmp, "README.md", "# Demo\n");
+    tools.addAll(McpCatalogFixture.tools(calls));
+  }
+
+  private AgentOutcome run(ScriptedLlmClient llm, List<LlmMessage> resume) throws Exception {
+    AgentLoop loop = AgentLoop.builder().llmClient(llm).tools(tools)
+        .toolDeferral(ToolDeferral.DEFAULT).build();
+    return loop.start(AgentRequest.builder(repo.dir(), "m", "Say hi on Slack").resume(resume)
+        .build(), new AgentListener() {}).outcome().get(20, TimeUnit.SECONDS);
+  }
+
+  private static List<String> names(List<ToolDefinition> defs) {
+    return defs.stream().map(ToolDefinition::name).toList();
+  }
+
+  /** Each request's tools are the first's, and its messages the last's and more, byte for byte. */
+  private static void assertOnlyMessagesAppended(String provider, List<LlmRequest> requests)
+      throws Exception {
+    for (int i = 1; i < requests.size(); i++) {
+      assertThat(json(provider, requests.get(i), "tools")).as(provider + " " + i)
+          .isEqualTo(json(provider, requests.get(0), "tools"));
+      assertThat(json(provider, requests.get(i), "system")).as(provider + " " + i)
+          .isEqualTo(json(provider, requests.get(0), "system"));
+      assertThat(json(provider, requests.get(i), "messages")).as(provider + " " + i)
+          .startsWith(open(json(provider, requests.get(i - 1), "messages")));
+    }
+  }
+
+  @Test
+  void byReferenceTheToolsNeverChangeAndTheSearchsResultLoadsWhatItFound() throws Exception {
+    ScriptedLlmClient llm = ScriptedLlmClient.builder().toolLoading(ToolLoading.REFERENCE)
+        .reply(reply().toolCall("read_file", "{\"path\":\"README.md\"}").build())
+        .reply(reply().toolCall("search_tools", "{\"query\":\"post a message in a slack "
+            + "channel\"}").build())
+        .reply(reply().toolCall("slack__slack_post_message", POST).build())
+        .reply(reply().text("Posted.").build()).build();
+
+    AgentOutcome outcome = run(llm, List.of());
+
+    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
+    assertThat(calls).containsExactly("slack__slack_post_message " + POST);
+    List<LlmRequest> requests = llm.requests();
+    List<String> first = new ArrayList<>(CODING);
+    first.add(ToolSearch.NAME);
+    for (LlmRequest r : requests) {
+      assertThat(names(r.tools())).containsExactlyElementsOf(first);
+      assertThat(r.deferredTools()).hasSize(304);
+    }
+    String searchId = outcome.toolCalls().get(1).callId();
+    ToolSearch.Result found = ToolSearch.read(outcome.toolCalls().get(1).response());
+    List<String> loaded = found.matches().stream().map(m -> m.name()).toList();
+    assertThat(loaded).hasSize(5).contains("slack__slack_post_message");
+    assertThat(requests.get(0).toolReferences()).isEmpty();
+    assertThat(requests.get(2).toolReferences()).containsOnlyKeys(searchId)
+        .containsEntry(searchId, loaded);
+    assertOnlyMessagesAppended("anthropic", requests);
+    String results = json("anthropic", requests.get(3), "messages");
+    assertThat(results).contains("{\"type\":\"tool_reference\",\"tool_name\":"
+        + "\"slack__slack_post_message\"}");
+    assertThat(outcome.stats().toolsLoaded()).isEqualTo(CODING.size() + 5);
+    assertThat(outcome.stats().toolsDeferred()).isEqualTo(299);
+  }
+
+  @Test
+  void aResumedTurnReferencesAgainWhatItsEarlierSearchLoaded() throws Exception {
+    ScriptedLlmClient first = ScriptedLlmClient.builder().toolLoading(ToolLoading.REFERENCE)
+        .reply(reply().toolCall("search_tools", "{\"query\":\"slack post message\"}").build())
+        .reply(reply().text("Found it.").build()).build();
+    AgentOutcome before = run(first, List.of());
+    ToolCall search = before.toolCalls().get(0);
+    LlmToolCall asked = new LlmToolCall(search.callId(), search.name(),
+        GadgetJson.mapper().readTree(search.parameters()));
+
+    ScriptedLlmClient llm = ScriptedLlmClient.builder().toolLoading(ToolLoading.REFERENCE)
+        .reply(reply().toolCall("slack__slack_post_message", POST).build())
+        .reply(reply().text("Posted.").build()).build();
+    run(llm, List.of(LlmMessage.assistant("", null, List.of(asked)),
+        LlmMessage.tool(asked, search.response())));
+
+    assertThat(llm.requests().get(0).toolReferences().get(search.callId()))
+        .contains("slack__slack_post_message").hasSize(5);
+    assertThat(calls).containsExactly("slack__slack_post_message " + POST);
+  }
+
+  @Test
+  void inTheResultTheModelCallsWhatItFoundThroughCallTool() throws Exception {
+    ScriptedLlmClient llm = ScriptedLlmClient.builder().toolLoading(ToolLoading.IN_RESULT)
+        .reply(reply().toolCall("read_file", "{\"path\":\"README.md\"}").build())
+        .reply(reply().toolCall("search_tools", "{\"query\":\"post a message in a slack "
+            + "channel\"}").build())
+        .reply(reply().toolCall("call_tool", "{\"name\":\"slack__slack_post_message\","
+            + "\"arguments\":" + POST + "}").build())
+        .reply(reply().toolCall("call_tool", "{\"arguments\":{}}").build())
+        .reply(reply().text("Posted.").build()).build();
+
+    AgentOutcome outcome = run(llm, List.of());
+
+    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
+    assertThat(calls).containsExactly("slack__slack_post_message " + POST);
+    List<LlmRequest> requests = llm.requests();
+    List<String> first = new ArrayList<>(CODING);
+    first.add(ToolSearch.NAME);
+    first.add("call_tool");
+    for (LlmRequest r : requests) {
+      assertThat(names(r.tools())).containsExactlyElementsOf(first);
+      assertThat(r.deferredTools()).isEmpty();
+    }
+    String answer = outcome.toolCalls().get(1).response();
+    assertThat(ToolSearch.read(answer).matches()).hasSize(5);
+    assertThat(answer).contains("call one through call_tool")
+        .contains("{\"name\":\"slack__slack_post_message\",\"description\":");
+    // the listener and the page see the tool that ran, not call_tool
+    ToolCall ran = outcome.toolCalls().get(2);
+    assertThat(ran.name()).isEqualTo("slack__slack_post_message");
+    assertThat(ran.parameters()).isEqualTo(POST);
+    assertThat(outcome.toolCalls().get(3).response()).startsWith("Error: call_tool needs the "
+        + "\"name\" of a tool search_tools loaded");
+    for (String provider : List.of("openai", "ollama")) {
+      assertOnlyMessagesAppended(provider, requests);
+    }
+    assertThat(outcome.stats().toolsLoaded()).isEqualTo(CODING.size() + 5);
+  }
+}
