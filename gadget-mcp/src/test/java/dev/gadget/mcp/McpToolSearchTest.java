@@ -16,27 +16,31 @@ import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.llm.LlmRequest;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.llm.ToolDefinition;
+import dev.gadget.core.llm.ToolLoading;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Tool search over four real MCP servers from npm (filesystem, everything, memory and
- * chrome-devtools-mcp's 32 tools) with a scripted model: the first request carries only the
- * coding tools and search_tools; a search finds the memory server's tool, which then runs for
- * real; and each request re-sends the one before it byte for byte, tools and messages, with the
- * loaded definitions appended at the end of the tools.
+ * chrome-devtools-mcp's 32 tools) with a scripted model, in each way of loading found tools: the
+ * first request carries only the coding tools and search_tools (and call_tool, through which the
+ * model calls what a search's result defines); a search finds the memory server's tool, which
+ * then runs for real; and each request re-sends the one before it byte for byte, tools and
+ * messages, with (when appending) the loaded definitions at the end of the tools.
  */
 class McpToolSearchTest {
   @TempDir Path project;
   @TempDir Path data;
 
-  @Test
-  void aTurnSearchesLoadsAndRunsARealServersTool() throws Exception {
+  @ParameterizedTest
+  @EnumSource(ToolLoading.class)
+  void aTurnSearchesLoadsAndRunsARealServersTool(ToolLoading loading) throws Exception {
     Path memoryFile = data.resolve("memory.jsonl");
     try (McpToolset mcp = McpToolset.builder()
         .server(NodeServers.filesystem("fs", project.toRealPath()))
@@ -48,14 +52,17 @@ class McpToolSearchTest {
           .hasSizeGreaterThanOrEqualTo(30);
       List<Tool> tools = new ArrayList<>(CodingTools.all());
       tools.addAll(mcp.tools());
-      ScriptedLlmClient llm = ScriptedLlmClient.of(
-          reply().toolCall("search_tools",
-              "{\"query\":\"remember a new entity in the knowledge graph\"}").build(),
-          reply().toolCall("memory__create_entities", "{\"entities\":[{\"name\":\"Gadget\","
-              + "\"entityType\":\"project\",\"observations\":[\"an SDK for agents\"]}]}").build(),
-          reply().toolCall("search_tools", "{\"query\":\"take a screenshot of the page\"}")
-              .build(),
-          reply().text("Remembered.").build());
+      String create = "{\"entities\":[{\"name\":\"Gadget\",\"entityType\":\"project\","
+          + "\"observations\":[\"an SDK for agents\"]}]}";
+      ScriptedLlmClient llm = ScriptedLlmClient.builder().toolLoading(loading)
+          .reply(reply().toolCall("search_tools",
+              "{\"query\":\"remember a new entity in the knowledge graph\"}").build())
+          .reply(loading == ToolLoading.IN_RESULT ? reply().toolCall("call_tool",
+              "{\"name\":\"memory__create_entities\",\"arguments\":" + create + "}").build()
+              : reply().toolCall("memory__create_entities", create).build())
+          .reply(reply().toolCall("search_tools", "{\"query\":\"take a screenshot of the "
+              + "page\"}").build())
+          .reply(reply().text("Remembered.").build()).build();
 
       AgentOutcome outcome = AgentLoop.builder().llmClient(llm).tools(tools).build()
           .start(AgentRequest.builder(project, "m", "Remember this project").build(),
@@ -65,14 +72,18 @@ class McpToolSearchTest {
       List<LlmRequest> requests = llm.requests();
       List<String> first = new ArrayList<>(CodingTools.all().stream().map(Tool::name).toList());
       first.add(ToolSearch.NAME);
+      if (loading == ToolLoading.IN_RESULT) {
+        first.add("call_tool");
+      }
       assertThat(names(requests.get(0))).containsExactlyElementsOf(first);
-      assertThat(requests.get(0).tools().get(first.size() - 1).description()).startsWith(
+      assertThat(requests.get(0).tools().get(CodingTools.all().size()).description()).startsWith(
           mcp.tools().size() + " more tools (from the MCP servers chrome_devtools, everything, "
               + "fs, memory)");
 
       ToolSearch.Result found = ToolSearch.read(outcome.toolCalls().get(0).response());
       assertThat(found.outcome()).isEqualTo(ToolSearch.Outcome.FOUND);
       assertThat(found.matches()).extracting(ToolMatch::name).contains("memory__create_entities");
+      assertThat(outcome.toolCalls().get(1).name()).isEqualTo("memory__create_entities");
       assertThat(outcome.toolCalls().get(1).failed()).isFalse();
       assertThat(outcome.toolCalls().get(1).response()).contains("Gadget");
       assertThat(Files.readString(memoryFile)).contains("\"name\":\"Gadget\"");
@@ -83,13 +94,26 @@ class McpToolSearchTest {
       for (int i = 1; i < requests.size(); i++) {
         String toolsBefore = json(requests.get(i - 1).tools());
         String toolsNow = json(requests.get(i).tools());
-        assertThat(toolsNow).startsWith(toolsBefore.substring(0, toolsBefore.length() - 1));
+        if (loading == ToolLoading.APPEND) {
+          assertThat(toolsNow).startsWith(toolsBefore.substring(0, toolsBefore.length() - 1));
+        } else {
+          assertThat(toolsNow).isEqualTo(toolsBefore);
+        }
         assertThat(json(requests.get(i).messages())).startsWith(
             json(requests.get(i - 1).messages()).replaceFirst("]$", ""));
       }
-      // what each search loaded, and nothing else, was appended
-      assertThat(names(requests.get(1)).subList(first.size(), requests.get(1).tools().size()))
-          .containsExactlyElementsOf(found.matches().stream().map(ToolMatch::name).toList());
+      List<String> loaded = found.matches().stream().map(ToolMatch::name).toList();
+      if (loading == ToolLoading.APPEND) { // what each search loaded, and nothing else
+        assertThat(names(requests.get(1)).subList(first.size(), requests.get(1).tools().size()))
+            .containsExactlyElementsOf(loaded);
+      } else if (loading == ToolLoading.REFERENCE) { // every server tool, to load by reference
+        assertThat(requests.get(1).deferredTools()).hasSize(mcp.tools().size());
+        assertThat(requests.get(1).toolReferences())
+            .containsEntry(outcome.toolCalls().get(0).callId(), loaded);
+      } else {
+        assertThat(outcome.toolCalls().get(0).response())
+            .contains("{\"name\":\"memory__create_entities\",\"description\":");
+      }
     }
   }
 

@@ -1,15 +1,13 @@
 package dev.gadget.core.agent;
 
-import static dev.gadget.core.agent.ToolSearchLoopTest.json;
-import static dev.gadget.core.agent.ToolSearchLoopTest.open;
+import static dev.gadget.core.agent.ProviderBodies.json;
+import static dev.gadget.core.agent.ProviderBodies.open;
 import static dev.gadget.core.llm.ScriptedLlmClient.reply;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gadget.core.GadgetJson;
-import dev.gadget.core.agent.catalog.McpCatalogFixture;
 import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.catalog.ToolSearch;
-import dev.gadget.core.agent.tools.CodingTools;
 import dev.gadget.core.llm.LlmMessage;
 import dev.gadget.core.llm.LlmRequest;
 import dev.gadget.core.llm.LlmToolCall;
@@ -17,14 +15,9 @@ import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.llm.ToolDefinition;
 import dev.gadget.core.llm.ToolLoading;
 import dev.gadget.core.model.ToolCall;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A turn over the coding tools and 304 real MCP tool definitions that loads found tools without
@@ -32,26 +25,30 @@ import org.junit.jupiter.api.io.TempDir;
  * through {@code call_tool} (OpenAI-compatible servers' and Ollama's). Consecutive requests are
  * compared byte for byte in the bodies the clients send.
  */
-class ToolLoadingLoopTest {
-  private static final List<String> CODING = CodingTools.all().stream().map(Tool::name).toList();
+class ToolLoadingLoopTest extends McpCatalogTurns {
   private static final String POST = "{\"channel_id\":\"C1\",\"text\":\"hi\"}";
-
-  @TempDir Path tmp;
-  TestRepo repo;
-  Queue<String> calls = McpCatalogFixture.calls();
-  List<Tool> tools = new ArrayList<>(CodingTools.all());
-
-  @BeforeEach
-  void setUp() throws Exception {
-    repo = TestRepo.create(tmp, "README.md", "# Demo\n");
-    tools.addAll(McpCatalogFixture.tools(calls));
-  }
 
   private AgentOutcome run(ScriptedLlmClient llm, List<LlmMessage> resume) throws Exception {
     AgentLoop loop = AgentLoop.builder().llmClient(llm).tools(tools)
         .toolDeferral(ToolDeferral.DEFAULT).build();
     return loop.start(AgentRequest.builder(repo.dir(), "m", "Say hi on Slack").resume(resume)
         .build(), new AgentListener() {}).outcome().get(20, TimeUnit.SECONDS);
+  }
+
+  /** A model that reads a file, then searches for Slack's tool to post a message. */
+  private static ScriptedLlmClient.Builder readThenSearch(ToolLoading loading) {
+    return ScriptedLlmClient.builder().toolLoading(loading)
+        .reply(reply().toolCall("read_file", "{\"path\":\"README.md\"}").build())
+        .reply(reply().toolCall("search_tools", "{\"query\":\"post a message in a slack "
+            + "channel\"}").build());
+  }
+
+  /** Runs a turn and checks that it finished having posted once on Slack. */
+  private AgentOutcome postOnce(ScriptedLlmClient llm) throws Exception {
+    AgentOutcome outcome = run(llm, List.of());
+    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
+    assertThat(calls).containsExactly("slack__slack_post_message " + POST);
+    return outcome;
   }
 
   private static List<String> names(List<ToolDefinition> defs) {
@@ -73,22 +70,14 @@ class ToolLoadingLoopTest {
 
   @Test
   void byReferenceTheToolsNeverChangeAndTheSearchsResultLoadsWhatItFound() throws Exception {
-    ScriptedLlmClient llm = ScriptedLlmClient.builder().toolLoading(ToolLoading.REFERENCE)
-        .reply(reply().toolCall("read_file", "{\"path\":\"README.md\"}").build())
-        .reply(reply().toolCall("search_tools", "{\"query\":\"post a message in a slack "
-            + "channel\"}").build())
+    ScriptedLlmClient llm = readThenSearch(ToolLoading.REFERENCE)
         .reply(reply().toolCall("slack__slack_post_message", POST).build())
         .reply(reply().text("Posted.").build()).build();
 
-    AgentOutcome outcome = run(llm, List.of());
-
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
-    assertThat(calls).containsExactly("slack__slack_post_message " + POST);
+    AgentOutcome outcome = postOnce(llm);
     List<LlmRequest> requests = llm.requests();
-    List<String> first = new ArrayList<>(CODING);
-    first.add(ToolSearch.NAME);
     for (LlmRequest r : requests) {
-      assertThat(names(r.tools())).containsExactlyElementsOf(first);
+      assertThat(names(r.tools())).containsExactlyElementsOf(codingAnd(ToolSearch.NAME));
       assertThat(r.deferredTools()).hasSize(304);
     }
     String searchId = outcome.toolCalls().get(1).callId();
@@ -129,25 +118,17 @@ class ToolLoadingLoopTest {
 
   @Test
   void inTheResultTheModelCallsWhatItFoundThroughCallTool() throws Exception {
-    ScriptedLlmClient llm = ScriptedLlmClient.builder().toolLoading(ToolLoading.IN_RESULT)
-        .reply(reply().toolCall("read_file", "{\"path\":\"README.md\"}").build())
-        .reply(reply().toolCall("search_tools", "{\"query\":\"post a message in a slack "
-            + "channel\"}").build())
+    ScriptedLlmClient llm = readThenSearch(ToolLoading.IN_RESULT)
         .reply(reply().toolCall("call_tool", "{\"name\":\"slack__slack_post_message\","
             + "\"arguments\":" + POST + "}").build())
         .reply(reply().toolCall("call_tool", "{\"arguments\":{}}").build())
         .reply(reply().text("Posted.").build()).build();
 
-    AgentOutcome outcome = run(llm, List.of());
-
-    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
-    assertThat(calls).containsExactly("slack__slack_post_message " + POST);
+    AgentOutcome outcome = postOnce(llm);
     List<LlmRequest> requests = llm.requests();
-    List<String> first = new ArrayList<>(CODING);
-    first.add(ToolSearch.NAME);
-    first.add("call_tool");
     for (LlmRequest r : requests) {
-      assertThat(names(r.tools())).containsExactlyElementsOf(first);
+      assertThat(names(r.tools())).containsExactlyElementsOf(codingAnd(ToolSearch.NAME,
+          "call_tool"));
       assertThat(r.deferredTools()).isEmpty();
     }
     String answer = outcome.toolCalls().get(1).response();

@@ -1,5 +1,7 @@
 package dev.gadget.core.agent;
 
+import static dev.gadget.core.agent.ProviderBodies.json;
+import static dev.gadget.core.agent.ProviderBodies.open;
 import static dev.gadget.core.llm.ScriptedLlmClient.reply;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,38 +17,19 @@ import dev.gadget.core.llm.OpenAiClient;
 import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.llm.ToolDefinition;
 import dev.gadget.core.GadgetJson;
-import dev.gadget.core.llm.internal.AnthropicCache;
-import dev.gadget.core.llm.internal.AnthropicRequests;
 import dev.gadget.core.llm.internal.RequestBodies;
 import dev.gadget.core.model.ToolCall;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A turn with the coding tools and 304 real MCP tool definitions (18 npm servers' own), driven by
  * {@link ScriptedLlmClient}: deferral, {@code search_tools}, loading, and what each request sends.
  */
-class ToolSearchLoopTest {
-  private static final List<String> CODING = CodingTools.all().stream().map(Tool::name).toList();
-
-  @TempDir Path tmp;
-  TestRepo repo;
-  Queue<String> calls = McpCatalogFixture.calls();
-  List<Tool> tools = new ArrayList<>(CodingTools.all());
-
-  @BeforeEach
-  void setUp() throws Exception {
-    repo = TestRepo.create(tmp, "README.md", "# Demo\n");
-    tools.addAll(McpCatalogFixture.tools(calls));
-  }
+class ToolSearchLoopTest extends McpCatalogTurns {
 
   private AgentOutcome run(LlmClient llm, ToolDeferral deferral) throws Exception {
     AgentLoop loop = AgentLoop.builder().llmClient(llm).tools(tools).toolDeferral(deferral)
@@ -237,34 +220,5 @@ class ToolSearchLoopTest {
     // the client's own guard, for a caller that is not the loop
     LlmRequest all = new LlmRequest("m", List.of(), McpCatalogFixture.definitions(), null, null);
     assertThat(RequestBodies.openAi(all, false, Map.of()).get("tools")).hasSize(128);
-  }
-
-  /** {@code field} of the body {@code provider}'s client sends for {@code r}, as JSON text. */
-  static String json(String provider, LlmRequest r, String field) throws Exception {
-    com.fasterxml.jackson.databind.node.ObjectNode body = switch (provider) {
-      case "openai" -> RequestBodies.openAi(r, false, Map.of());
-      case "ollama" -> RequestBodies.ollama(r, Map.of(), Map.of());
-      default -> {
-        var b = AnthropicRequests.body(r, 4096, 0, Map.of());
-        AnthropicCache.mark(b, null);
-        // a plain string is the one text block it stands for (AnthropicCache marks it so)
-        for (var m : b.withArray("messages")) {
-          if (m.path("content").isTextual()) {
-            String t = m.path("content").asText();
-            ((com.fasterxml.jackson.databind.node.ObjectNode) m).putArray("content").addObject()
-                .put("type", "text").put("text", t);
-          }
-        }
-        yield b;
-      }
-    };
-    String text = new String(GadgetJson.mapper().writeValueAsBytes(body.get(field)),
-        StandardCharsets.UTF_8);
-    return text.replaceAll(",?\"cache_control\":\\{\"type\":\"ephemeral\"\\}", "");
-  }
-
-  /** A JSON array's text without its closing bracket. */
-  static String open(String array) {
-    return array.substring(0, array.length() - 1);
   }
 }

@@ -180,11 +180,12 @@ public final class ToolSearchBenchmark {
         + pct(sent, all) + ", target <= 15%)");
     row("tokens one search loads (5 tools; median, max)", perSearch.get(perSearch.size() / 2)
         + ", " + perSearch.get(perSearch.size() - 1));
-    // loading appends after the tools, which providers render before the messages: the cached
-    // prefix ends where the tools did, and what follows is processed again, once per load
+    // appending after the tools, which providers render before the messages, ends the cached
+    // prefix where the tools did: what follows is processed again, once per load (the other
+    // ways of loading process nothing again: ToolLoadingBenchmark)
     int opening = dev.gadget.core.agent.ContextPruner.estimateTokens(first.messages());
-    row("re-processed by a load in a turn's 2nd request", opening + " (system prompt and "
-        + "messages) + the loaded definitions");
+    row("re-processed by an appending load in a turn's 2nd request", opening + " (system "
+        + "prompt and messages) + the loaded definitions");
     row("index build, 1,000 tools (first, warm)", String.format(Locale.ROOT, "%.1f ms, %.1f ms",
         coldNanos / 1e6, buildNanos / 1e6));
     row("search time per query, 1,000 tools (target < 1 ms)", String.format(Locale.ROOT,
