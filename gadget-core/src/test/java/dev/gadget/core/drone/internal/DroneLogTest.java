@@ -3,6 +3,7 @@ package dev.gadget.core.drone.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gadget.core.drone.DroneListener;
+import dev.gadget.core.model.TurnStats;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -40,5 +41,25 @@ class DroneLogTest {
     log.close();
     log.line("INFO", "after close");
     assertThat(Files.readString(file)).doesNotContain("after close");
+  }
+
+  @Test
+  void aTurnsEndSaysHowManyToolsWereLoadedAndDeferred() throws Exception {
+    java.util.List<String> ends = new java.util.ArrayList<>();
+    DroneLog log = new DroneLog(tmp, Clock.systemUTC(), 4_096, "gdt_t", new DroneListener() {
+      @Override
+      public void onTurnEnded(String turnId, String status, String message,
+          dev.gadget.core.model.TurnStats stats) {
+        ends.add(turnId + " " + status + " " + stats.toolsSummary());
+      }
+    });
+    log.onTurnEnded("t1", "completed", null, TurnStats.EMPTY.withTools(13, 299));
+    log.onTurnEnded("t2", "completed", null, TurnStats.EMPTY.withTools(9, 0));
+    log.close();
+    assertThat(Files.readString(tmp.resolve(".gadget/logs/drone.log")))
+        .contains("INFO turn t1 ended completed, 13 tools loaded, 299 deferred")
+        .contains("turn t2 ended completed").doesNotContain("t2 ended completed,");
+    assertThat(ends).containsExactly("t1 completed 13 tools loaded, 299 deferred",
+        "t2 completed ");
   }
 }
