@@ -68,6 +68,10 @@ public final class AgentLoop {
       throw new IllegalArgumentException("a tool is named " + ToolSearch.NAME + ", the name of "
           + "the loop's own tool search; rename it");
     }
+    if (tools.get(ToolSearch.CALL_TOOL) != null) {
+      throw new IllegalArgumentException("a tool is named " + ToolSearch.CALL_TOOL + ", the name "
+          + "through which the loop has the model call the tools a search loaded; rename it");
+    }
     ContextPruner pruner =
         b.pruner != null ? b.pruner : new ContextPruner(b.limits.contextTokenBudget());
     this.settings = new LoopSettings(llm, tools, b.limits, pruner, b.compactor, b.clock,

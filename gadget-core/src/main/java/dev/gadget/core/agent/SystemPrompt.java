@@ -85,6 +85,10 @@ public interface SystemPrompt {
               dev.gadget.core.agent.catalog.ToolSearch.NAME))
               ? "- More tools can be loaded than are listed here: when none of these fits, "
                   + "search_tools finds one by what you want to do.\n" : "")
+          + (tools.stream().anyMatch(t -> t.name().equals(
+              dev.gadget.core.agent.catalog.ToolSearch.CALL_TOOL))
+              ? "- Call a tool that search_tools loaded through call_tool, with its name and "
+                  + "the arguments its definition asks for.\n" : "")
           + "- When the task is done, reply with a short summary and call no tool.\n");
     }
     return sb.toString();

@@ -4,8 +4,10 @@ import static dev.gadget.core.agent.ProviderBodies.json;
 import static dev.gadget.core.agent.ProviderBodies.open;
 import static dev.gadget.core.llm.ScriptedLlmClient.reply;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gadget.core.GadgetJson;
+import dev.gadget.core.agent.catalog.McpCatalogFixture;
 import dev.gadget.core.agent.catalog.ToolDeferral;
 import dev.gadget.core.agent.catalog.ToolSearch;
 import dev.gadget.core.llm.LlmMessage;
@@ -131,6 +133,9 @@ class ToolLoadingLoopTest extends McpCatalogTurns {
           "call_tool"));
       assertThat(r.deferredTools()).isEmpty();
     }
+    // the system prompt says how to call what a search loads
+    assertThat(requests.get(0).messages().get(0).content()).contains("- call_tool: ")
+        .contains("Call a tool that search_tools loaded through call_tool");
     String answer = outcome.toolCalls().get(1).response();
     assertThat(ToolSearch.read(answer).matches()).hasSize(5);
     assertThat(answer).contains("call one through call_tool")
@@ -145,5 +150,39 @@ class ToolLoadingLoopTest extends McpCatalogTurns {
       assertOnlyMessagesAppended(provider, requests);
     }
     assertThat(outcome.stats().toolsLoaded()).isEqualTo(CODING.size() + 5);
+  }
+
+  @Test
+  void theLoopsOwnToolNamesAreTheLoops() {
+    for (String name : List.of(ToolSearch.NAME, ToolSearch.CALL_TOOL)) {
+      Tool mine = McpCatalogFixture.tools(calls).get(0);
+      Tool named = new Tool() {
+        @Override
+        public String name() {
+          return name;
+        }
+
+        @Override
+        public String description() {
+          return mine.description();
+        }
+
+        @Override
+        public com.fasterxml.jackson.databind.JsonNode parameters() {
+          return mine.parameters();
+        }
+
+        @Override
+        public dev.gadget.core.agent.ToolResult execute(
+            com.fasterxml.jackson.databind.JsonNode arguments, ToolContext context) {
+          return dev.gadget.core.agent.ToolResult.ok("ran");
+        }
+      };
+      assertThatThrownBy(() -> AgentLoop.builder().llmClient(ScriptedLlmClient.of())
+          .tools(List.of(named)).build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("a tool is named " + name + ", the name ")
+          .hasMessageEndingWith("; rename it");
+    }
   }
 }

@@ -19,6 +19,11 @@ import java.util.regex.Pattern;
 public final class ToolSearch {
   /** The tool's name. */
   public static final String NAME = "search_tools";
+  /**
+   * The tool through which the model calls the tools a search loaded when their definitions
+   * come in the search's result ({@link dev.gadget.core.llm.ToolLoading#IN_RESULT}).
+   */
+  public static final String CALL_TOOL = "call_tool";
   private static final Pattern MATCH =
       Pattern.compile("^- (\\S+) \\(similarity ([0-9]+(?:\\.[0-9]+)?)\\)", Pattern.MULTILINE);
   private static final String FOUND = "Loaded ";

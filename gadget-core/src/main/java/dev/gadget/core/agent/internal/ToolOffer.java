@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
 final class ToolOffer {
   private static final Logger log = LoggerFactory.getLogger(ToolOffer.class);
   /** The tool through which the model calls loaded tools, with {@link ToolLoading#IN_RESULT}. */
-  static final String CALL_TOOL = "call_tool";
+  static final String CALL_TOOL = ToolSearch.CALL_TOOL;
 
   private final ToolCatalog catalog;
   private final ToolDeferral policy;
