@@ -41,7 +41,7 @@ public interface LlmClient {
   /**
    * The most tools one request may offer: the agent loop defers the rest (and finds them by
    * search) whatever its deferral policy says. The default has no limit; an OpenAI-compatible
-   * client says {@value OpenAiClient#MAX_TOOLS}.
+   * client (Chat Completions or Responses) says {@value OpenAiClient#MAX_TOOLS}.
    */
   default int maxTools() {
     return Integer.MAX_VALUE;
@@ -51,8 +51,8 @@ public interface LlmClient {
    * How a turn that defers tools should give the model the ones it loads, so that the
    * provider's prompt cache holds ({@link ToolLoading}). The default appends them to the tools,
    * which every provider takes; {@link AnthropicClient} says {@link ToolLoading#REFERENCE} for
-   * Anthropic's own API, {@link OpenAiClient} and {@link OllamaClient}
-   * {@link ToolLoading#IN_RESULT}.
+   * Anthropic's own API, {@link OpenAiClient}, {@link OpenAiResponsesClient} and
+   * {@link OllamaClient} {@link ToolLoading#IN_RESULT}.
    */
   default ToolLoading toolLoading() {
     return ToolLoading.APPEND;

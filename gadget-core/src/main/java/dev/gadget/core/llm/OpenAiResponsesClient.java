@@ -119,6 +119,18 @@ public final class OpenAiResponsesClient implements LlmClient {
     return listed.isPresent() ? listed : ContextWindows.known(model);
   }
 
+  /** {@value OpenAiClient#MAX_TOOLS}: the Responses API takes no more function tools. */
+  @Override
+  public int maxTools() {
+    return OpenAiClient.MAX_TOOLS;
+  }
+
+  /** {@link ToolLoading#IN_RESULT}: the tools come before the input, as in Chat Completions. */
+  @Override
+  public ToolLoading toolLoading() {
+    return ToolLoading.IN_RESULT;
+  }
+
   /** Never shows the API key. */
   @Override
   public String toString() {

@@ -220,5 +220,10 @@ class ToolSearchLoopTest extends McpCatalogTurns {
     // the client's own guard, for a caller that is not the loop
     LlmRequest all = new LlmRequest("m", List.of(), McpCatalogFixture.definitions(), null, null);
     assertThat(RequestBodies.openAi(all, false, Map.of()).get("tools")).hasSize(128);
+    assertThat(dev.gadget.core.llm.internal.ResponsesRequests.body(all, false, false, Map.of())
+        .get("tools")).hasSize(128);
+    // the Responses API's client says so too
+    assertThat(dev.gadget.core.llm.OpenAiResponsesClient.builder().build().maxTools())
+        .isEqualTo(128);
   }
 }

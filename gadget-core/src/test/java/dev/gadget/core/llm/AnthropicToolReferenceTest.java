@@ -98,5 +98,7 @@ class AnthropicToolReferenceTest {
         .build().toolLoading()).isEqualTo(ToolLoading.REFERENCE);
     assertThat(OpenAiClient.builder().build().toolLoading()).isEqualTo(ToolLoading.IN_RESULT);
     assertThat(OllamaClient.builder().build().toolLoading()).isEqualTo(ToolLoading.IN_RESULT);
+    assertThat(OpenAiResponsesClient.builder().build().toolLoading())
+        .isEqualTo(ToolLoading.IN_RESULT);
   }
 }

@@ -63,7 +63,9 @@ public final class ResponsesRequests {
     }
     if (!r.tools().isEmpty()) {
       ArrayNode tools = body.putArray("tools");
-      for (ToolDefinition t : r.tools()) {
+      // the API refuses more than 128 function tools, as Chat Completions does
+      for (ToolDefinition t : r.tools().subList(0, Math.min(r.tools().size(),
+          dev.gadget.core.llm.OpenAiClient.MAX_TOOLS))) {
         ObjectNode tool = tools.addObject().put("type", "function").put("name", t.name())
             .put("description", t.description());
         tool.set("parameters", t.parameters());
