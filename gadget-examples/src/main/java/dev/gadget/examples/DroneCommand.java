@@ -71,7 +71,10 @@ final class DroneCommand implements Command {
         .git is read-only to the agent, and the drone's own git runs no hook, filter or helper
         that a repository names. With many tools (MCP servers' add up fast), the agent is
         offered the coding tools and search_tools instead of every definition, and loads the
-        tools it finds for the rest of the turn: --tool-search says when (auto, the default:
+        tools it finds for the rest of the turn, without changing the tools a request offers
+        (Anthropic's API by reference; OpenAI-compatible servers and Ollama get the definitions
+        in the search's result, and the agent calls them through call_tool), so that the
+        provider's prompt cache holds: --tool-search says when (auto, the default:
         when the definitions would take more than 10% of the turn's context budget; always;
         never; or a share such as 25%). An OpenAI-compatible provider never gets more than 128
         tools in a request, whatever it says. With --embed-model, search_tools also ranks by
