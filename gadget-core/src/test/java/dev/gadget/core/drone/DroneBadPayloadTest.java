@@ -5,19 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
-import dev.gadget.core.llm.ScriptedLlmClient;
 import dev.gadget.core.protocol.JavaWords;
 import dev.gadget.core.protocol.Protocol;
 import dev.gadget.core.transport.Connection;
-import dev.gadget.core.transport.ConnectionAcceptor;
-import dev.gadget.core.transport.InMemoryTransport;
-import dev.gadget.core.transport.TransportServer;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -25,57 +16,26 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real drone on the in-memory transport, given bad payloads by a server that is only a
- * connection acceptor: every event with an ack is answered, the answer names the field without
- * Jackson's or Java's words, and the drone goes on working.
+ * connection acceptor ({@link AcceptorServer}): every event with an ack is answered, the answer
+ * names the field without Jackson's or Java's words, and the drone goes on working.
  */
 class DroneBadPayloadTest {
   static final Pattern INTERNALS = JavaWords.PATTERN;
-  static final Duration WAIT = Duration.ofSeconds(10);
 
   @TempDir Path tmp;
-  final InMemoryTransport transport = new InMemoryTransport();
-  final BlockingQueue<Connection> drones = new LinkedBlockingQueue<>();
-  TransportServer server;
-  GadgetDrone drone;
+  final AcceptorServer server = new AcceptorServer();
 
   @AfterEach
   void stop() {
-    if (drone != null) {
-      drone.close();
-    }
-    if (server != null) {
-      server.close();
-    }
+    server.close();
   }
 
   private Connection connectedDrone() throws Exception {
-    server = transport.server();
-    server.start(new ConnectionAcceptor() {
-      @Override
-      public Object authenticate(String namespace, JsonNode auth) {
-        return "drone";
-      }
-
-      @Override
-      public void onConnect(Connection connection, Object principal) {
-        drones.add(connection);
-      }
-
-      @Override
-      public void onDisconnect(Connection connection, Object principal, String reason) {}
-    });
-    drone = GadgetDrone.builder().transport(transport.client()).token("gdt_test")
-        .workspaceDir(tmp.resolve("ws")).hostname("test-host")
-        .llmClients(p -> ScriptedLlmClient.builder().build()).ackTimeout(WAIT).build();
-    drone.start();
-    Connection c = drones.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    assertThat(c).as("the drone connected").isNotNull();
-    return c;
+    return server.connectedDrone(tmp.resolve("ws"));
   }
 
   private static JsonNode ask(Connection c, String event, String json) throws Exception {
-    return c.emitWithAck(event, List.of(GadgetJson.mapper().readTree(json)), WAIT)
-        .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).get(0);
+    return AcceptorServer.ask(c, event, json);
   }
 
   private static void assertNames(JsonNode answer, String text, String field) {
@@ -116,7 +76,7 @@ class DroneBadPayloadTest {
       assertThat(answer.path("accepted").asBoolean(true)).as("%s: %s", w[0], answer).isFalse();
       assertNames(answer, answer.path("reason").asText(""), w[1]);
     }
-    assertThat(drone.activeTurnId()).isEmpty();
+    assertThat(server.drone.activeTurnId()).isEmpty();
 
     JsonNode user = ask(c, Protocol.REQUEST_WORKSPACE_MODE,
         "{\"droneId\": \"d\", \"mode\": \"user\"}");
@@ -126,7 +86,7 @@ class DroneBadPayloadTest {
     assertThat(busy.path("reason").asText()).isEqualTo("the workspace is in user mode");
   }
 
-  private static ObjectNode workOrder() throws Exception {
+  static ObjectNode workOrder() throws Exception {
     return (ObjectNode) GadgetJson.mapper().readTree("""
         {"workOrder": {"_id": "w1",
           "project": {"_id": "p1", "name": "P", "slug": "p", "gitUrl": "/nowhere.git"},

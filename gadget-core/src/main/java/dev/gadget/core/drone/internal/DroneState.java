@@ -15,6 +15,11 @@ public final class DroneState {
   Job job;
   /** Who may change the workspace. Guarded by {@code this}. */
   WorkspaceMode mode = WorkspaceMode.IDLE;
+  /**
+   * The undos and commits received and not answered yet: no work order is accepted meanwhile,
+   * so that the agent never works in a checkout git is changing. Guarded by {@code this}.
+   */
+  int gitChanges;
   /** Set by {@link #close}; nothing is sent to the server after it. */
   volatile boolean closed;
   /**

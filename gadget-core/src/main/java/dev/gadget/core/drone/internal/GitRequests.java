@@ -47,12 +47,7 @@ final class GitRequests {
     if (req.turnIds().size() != 1) {
       throw new IllegalArgumentException("undo takes exactly one turn");
     }
-    run(ack, req, dir -> {
-      String running = jobs.runningTurn();
-      if (running != null) {
-        throw new WorkspaceException("the agent is running turn " + running
-            + "; undo once it has ended");
-      }
+    changing(ack, req, "undo", dir -> {
       TurnDiff revert = TurnCheckpoint.GIT.undo(dir, req.turnIds().get(0));
       return new ChangePayloads.ChangesReply(true, null, revert, null, null);
     });
@@ -64,7 +59,7 @@ final class GitRequests {
         || req.authorEmail() == null) {
       throw new IllegalArgumentException("a commit needs a branch, a message and an author");
     }
-    run(ack, req, dir -> {
+    changing(ack, req, "commit", dir -> {
       boolean propose = req.prompts().size() == req.turnIds().size() && !req.prompts().isEmpty();
       String[] used = {req.message()};
       GitChanges.Commit c = TurnCheckpoint.GIT.commit(dir, req.turnIds(), req.branch(),
@@ -96,9 +91,36 @@ final class GitRequests {
     });
   }
 
+  /**
+   * Runs {@code work}, which changes the checkout ({@code what}: undo, commit), refused while a
+   * turn runs; from now until it is answered, no work order is accepted.
+   */
+  private void changing(Ack ack, ChangePayloads.ChangesRequest req, String what,
+      Function<Path, ChangePayloads.ChangesReply> work) {
+    String running = jobs.gitChangeBegins();
+    if (running != null) {
+      log.info("git request on {} refused: turn {} runs", req.slug(), running);
+      ServerEvents.reply(ack, ChangePayloads.ChangesReply.failure("the agent is running turn "
+          + running + "; " + what + " once it has ended"));
+      return;
+    }
+    run(ack, req, work, jobs::gitChangeDone);
+  }
+
   private void run(Ack ack, ChangePayloads.ChangesRequest req,
       Function<Path, ChangePayloads.ChangesReply> work) {
-    Path dir = workspace.projectDir(req.slug());
+    run(ack, req, work, () -> { });
+  }
+
+  private void run(Ack ack, ChangePayloads.ChangesRequest req,
+      Function<Path, ChangePayloads.ChangesReply> work, Runnable done) {
+    Path dir;
+    try {
+      dir = workspace.projectDir(req.slug());
+    } catch (RuntimeException e) {
+      done.run();
+      throw e;
+    }
     try {
       executor.execute(() -> {
         ChangePayloads.ChangesReply reply;
@@ -113,10 +135,13 @@ final class GitRequests {
         } catch (RuntimeException e) {
           log.warn("git request on {} failed", req.slug(), e);
           reply = ChangePayloads.ChangesReply.failure("the drone failed to run git");
+        } finally {
+          done.run();
         }
         ServerEvents.reply(ack, reply);
       });
     } catch (RejectedExecutionException e) {
+      done.run();
       ServerEvents.reply(ack, ChangePayloads.ChangesReply.failure(
           "the drone has too many git requests waiting; try again in a moment"));
     }

@@ -107,6 +107,11 @@ public final class JobRunner {
         ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, "the workspace is in user mode"));
         return;
       }
+      if (state.gitChanges > 0) {
+        ServerEvents.reply(ack, new Payloads.WorkOrderAck(false, "busy: the drone is undoing or "
+            + "committing changes in this workspace; send the prompt again once that is done"));
+        return;
+      }
       WorkOrderCache cache = WorkOrderCache.of(order, clock.instant(), p.firstSeq() - 1);
       try {
         workspace.projectDir(order.project().slug());
@@ -352,10 +357,25 @@ public final class JobRunner {
   }
 
   /** The turn this drone runs now, or null. */
-  String runningTurn() {
+  /**
+   * Holds work orders off for an undo or a commit (until {@link #gitChangeDone}): the running
+   * turn's id when one runs (then nothing is held off), else {@code null}.
+   */
+  String gitChangeBegins() {
     synchronized (state) {
-      Job j = state.job;
-      return j == null || j.finished ? null : j.turnId;
+      Job job = state.job;
+      if (job != null && !job.finished) {
+        return job.turnId;
+      }
+      state.gitChanges++;
+      return null;
+    }
+  }
+
+  /** An undo or a commit {@link #gitChangeBegins} began was answered. */
+  void gitChangeDone() {
+    synchronized (state) {
+      state.gitChanges--;
     }
   }
 
