@@ -20,6 +20,8 @@ import dev.gadget.core.model.ToolCall;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A turn over the coding tools and 304 real MCP tool definitions that loads found tools without
@@ -97,9 +99,10 @@ class ToolLoadingLoopTest extends McpCatalogTurns {
     assertThat(outcome.stats().toolsDeferred()).isEqualTo(299);
   }
 
-  @Test
-  void aResumedTurnReferencesAgainWhatItsEarlierSearchLoaded() throws Exception {
-    ScriptedLlmClient first = ScriptedLlmClient.builder().toolLoading(ToolLoading.REFERENCE)
+  @ParameterizedTest
+  @EnumSource(value = ToolLoading.class, names = {"REFERENCE", "IN_RESULT"})
+  void aResumedTurnHasWhatItsEarlierSearchLoaded(ToolLoading loading) throws Exception {
+    ScriptedLlmClient first = ScriptedLlmClient.builder().toolLoading(loading)
         .reply(reply().toolCall("search_tools", "{\"query\":\"slack post message\"}").build())
         .reply(reply().text("Found it.").build()).build();
     AgentOutcome before = run(first, List.of());
@@ -107,15 +110,65 @@ class ToolLoadingLoopTest extends McpCatalogTurns {
     LlmToolCall asked = new LlmToolCall(search.callId(), search.name(),
         GadgetJson.mapper().readTree(search.parameters()));
 
-    ScriptedLlmClient llm = ScriptedLlmClient.builder().toolLoading(ToolLoading.REFERENCE)
-        .reply(reply().toolCall("slack__slack_post_message", POST).build())
+    ScriptedLlmClient llm = ScriptedLlmClient.builder().toolLoading(loading)
+        .reply(loading == ToolLoading.IN_RESULT ? reply().toolCall("call_tool",
+            "{\"name\":\"slack__slack_post_message\",\"arguments\":" + POST + "}").build()
+            : reply().toolCall("slack__slack_post_message", POST).build())
         .reply(reply().text("Posted.").build()).build();
-    run(llm, List.of(LlmMessage.assistant("", null, List.of(asked)),
+    AgentOutcome after = run(llm, List.of(LlmMessage.assistant("", null, List.of(asked)),
         LlmMessage.tool(asked, search.response())));
 
-    assertThat(llm.requests().get(0).toolReferences().get(search.callId()))
-        .contains("slack__slack_post_message").hasSize(5);
+    if (loading == ToolLoading.REFERENCE) { // referenced again: the definitions come back
+      assertThat(llm.requests().get(0).toolReferences().get(search.callId()))
+          .contains("slack__slack_post_message").hasSize(5);
+    }
+    // it ran at once: it was loaded, not answered with its definition
     assertThat(calls).containsExactly("slack__slack_post_message " + POST);
+    assertThat(after.stats().toolsLoaded()).isEqualTo(CODING.size() + 5);
+  }
+
+  @Test
+  void aSecondSearchReferencesAgainWhatTheFirstLoaded() throws Exception {
+    ScriptedLlmClient llm = ScriptedLlmClient.builder().toolLoading(ToolLoading.REFERENCE)
+        .reply(reply().toolCall("search_tools", "{\"query\":\"slack post message\"}").build())
+        .reply(reply().toolCall("search_tools", "{\"query\":\"post to slack\"}").build())
+        .reply(reply().text("Found it twice.").build()).build();
+
+    AgentOutcome outcome = run(llm, List.of());
+
+    // compaction may have taken the first reference out: the second brings the definition back
+    String second = outcome.toolCalls().get(1).callId();
+    assertThat(llm.requests().get(2).toolReferences().get(second))
+        .contains("slack__slack_post_message");
+    assertThat(outcome.toolCalls().get(1).response()).contains("[already loaded]");
+  }
+
+  @Test
+  void theProvidersCapNeverCutsSearchOrCallTool() throws Exception {
+    ScriptedLlmClient script = ScriptedLlmClient.builder().toolLoading(ToolLoading.IN_RESULT)
+        .reply(reply().text("Hi.").build()).build();
+    dev.gadget.core.llm.LlmClient capped = new dev.gadget.core.llm.LlmClient() {
+      @Override
+      public dev.gadget.core.llm.LlmCall stream(LlmRequest request,
+          dev.gadget.core.llm.LlmListener listener) {
+        return script.stream(request, listener);
+      }
+
+      @Override
+      public int maxTools() {
+        return 5;
+      }
+
+      @Override
+      public ToolLoading toolLoading() {
+        return ToolLoading.IN_RESULT;
+      }
+    };
+    AgentLoop.builder().llmClient(capped).tools(tools).toolDeferral(ToolDeferral.DEFAULT).build()
+        .start(AgentRequest.builder(repo.dir(), "m", "hi").build(), new AgentListener() {})
+        .outcome().get(20, TimeUnit.SECONDS);
+    assertThat(names(script.requests().get(0).tools())).hasSize(5)
+        .endsWith(ToolSearch.NAME, "call_tool");
   }
 
   @Test
@@ -124,9 +177,15 @@ class ToolLoadingLoopTest extends McpCatalogTurns {
         .reply(reply().toolCall("call_tool", "{\"name\":\"slack__slack_post_message\","
             + "\"arguments\":" + POST + "}").build())
         .reply(reply().toolCall("call_tool", "{\"arguments\":{}}").build())
+        .reply(reply().toolCall("call_tool", "{\"name\":\"slack__slack_post_message\","
+            + "\"arguments\":\"{\\\"channel_id\\\":\\\"C2\\\",\\\"text\\\":\\\"yo\\\"}\"}").build())
         .reply(reply().text("Posted.").build()).build();
 
-    AgentOutcome outcome = postOnce(llm);
+    AgentOutcome outcome = run(llm, List.of());
+    assertThat(outcome.status()).isEqualTo(AgentOutcome.Status.FINISHED);
+    // arguments sent as a JSON text are read as the object they stand for
+    assertThat(calls).containsExactly("slack__slack_post_message " + POST,
+        "slack__slack_post_message {\"channel_id\":\"C2\",\"text\":\"yo\"}");
     List<LlmRequest> requests = llm.requests();
     for (LlmRequest r : requests) {
       assertThat(names(r.tools())).containsExactlyElementsOf(codingAnd(ToolSearch.NAME,

@@ -127,7 +127,8 @@ public final class ToolDeferral {
 
   /**
    * This policy deciding when to defer as {@code other} does (its mode and share), keeping this
-   * one's always-loaded tools, search limit and threshold: a chat's setting over its drone's.
+   * one's always-loaded tools, search limit, threshold and way of loading: a chat's setting over
+   * its drone's.
    */
   public ToolDeferral when(ToolDeferral other) {
     return new ToolDeferral(other.mode, other.share, alwaysLoaded, searchLimit, matchThreshold,
@@ -159,7 +160,10 @@ public final class ToolDeferral {
   /**
    * This policy loading the tools the model finds as {@code loading} says, whatever the
    * client's provider would ({@link dev.gadget.core.llm.LlmClient#toolLoading()}); {@code null}
-   * for the provider's way (the default).
+   * for the provider's way (the default). {@link ToolLoading#REFERENCE} needs a client that
+   * sends {@link dev.gadget.core.llm.LlmRequest#deferredTools()} and references
+   * ({@link dev.gadget.core.llm.AnthropicClient}); another would leave the model without the
+   * definitions.
    */
   public ToolDeferral loading(ToolLoading loading) {
     return new ToolDeferral(mode, share, alwaysLoaded, searchLimit, matchThreshold, loading);

@@ -43,7 +43,9 @@ public final class AgentTurn implements AgentRun {
     this.journal = new TurnJournal(settings.clock());
     this.offer = new ToolOffer(settings.catalog(), settings.deferral(),
         Math.max(1, settings.llm().maxTools()), settings.deferral().loading() != null
-            ? settings.deferral().loading() : settings.llm().toolLoading());
+            ? settings.deferral().loading()
+            : java.util.Objects.requireNonNullElse(settings.llm().toolLoading(),
+                dev.gadget.core.llm.ToolLoading.APPEND));
     this.model = new ModelRound(settings, request, state, events, journal, offer);
     this.toolRunner = new ToolRunner(settings, state, events, journal, offer);
   }

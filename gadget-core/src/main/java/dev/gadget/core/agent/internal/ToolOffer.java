@@ -88,7 +88,8 @@ final class ToolOffer {
       deferred.clear();
       offered.addAll(catalog.definitions());
     } else {
-      offered.addAll(keep);
+      int own = loading == ToolLoading.IN_RESULT ? 2 : 1; // never cut by the provider's cap
+      offered.addAll(keep.subList(0, Math.max(0, Math.min(keep.size(), maxTools - own))));
       offered.add(searchTool());
       if (loading == ToolLoading.IN_RESULT) {
         offered.add(callTool());
@@ -114,7 +115,7 @@ final class ToolOffer {
           load(name, null);
         }
       }
-      if (loading == ToolLoading.REFERENCE && m.role() == Role.TOOL && deferring()) {
+      if (loading != ToolLoading.APPEND && m.role() == Role.TOOL && deferring()) {
         List<String> names = new ArrayList<>();
         ToolSearch.Result search = ToolSearch.NAME.equals(m.toolName())
             ? ToolSearch.read(m.content()) : null;
@@ -125,10 +126,10 @@ final class ToolOffer {
           names.add(m.toolName());
         }
         names.removeIf(name -> !deferred.contains(name));
-        if (!names.isEmpty()) {
+        if (!names.isEmpty() && loading == ToolLoading.REFERENCE) {
           references.put(m.toolCallId(), names);
-          names.forEach(name -> load(name, null));
         }
+        names.forEach(name -> load(name, null)); // their definitions are in the resumed results
       }
     }
   }
@@ -216,6 +217,10 @@ final class ToolOffer {
     StringBuilder definitions = new StringBuilder();
     for (ToolMatch m : matches) {
       String note = load(m.name(), callId);
+      if ("already loaded".equals(note) && loading == ToolLoading.REFERENCE) {
+        // its definition again, here: an earlier one may have been compacted away
+        references.computeIfAbsent(callId, id -> new ArrayList<>()).add(m.name());
+      }
       notes.add(note);
       if (loading == ToolLoading.IN_RESULT && (note == null || note.equals("already loaded"))) {
         definitions.append('\n').append(definitionJson(m.name()));
@@ -236,6 +241,10 @@ final class ToolOffer {
     String note = load(name, callId);
     if (note != null && !note.equals("already loaded")) {
       return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it is not loaded, and " + note);
+    }
+    if (loading == ToolLoading.REFERENCE) { // the reference brings the definition
+      return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it was not loaded yet. It is "
+          + "loaded now; call it again with arguments that fit its definition.");
     }
     return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it was not loaded yet. It is loaded "
         + "now; call it again" + (loading == ToolLoading.IN_RESULT ? " through " + CALL_TOOL : "")
@@ -320,7 +329,8 @@ final class ToolOffer {
     params.put("additionalProperties", false);
     return new ToolDefinition(ToolSearch.NAME, deferred.size() + " more tools (from " + from
         + ") are not loaded yet. Search them by what you want to do, or by a tool's name: the "
-        + "best matches are loaded at once and listed with a line each; then call them like "
-        + "any other tool. Search before you say a tool is missing.", params);
+        + "best matches are loaded at once and listed with a line each; then call them "
+        + (loading == ToolLoading.IN_RESULT ? "through " + CALL_TOOL : "like any other tool")
+        + ". Search before you say a tool is missing.", params);
   }
 }

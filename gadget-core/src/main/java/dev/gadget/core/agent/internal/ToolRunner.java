@@ -55,7 +55,7 @@ public final class ToolRunner {
     LlmToolCall call = offer.isCallTool(asked.name()) ? unwrap(asked) : asked;
     // a search, or a call of a tool not loaded yet, runs nothing: nothing to approve
     boolean loadsOnly = offer.deferring() && (ToolSearch.NAME.equals(call.name())
-        || offer.awaitsLoading(call.name()));
+        || offer.awaitsLoading(call.name()) || offer.isCallTool(call.name()));
     ToolApproval approval = loadsOnly ? null
         : approvals.decide(ctx, call, parametersText(call.arguments()),
             tools.get(call.name()) instanceof dev.gadget.core.agent.synth.SynthesizedTool);
@@ -104,6 +104,14 @@ public final class ToolRunner {
       return via;
     }
     JsonNode args = via.arguments().path("arguments");
+    if (args.isTextual()) { // some models send the arguments as a JSON text
+      try {
+        JsonNode parsed = GadgetJson.mapper().readTree(args.asText());
+        args = parsed != null && parsed.isObject() ? parsed : args;
+      } catch (java.io.IOException e) {
+        // not JSON: answered as arguments that are not an object
+      }
+    }
     return new LlmToolCall(via.id(), name.asText(), args.isMissingNode() || args.isNull()
         ? GadgetJson.mapper().createObjectNode() : args);
   }

@@ -16,8 +16,9 @@ public final class DroneState {
   /** Who may change the workspace. Guarded by {@code this}. */
   WorkspaceMode mode = WorkspaceMode.IDLE;
   /**
-   * The undos and commits received and not answered yet: no work order is accepted meanwhile,
-   * so that the agent never works in a checkout git is changing. Guarded by {@code this}.
+   * The undos and commits received whose git has not finished yet: no work order is accepted
+   * meanwhile, so that the agent never works in a checkout git is changing. Guarded by
+   * {@code this}.
    */
   int gitChanges;
   /** Set by {@link #close}; nothing is sent to the server after it. */

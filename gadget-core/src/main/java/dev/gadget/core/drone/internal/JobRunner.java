@@ -356,7 +356,6 @@ public final class JobRunner {
     return false;
   }
 
-  /** The turn this drone runs now, or null. */
   /**
    * Holds work orders off for an undo or a commit (until {@link #gitChangeDone}): the running
    * turn's id when one runs (then nothing is held off), else {@code null}.
