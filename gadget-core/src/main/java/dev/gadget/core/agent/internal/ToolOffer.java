@@ -1,5 +1,7 @@
 package dev.gadget.core.agent.internal;
 
+import static dev.gadget.core.agent.catalog.ToolSearch.CALL_TOOL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gadget.core.GadgetJson;
@@ -36,17 +38,17 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link ToolLoading#REFERENCE}: the tools never change; every deferred tool is sent as
  *       one to load ({@link #deferredDefinitions()}), and the result that loaded one refers to
  *       it ({@link #references()}).
- *   <li>{@link ToolLoading#IN_RESULT}: the tools never change ({@value #CALL_TOOL} is offered
+ *   <li>{@link ToolLoading#IN_RESULT}: the tools never change ({@value ToolSearch#CALL_TOOL} is offered
  *       from the start); the search's result carries the loaded tools' definitions, and the
- *       model calls them through {@value #CALL_TOOL}.
+ *       model calls them through {@value ToolSearch#CALL_TOOL}.
  * </ul>
  *
  * Used on the run's thread.
  */
 final class ToolOffer {
   private static final Logger log = LoggerFactory.getLogger(ToolOffer.class);
-  /** The tool through which the model calls loaded tools, with {@link ToolLoading#IN_RESULT}. */
-  static final String CALL_TOOL = ToolSearch.CALL_TOOL;
+  /** What a search or a call answers of a tool loaded before. */
+  private static final String ALREADY_LOADED = "already loaded";
 
   private final ToolCatalog catalog;
   private final ToolDeferral policy;
@@ -104,7 +106,7 @@ final class ToolOffer {
   }
 
   /**
-   * Loads the deferred tools that a resumed turn's rounds called (through {@value #CALL_TOOL}
+   * Loads the deferred tools that a resumed turn's rounds called (through {@value ToolSearch#CALL_TOOL}
    * too) or that their results loaded by reference, in order, before the turn's first request.
    */
   void preload(List<LlmMessage> resumed) {
@@ -132,11 +134,6 @@ final class ToolOffer {
         names.forEach(name -> load(name, null)); // their definitions are in the resumed results
       }
     }
-  }
-
-  /** How found tools reach the model in this run. */
-  ToolLoading loading() {
-    return loading;
   }
 
   /**
@@ -177,7 +174,7 @@ final class ToolOffer {
     return loading == ToolLoading.APPEND ? count : count + loaded.size();
   }
 
-  /** Whether {@code name} is {@value #CALL_TOOL}, offered in this run. */
+  /** Whether {@code name} is {@value ToolSearch#CALL_TOOL}, offered in this run. */
   boolean isCallTool(String name) {
     return loading == ToolLoading.IN_RESULT && deferring() && CALL_TOOL.equals(name);
   }
@@ -217,12 +214,12 @@ final class ToolOffer {
     StringBuilder definitions = new StringBuilder();
     for (ToolMatch m : matches) {
       String note = load(m.name(), callId);
-      if ("already loaded".equals(note) && loading == ToolLoading.REFERENCE) {
+      if (ALREADY_LOADED.equals(note) && loading == ToolLoading.REFERENCE) {
         // its definition again, here: an earlier one may have been compacted away
         references.computeIfAbsent(callId, id -> new ArrayList<>()).add(m.name());
       }
       notes.add(note);
-      if (loading == ToolLoading.IN_RESULT && (note == null || note.equals("already loaded"))) {
+      if (loading == ToolLoading.IN_RESULT) { // never refused: the tools do not grow
         definitions.append('\n').append(definitionJson(m.name()));
       }
     }
@@ -239,16 +236,14 @@ final class ToolOffer {
    */
   ToolResult loadOnCall(String callId, String name) {
     String note = load(name, callId);
-    if (note != null && !note.equals("already loaded")) {
+    if (note != null && !note.equals(ALREADY_LOADED)) {
       return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it is not loaded, and " + note);
-    }
-    if (loading == ToolLoading.REFERENCE) { // the reference brings the definition
-      return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it was not loaded yet. It is "
-          + "loaded now; call it again with arguments that fit its definition.");
     }
     return ToolResult.error(name + ToolDeferral.NOT_LOADED + "it was not loaded yet. It is loaded "
         + "now; call it again" + (loading == ToolLoading.IN_RESULT ? " through " + CALL_TOOL : "")
-        + " with arguments that fit its definition:\n" + definitionJson(name));
+        + " with arguments that fit its definition"
+        + (loading == ToolLoading.REFERENCE ? "." // the reference brings the definition
+            : ":\n" + definitionJson(name)));
   }
 
   private String definitionJson(String name) {
@@ -266,7 +261,7 @@ final class ToolOffer {
    */
   private String load(String name, String callId) {
     if (loaded.contains(name)) {
-      return "already loaded";
+      return ALREADY_LOADED;
     }
     if (loading == ToolLoading.APPEND && offered.size() >= maxTools) {
       return "not loaded: this provider takes at most " + maxTools + " tools in a request, and "

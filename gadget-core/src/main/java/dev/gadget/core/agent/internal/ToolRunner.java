@@ -119,7 +119,7 @@ public final class ToolRunner {
   /** Looks the tool up, checks the arguments and runs it; never throws. */
   private ToolResult execute(RunToolContext ctx, LlmToolCall call) {
     if (offer.isCallTool(call.name())) { // not unwrapped: it named no tool
-      return ToolResult.error(ToolOffer.CALL_TOOL + " needs the \"name\" of a tool "
+      return ToolResult.error(ToolSearch.CALL_TOOL + " needs the \"name\" of a tool "
           + ToolSearch.NAME + " loaded and its \"arguments\"; got: "
           + parametersText(call.arguments()));
     }
